@@ -1,0 +1,25 @@
+"""ifr: capacity-planning models for LLM inference, as checked spreadsheets in text.
+
+    >>> import ifr
+    >>> m = ifr.load("models/pd_handoff.ifr")
+    >>> m["t_handoff"]                     # a pint Quantity
+    >>> m.with_inputs(link="50 GB/s")["t_handoff"]
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["load", "IfrError", "__version__"]
+
+
+def load(path, text: str | None = None):
+    """Parse, check and evaluate an .ifr file; returns a :class:`ifr.model.Model`."""
+    from .model import load as _load
+    return _load(path, text)
+
+
+def __getattr__(name):
+    if name in ("IfrError", "IfrErrors"):
+        from . import errors
+        return getattr(errors, name)
+    raise AttributeError(name)

@@ -1,0 +1,527 @@
+"""Binding names: syntax trees -> IR over cell ids, and the ordered graph."""
+from __future__ import annotations
+
+import graphlib
+
+from . import ir
+from . import syntax as ast
+from .errors import Collector, IfrError, Span
+from .resolve import (CellDef, CheckDef, FnBinding, Graph, Loader, ModuleDef, RecordDef,
+                      ScenarioDef, TableDef)
+from .units import DIMENSIONLESS, suggest, unit, unit_names
+
+
+class _Scope:
+    def __init__(self, module: ModuleDef, record: RecordDef | None = None, local: dict | None = None):
+        self.module = module
+        self.record = record
+        self.local = local or {}
+
+    def lookup(self, name: str):
+        if name in self.local:
+            return self.local[name]
+        if self.record is not None and name in self.record.fields:
+            return self.record.fields[name]
+        return self.module.namespace.get(name)
+
+    def names(self) -> list[str]:
+        out = list(self.local) + list(self.module.namespace)
+        if self.record is not None:
+            out += list(self.record.fields)
+        return out
+
+    def child(self, local: dict) -> "_Scope":
+        merged = dict(self.local)
+        merged.update(local)
+        return _Scope(self.module, self.record, merged)
+
+
+class Binder:
+    """Binds every module of a loader, main file last, into one Graph."""
+
+    def __init__(self, loader: Loader, main: ModuleDef):
+        self.loader = loader
+        self.main = main
+        self.errors = Collector()
+        self.cells: dict[str, CellDef] = {}
+        self.records: dict[str, RecordDef] = {}
+        self.syntax: dict[str, ast.Statement] = {}
+        self.scopes: dict[str, _Scope] = {}
+        self.warnings: list[IfrError] = []
+        self.fn_stack: list[str] = []
+        self.sections: list[str] = []
+
+    # --- the whole graph
+    def bind(self) -> Graph:
+        modules = list(self.loader.modules.values())
+        for module in modules:
+            self._declare(module, module is self.main)
+        self.errors.raise_if_any()
+        for module in modules:
+            self._aliases(module)
+        self.errors.raise_if_any()
+        for cell_id, cell in list(self.cells.items()):
+            self._resolve_cell(cell)
+        self.errors.raise_if_any()
+        checks, tables, scenarios = self._main_statements()
+        self.errors.raise_if_any()
+        deps = {cid: self._deps(c) for cid, c in self.cells.items()}
+        self.errors.raise_if_any()
+        order = self._order(deps)
+        ordered = dict(sorted(self.cells.items(), key=lambda kv: kv[1].module != ""))
+        return Graph(self.main, self.loader.modules, ordered, self.records, order, deps,
+                     checks, tables, scenarios, self.sections, self.warnings)
+
+    # --- pass 1: declarations
+    def _declare(self, module: ModuleDef, is_main: bool) -> None:
+        prefix = "" if is_main else module.key + "."
+        section = ""
+        for stmt in module.program.statements:
+            try:
+                if isinstance(stmt, ast.Use):
+                    self._bind_use(module, stmt)
+                elif isinstance(stmt, ast.Section):
+                    section = stmt.title
+                    if is_main:
+                        self.sections.append(section)
+                elif isinstance(stmt, (ast.Cell, ast.SolveCell)):
+                    self._define(module, stmt.name, stmt.name_span, prefix + stmt.name)
+                    cell = self._cell(stmt, prefix + stmt.name, stmt.name, module, section)
+                    self.scopes[cell.id] = _Scope(module)
+                elif isinstance(stmt, ast.Record):
+                    rec = RecordDef(prefix + stmt.name, stmt.name, module.key if not is_main else "", {},
+                                    stmt.name_span, stmt.description, section)
+                    self._define(module, stmt.name, stmt.name_span, rec)
+                    self.records[rec.id] = rec
+                    for f in stmt.fields:
+                        if f.name in rec.fields:
+                            raise IfrError("redefinition", f"field `{f.name}` is defined twice in `{stmt.name}`",
+                                           f.name_span)
+                        cell = self._cell(f, f"{rec.id}.{f.name}", f"{stmt.name}.{f.name}", module, section)
+                        cell.record = rec.id
+                        rec.fields[f.name] = cell.id
+                        self.scopes[cell.id] = _Scope(module, rec)
+                elif isinstance(stmt, ast.FnDef):
+                    self._define(module, stmt.name, stmt.name_span, FnBinding(stmt, module))
+            except IfrError as e:
+                self.errors.add(e)
+
+    def _cell(self, stmt, cell_id: str, name: str, module: ModuleDef, section: str) -> CellDef:
+        kind = "solve" if isinstance(stmt, ast.SolveCell) else "formula"
+        cell = CellDef(cell_id, name if not module.key else f"{module.key}.{name}", module.key, kind,
+                       stmt.span, stmt.source, stmt.description, section, stmt.display, stmt.display_span)
+        if module.key == "":
+            cell.name = name
+        self.cells[cell_id] = cell
+        self.syntax[cell_id] = stmt
+        return cell
+
+    def _define(self, module: ModuleDef, name: str, span: Span, binding) -> None:
+        if name in module.namespace:
+            first = module.origin[name]
+            raise IfrError("redefinition", f"`{name}` is defined twice", span,
+                           notes=[f"first defined at {first.file}:{first.line}:{first.column}"],
+                           hint="give one of them another name")
+        module.namespace[name] = binding
+        module.origin[name] = span
+
+    def _bind_use(self, module: ModuleDef, stmt: ast.Use) -> None:
+        target: ModuleDef = stmt.loaded
+        if stmt.names is None:
+            name = stmt.alias or stmt.module.split(".")[-1]
+            self._define(module, name, stmt.span, target)
+            return
+        for name, span in stmt.names:
+            if name not in target.namespace:
+                close = suggest(name, target.namespace)
+                raise IfrError("unknown-name", f"module `{stmt.module}` has no `{name}`", span,
+                               hint=f"did you mean {close}?" if close else None)
+            self._define(module, name, span, target.namespace[name])
+
+    # --- pass 2: `link = nic_200g` makes `link` a record alias
+    def _aliases(self, module: ModuleDef) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for name, binding in list(module.namespace.items()):
+                if not isinstance(binding, str) or binding not in self.cells:
+                    continue
+                stmt = self.syntax[binding]
+                if not isinstance(stmt, ast.Cell) or not isinstance(stmt.expr, (ast.Name, ast.FieldAccess)):
+                    continue
+                try:
+                    target = self._binding(stmt.expr, self.scopes[binding])
+                except IfrError:
+                    continue
+                if isinstance(target, RecordDef):
+                    self._make_alias(module, name, binding, stmt, target)
+                    changed = True
+
+    def _make_alias(self, module, name, cell_id, stmt, target: RecordDef) -> None:
+        old = self.cells.pop(cell_id)
+        rec = RecordDef(cell_id, name, old.module, {}, stmt.name_span, stmt.description, old.section,
+                        alias_of=target.id)
+        for fname, fcell in target.fields.items():
+            cid = f"{cell_id}.{fname}"
+            cell = CellDef(cid, f"{old.name}.{fname}", old.module, "formula", stmt.span,
+                           f"{stmt.source}.{fname}", self.cells[fcell].description, old.section, None, None,
+                           record=cell_id)
+            cell.expr = ir.Ref(stmt.expr.span, cell.source, fcell)
+            self.cells[cid] = cell
+            rec.fields[fname] = cid
+        module.namespace[name] = rec
+        self.records[rec.id] = rec
+
+    # --- pass 3: expressions
+    def _resolve_cell(self, cell: CellDef) -> None:
+        if cell.expr is not None:
+            return
+        stmt = self.syntax[cell.id]
+        scope = self.scopes[cell.id]
+        try:
+            if isinstance(stmt, ast.SolveCell):
+                target = scope.lookup(stmt.unknown)
+                if not isinstance(target, str):
+                    raise self._unknown(stmt.unknown, stmt.unknown_span, scope, what="a cell to solve for")
+                cell.unknown = target
+                cell.lhs = self.expr(stmt.lhs, scope)
+                cell.rhs = self.expr(stmt.rhs, scope)
+                if stmt.bracket is not None:
+                    cell.bracket = (self.expr(stmt.bracket.lo, scope), self.expr(stmt.bracket.hi, scope))
+            else:
+                cell.expr = self.expr(stmt.expr, scope)
+                cell.kind = "formula" if ir.refs(cell.expr) else "input"
+        except IfrError as e:
+            self.errors.add(e)
+
+    def expr(self, node: ast.Expr, scope: _Scope) -> ir.Node:
+        """Resolve one syntax expression in a scope."""
+        text = _text(node)
+        if isinstance(node, ast.Number):
+            return ir.Const(node.span, text, node.value, DIMENSIONLESS, None, node.text)
+        if isinstance(node, ast.Percent):
+            return ir.Const(node.span, text, node.value, DIMENSIONLESS, "%", node.text)
+        if isinstance(node, ast.Quantity):
+            factor, dim = unit(node.unit, _unit_span(node))
+            return ir.Const(node.span, text, node.value * factor, dim, node.unit, node.number_text)
+        if isinstance(node, (ast.Name, ast.FieldAccess)):
+            return self._value(node, scope)
+        if isinstance(node, ast.BinOp):
+            return ir.Bin(node.span, text, node.op.replace("**", "^"), self.expr(node.left, scope),
+                          self.expr(node.right, scope))
+        if isinstance(node, ast.Neg):
+            return ir.Neg(node.span, text, self.expr(node.operand, scope))
+        if isinstance(node, ast.Compare):
+            return ir.Cmp(node.span, text, node.op, self.expr(node.left, scope), self.expr(node.right, scope))
+        if isinstance(node, ast.BoolOp):
+            return ir.Logic(node.span, text, node.op, [self.expr(o, scope) for o in node.operands])
+        if isinstance(node, ast.Not):
+            return ir.Not(node.span, text, self.expr(node.operand, scope))
+        if isinstance(node, ast.IfElse):
+            return ir.If(node.span, text, self.expr(node.cond, scope), self.expr(node.then, scope),
+                         self.expr(node.other, scope))
+        if isinstance(node, ast.Call):
+            return self._call(node, scope)
+        if isinstance(node, ast.Comprehension):
+            return self._comprehension(node, scope)
+        raise IfrError("syntax", "a list or range is not a value here", node.span)
+
+    def _value(self, node, scope: _Scope) -> ir.Node:
+        binding = self._binding(node, scope)
+        if isinstance(binding, str):
+            return ir.Ref(node.span, _text(node), binding)
+        if isinstance(binding, ir.Node):
+            return binding
+        if isinstance(binding, tuple) and binding[0] == "unit":
+            return binding[1]
+        what = _describe(binding)
+        hint = None
+        if isinstance(binding, RecordDef) and binding.fields:
+            hint = f"pick a field, e.g. {_text(node)}.{next(iter(binding.fields))}"
+        elif isinstance(binding, FnBinding):
+            hint = f"call it: {_text(node)}({', '.join(binding.node.params)})"
+        raise IfrError("not-a-value", f"`{_text(node)}` is {what}, not a value", node.span, hint=hint)
+
+    def _binding(self, node, scope: _Scope):
+        """What a name or a.b.c refers to: a cell id, RecordDef, ModuleDef, FnBinding, IR or unit."""
+        if isinstance(node, ast.Name):
+            found = scope.lookup(node.id)
+            if found is not None:
+                return found
+            try:
+                factor, dim = unit(node.id, node.span)
+            except IfrError:
+                raise self._unknown(node.id, node.span, scope) from None
+            if len(node.id) == 1:
+                self.warnings.append(IfrError(
+                    "unit-fallback", f"`{node.id}` is read as a unit: no cell `{node.id}` is defined", node.span,
+                    hint=f"if you meant a cell, define `{node.id} = ...`; for the unit, write 1 {node.id}"))
+            return ("unit", ir.Const(node.span, node.id, factor, dim, node.id, "1"))
+        if isinstance(node, ast.FieldAccess):
+            owner = self._binding(node.obj, scope)
+            if isinstance(owner, RecordDef):
+                if node.name in owner.fields:
+                    return owner.fields[node.name]
+                close = suggest(node.name, owner.fields)
+                raise IfrError("unknown-field", f"`{_text(node.obj)}` has no field `{node.name}`",
+                               _field_span(node), hint=f"did you mean {close}?" if close else
+                               "its fields are " + ", ".join(owner.fields))
+            if isinstance(owner, ModuleDef):
+                if node.name in owner.namespace:
+                    return owner.namespace[node.name]
+                close = suggest(node.name, owner.namespace)
+                raise IfrError("unknown-name", f"module `{_text(node.obj)}` has no `{node.name}`",
+                               _field_span(node), hint=f"did you mean {close}?" if close else None)
+            raise IfrError("not-a-record", f"`{_text(node.obj)}` is {_describe(owner)}; it has no fields",
+                           node.obj.span)
+        return self.expr(node, scope)
+
+    def _unknown(self, name: str, span: Span, scope: _Scope, what: str = "a cell or a unit") -> IfrError:
+        close = suggest(name, scope.names())
+        if close is None and what == "a cell or a unit":
+            close = suggest(name, unit_names())
+        hint = f"did you mean {close}?" if close else None
+        return IfrError("unknown-name", f"`{name}` is neither {what}" if what == "a cell or a unit"
+                        else f"`{name}` is not {what}", span, hint=hint)
+
+    def _call(self, node: ast.Call, scope: _Scope) -> ir.Node:
+        text = _text(node)
+        fn = scope.lookup(node.func)
+        if isinstance(fn, FnBinding):
+            return self._inline(node, fn, scope)
+        if node.func in ir.MONTE_CARLO:
+            return self._monte_carlo(node, scope)
+        if node.func in ir.BUILTINS:
+            lo, hi = ir.BUILTINS[node.func]
+            if node.kwargs:
+                raise IfrError("wrong-arity", f"{node.func}() takes no named arguments", node.kwargs[0][1].span)
+            n = len(node.args)
+            if n < lo or (hi is not None and n > hi):
+                want = f"{lo}" if lo == hi else f"at least {lo}"
+                raise IfrError("wrong-arity", f"{node.func}() takes {want} argument{'s' if lo != 1 else ''}, "
+                               f"got {n}", node.span)
+            return ir.Func(node.span, text, node.func, [self.expr(a, scope) for a in node.args])
+        names = [k for k, v in scope.module.namespace.items() if isinstance(v, FnBinding)]
+        close = suggest(node.func, names + list(ir.BUILTINS) + list(ir.MONTE_CARLO))
+        hint = f"did you mean {close}?" if close else "define it with `fn " + node.func + "(...) = ...`"
+        if node.func == "log":
+            hint = "use ln (natural), log10 or log2"
+        raise IfrError("unknown-function", f"no function named `{node.func}`", node.func_span, hint=hint)
+
+    def _inline(self, node: ast.Call, fn: FnBinding, scope: _Scope) -> ir.Node:
+        params = fn.node.params
+        if node.kwargs:
+            raise IfrError("wrong-arity", f"{node.func}() takes positional arguments only",
+                           node.kwargs[0][1].span)
+        if len(node.args) != len(params):
+            raise IfrError("wrong-arity", f"{node.func}() takes {len(params)} argument"
+                           f"{'s' if len(params) != 1 else ''} ({', '.join(params)}), got {len(node.args)}",
+                           node.span, notes=[f"defined at {fn.node.span.file}:{fn.node.span.line}"])
+        if node.func in self.fn_stack:
+            raise IfrError("recursion", f"function `{node.func}` calls itself", node.span,
+                           hint="functions are expanded inline, so they cannot recurse")
+        local = {}
+        for param, arg in zip(params, node.args):
+            bound = None
+            if isinstance(arg, (ast.Name, ast.FieldAccess)):
+                try:
+                    b = self._binding(arg, scope)
+                    if isinstance(b, RecordDef):
+                        bound = b
+                except IfrError:
+                    pass
+            local[param] = bound if bound is not None else self.expr(arg, scope)
+        self.fn_stack.append(node.func)
+        try:
+            return self.expr(fn.node.body, _Scope(fn.module, None, local))
+        finally:
+            self.fn_stack.pop()
+
+    def _monte_carlo(self, node: ast.Call, scope: _Scope) -> ir.Node:
+        wanted = ir.MONTE_CARLO[node.func]
+        if node.args:
+            raise IfrError("wrong-arity", f"{node.func}() takes named arguments: " + ", ".join(f"{w}=..." for w in wanted),
+                           node.args[0].span)
+        given = dict(node.kwargs)
+        missing = [w for w in wanted if w not in given]
+        extra = [k for k in given if k not in wanted]
+        if missing or extra:
+            raise IfrError("wrong-arity", f"{node.func}() needs " + ", ".join(wanted) +
+                           (f"; missing {', '.join(missing)}" if missing else "") +
+                           (f"; unknown {', '.join(extra)}" if extra else ""), node.span)
+        return ir.MonteCarlo(node.span, _text(node), node.func,
+                             {k: self.expr(given[k], scope) for k in wanted})
+
+    def _comprehension(self, node: ast.Comprehension, scope: _Scope) -> ir.Node:
+        if node.func not in ir.REDUCERS:
+            raise IfrError("unknown-function", f"`{node.func}(... for ...)` is not a comprehension",
+                           node.func_span, hint="comprehensions are " + ", ".join(ir.REDUCERS))
+        var = ir.Var(node.span, node.var, node.var)
+        inner = scope.child({node.var: var})
+        return ir.Reduce(node.span, _text(node), node.func, self.expr(node.body, inner), node.var,
+                         self.expr(node.lo, scope), self.expr(node.hi, scope),
+                         self.expr(node.cond, inner) if node.cond is not None else None)
+
+    # --- checks, tables, scenarios of the main file
+    def _main_statements(self):
+        checks, tables, scenarios = [], [], {}
+        scope = _Scope(self.main)
+        for stmt in self.main.program.statements:
+            try:
+                if isinstance(stmt, ast.Check):
+                    checks.append(CheckDef(stmt.span, stmt.source, stmt.description, self.expr(stmt.expr, scope),
+                                           self.expr(stmt.expected, scope) if stmt.expected is not None else None,
+                                           self.expr(stmt.tolerance, scope) if stmt.tolerance is not None else None,
+                                           stmt.expected, stmt.tolerance))
+                elif isinstance(stmt, ast.Table):
+                    tables.append(self._table(stmt, scope))
+                elif isinstance(stmt, ast.Scenario):
+                    if stmt.name in scenarios:
+                        raise IfrError("redefinition", f"scenario `{stmt.name}` is defined twice", stmt.name_span)
+                    overrides = []
+                    for name, span, value in stmt.assignments:
+                        target = scope.lookup(name)
+                        if not isinstance(target, str):
+                            raise self._unknown(name, span, scope, what="a cell")
+                        overrides.append((target, self.expr(value, scope), span))
+                    scenarios[stmt.name] = ScenarioDef(stmt.name, stmt.span, overrides, stmt.description)
+            except IfrError as e:
+                self.errors.add(e)
+        return checks, tables, scenarios
+
+    def _table(self, stmt: ast.Table, scope: _Scope) -> TableDef:
+        var = scope.lookup(stmt.var)
+        if not isinstance(var, (str, RecordDef)):
+            raise self._unknown(stmt.var, stmt.var_span, scope, what="a cell to vary")
+        show = []
+        for name, span in stmt.show:
+            target = scope.lookup(name)
+            if not isinstance(target, str):
+                raise self._unknown(name, span, scope, what="a cell to show")
+            show.append(target)
+        is_record = isinstance(var, RecordDef)
+        values, rng = [], None
+        if isinstance(stmt.values, ast.ListExpr):
+            for item in stmt.values.items:
+                if is_record:
+                    rec = self._binding(item, scope) if isinstance(item, (ast.Name, ast.FieldAccess)) else None
+                    if not isinstance(rec, RecordDef):
+                        raise IfrError("not-a-record", f"`{stmt.var}` is a record, so each value must be a record",
+                                       item.span, hint=f"list records such as {var.alias_of or var.name}")
+                    missing = [f for f in var.fields if f not in rec.fields]
+                    if missing:
+                        raise IfrError("unknown-field", f"`{_text(item)}` has no field `{missing[0]}`", item.span)
+                    values.append(rec)
+                else:
+                    values.append(self.expr(item, scope))
+            if not values:
+                raise IfrError("empty-table", "a table needs at least one value", stmt.values.span)
+        else:
+            if is_record:
+                raise IfrError("not-a-record", "a record can only be varied over a list of records",
+                               stmt.values.span)
+            r = stmt.values
+            rng = (self.expr(r.lo, scope), self.expr(r.hi, scope), self.expr(r.step, scope))
+        return TableDef(stmt.name, stmt.span, var.id if is_record else var, is_record, values, rng, show,
+                        stmt.description)
+
+    # --- the graph
+    def _deps(self, cell: CellDef) -> set[str]:
+        if cell.kind != "solve":
+            return ir.refs(cell.expr)
+        return self._solve_deps(cell)
+
+    def _dependents(self) -> dict[str, set[str]]:
+        if not hasattr(self, "_rev"):
+            rev: dict[str, set[str]] = {cid: set() for cid in self.cells}
+            for cid, c in self.cells.items():
+                if c.kind != "solve":
+                    for r in ir.refs(c.expr):
+                        rev.setdefault(r, set()).add(cid)
+            self._rev = rev
+        return self._rev
+
+    def affected_by(self, unknown: str) -> set[str]:
+        """The unknown and every formula that depends on it."""
+        rev = self._dependents()
+        seen, stack = {unknown}, [unknown]
+        while stack:
+            for d in rev.get(stack.pop(), ()):
+                if d not in seen:
+                    seen.add(d)
+                    stack.append(d)
+        return seen
+
+    def _solve_deps(self, cell: CellDef) -> set[str]:
+        affected = self.affected_by(cell.unknown)
+        deps, reached, stack = set(), False, list(ir.refs(cell.lhs) | ir.refs(cell.rhs))
+        seen = set()
+        while stack:
+            r = stack.pop()
+            if r in seen:
+                continue
+            seen.add(r)
+            if r == cell.unknown:
+                reached = True
+            elif r in affected:
+                stack.extend(ir.refs(self.cells[r].expr))
+            else:
+                deps.add(r)
+        if cell.bracket:
+            deps |= ir.refs(cell.bracket[0]) | ir.refs(cell.bracket[1])
+        if not reached:
+            stmt = self.syntax[cell.id]
+            self.errors.add(IfrError("solve-independent", f"the equation does not depend on `{stmt.unknown}`",
+                                     stmt.lhs.span, hint=f"solve for a cell the equation uses"))
+        return deps
+
+    def _order(self, deps: dict[str, set[str]]) -> list[str]:
+        sorter = graphlib.TopologicalSorter({k: v & self.cells.keys() for k, v in deps.items()})
+        try:
+            return list(sorter.static_order())
+        except graphlib.CycleError as exc:
+            cycle = list(exc.args[1])
+            cycle = cycle[::-1]  # graphlib lists the cycle from dependency to dependent
+            first = self.cells[cycle[0]]
+            names = [self.cells[c].name for c in cycle]
+            if len(set(names)) == 1:
+                raise IfrError("cycle", f"`{names[0]}` refers to itself", first.span,
+                               hint="a cell cannot use its own value; use solve for a goal seek") from None
+            raise IfrError("cycle", "these cells depend on each other: " + " -> ".join(names), first.span,
+                           hint="break the cycle, or use solve to find a consistent value") from None
+
+
+def _describe(binding) -> str:
+    if isinstance(binding, RecordDef):
+        return "a record"
+    if isinstance(binding, ModuleDef):
+        return "a module"
+    if isinstance(binding, FnBinding):
+        return "a function"
+    return "a cell"
+
+
+def _field_span(node: ast.FieldAccess) -> Span:
+    s = node.span
+    return Span(s.file, s.end_line, max(1, s.end_column - len(node.name)), s.end_line, s.end_column)
+
+
+def _unit_span(node: ast.Quantity) -> Span:
+    s = node.span
+    return Span(s.file, s.end_line, max(1, s.end_column - len(node.unit)), s.end_line, s.end_column)
+
+
+def _text(node: ast.Expr) -> str:
+    from .errors import _source_line
+    s = node.span
+    if s.line == s.end_line:
+        line = _source_line(s.file, s.line)
+        if line is not None:
+            return line[s.column - 1: s.end_column - 1]
+    parts = []
+    for ln in range(s.line, s.end_line + 1):
+        line = _source_line(s.file, ln) or ""
+        start = s.column - 1 if ln == s.line else 0
+        end = s.end_column - 1 if ln == s.end_line else len(line)
+        parts.append(line[start:end].strip())
+    return " ".join(parts)

@@ -1,0 +1,167 @@
+"""Display units: a readable unit for every cell, and number formatting.
+
+A cell with `in UNIT` is shown in that unit; an input written as a quantity
+keeps the unit it was written in; any other cell gets a unit built from its
+dimension, with the prefix chosen so the number reads between 1 and 1000
+(`1.41 GB/s`, not `0.00131 GiB/ms`).  Binary prefixes are used when the
+cell's inputs were written with them.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from . import ir
+from .units import Dim, unit
+
+# The unit each base dimension is written in, and whether it takes prefixes.
+_BASE_UNIT = {
+    "[information]": ("B", True), "[compute]": ("FLOP", True), "[time]": ("s", True),
+    "[length]": ("m", True), "[mass]": ("g", True), "[current]": ("A", True),
+    "[temperature]": ("K", False), "[substance]": ("mol", True), "[luminosity]": ("cd", False),
+    "[token]": ("token", False), "[request]": ("request", False), "[gpu]": ("GPU", False),
+    "[step]": ("step", False), "[batch]": ("batch", False), "[layer]": ("layer", False),
+    "[expert]": ("expert", False),
+}
+# Dimensions with a conventional name of their own.
+_NAMED = {
+    (("[length]", 2), ("[mass]", 1), ("[time]", -3)): "W",
+    (("[length]", 2), ("[mass]", 1), ("[time]", -2)): "J",
+}
+_SI = [("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3), ("", 1.0),
+       ("m", 1e-3), ("µ", 1e-6), ("n", 1e-9), ("p", 1e-12)]
+_BINARY = [("Pi", 2.0 ** 50), ("Ti", 2.0 ** 40), ("Gi", 2.0 ** 30), ("Mi", 2.0 ** 20), ("Ki", 2.0 ** 10), ("", 1.0)]
+_TIME = [("day", 86400.0, 2 * 86400.0), ("h", 3600.0, 2 * 3600.0), ("min", 60.0, 120.0), ("s", 1.0, 1.0),
+         ("ms", 1e-3, 1e-3), ("µs", 1e-6, 1e-6), ("ns", 1e-9, 1e-9)]
+
+
+def auto_unit(dim: Dim, value: float, binary: bool = False) -> str:
+    """A readable unit for a value (base SI) of a dimension."""
+    if dim.dimensionless:
+        return ""
+    items = dict(dim.items)
+    if dim.items in _NAMED:
+        return _prefixed(_NAMED[dim.items], value, binary=False)
+    if items == {"[time]": 1}:
+        v = abs(value)
+        for name, _scale, threshold in _TIME:
+            if v >= threshold:
+                return name
+        return "ns"
+    if any(k not in _BASE_UNIT or not float(p).is_integer() for k, p in items.items()):
+        return _fallback(dim)
+    # the leading unit (takes the prefix) is the first positive non-count dimension
+    num = [(k, int(p)) for k, p in items.items() if p > 0]
+    den = [(k, -int(p)) for k, p in items.items() if p < 0]
+    order = ["[information]", "[compute]", "[mass]", "[length]", "[current]", "[substance]", "[gpu]", "[request]",
+             "[token]", "[expert]", "[layer]", "[batch]", "[step]", "[time]", "[temperature]", "[luminosity]"]
+    num.sort(key=lambda kv: order.index(kv[0]))
+    den.sort(key=lambda kv: order.index(kv[0]))
+    def word(k, p):
+        u = _BASE_UNIT[k][0]
+        return u if p == 1 else f"{u}^{p}"
+    num_words = [word(k, p) for k, p in num]
+    den_words = [word(k, p) for k, p in den]
+    text = "*".join(num_words) if num_words else "1"
+    if den_words:
+        text += "/" + ("*".join(den_words) if len(den_words) == 1 else "(" + "*".join(den_words) + ")")
+    if num and _BASE_UNIT[num[0][0]][1] and num[0][1] == 1:
+        lead = _BASE_UNIT[num[0][0]][0]
+        rest = text[len(lead):]
+        in_units = value / factor(lead + rest)
+        return _prefixed(lead, in_units, binary and num[0][0] == "[information]") + rest
+    return text
+
+
+def _prefixed(base: str, value: float, binary: bool) -> str:
+    v = abs(value)
+    if v == 0 or not math.isfinite(v):
+        return base
+    ladder = _BINARY if binary else _SI
+    if binary:
+        for prefix, factor in ladder:
+            if v >= factor:
+                return _bin_name(prefix, base)
+        return base
+    for prefix, factor in ladder:
+        if v >= factor * 0.9995:
+            if base == "FLOP" and prefix in ("m", "µ", "n", "p"):
+                return base
+            return prefix + base
+    return "p" + base
+
+
+def _bin_name(prefix: str, base: str) -> str:
+    return prefix + base
+
+
+def _fallback(dim: Dim) -> str:
+    return str(dim)
+
+
+@lru_cache(maxsize=1024)
+def factor(text: str) -> float:
+    """Base-SI value of one `text` unit."""
+    return unit(text)[0]
+
+
+def example_unit(dim: Dim) -> str:
+    return auto_unit(dim, 1.0) or "a plain number"
+
+
+def display_unit(cell, dim: Dim, value, binary: bool) -> str:
+    """The unit a cell is shown in."""
+    if cell.display:
+        return cell.display
+    if cell.kind == "input" and isinstance(cell.expr, ir.Const) and cell.expr.unit and cell.expr.unit != "%":
+        return cell.expr.unit
+    if cell.kind == "input" and isinstance(cell.expr, ir.Neg) and isinstance(cell.expr.operand, ir.Const) \
+            and cell.expr.operand.unit and cell.expr.operand.unit != "%":
+        return cell.expr.operand.unit
+    v = value if isinstance(value, (int, float)) else _representative(value)
+    return auto_unit(dim, v, binary)
+
+
+def _representative(value) -> float:
+    try:
+        import numpy as np
+        arr = np.asarray(value, dtype=float)
+        finite = arr[np.isfinite(arr)]
+        return float(np.median(np.abs(finite))) if finite.size else 1.0
+    except Exception:
+        return 1.0
+
+
+def uses_binary(node: ir.Node, binary_cells: set[str]) -> bool:
+    """Whether an expression was written with binary prefixes (KiB, GiB, ...)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ir.Const) and n.unit and "iB" in n.unit:
+            return True
+        if isinstance(n, ir.Ref) and n.cell in binary_cells:
+            return True
+        stack.extend(ir.children(n))
+    return False
+
+
+def format_number(value: float, digits: int = 4) -> str:
+    """A value with ``digits`` significant digits, without float noise."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    if -4 <= magnitude < 9:
+        decimals = max(0, digits - 1 - magnitude)
+        text = f"{value:.{decimals}f}"
+        if "." in text:
+            text = text.rstrip("0").rstrip(".")
+        return text
+    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+    return f"{mantissa}e{int(exponent)}"

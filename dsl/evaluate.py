@@ -1,0 +1,318 @@
+"""Evaluation: cell by cell in dependency order, in base-SI floats.
+
+Each cell's IR is compiled once into a Python closure.  The same closures run
+on plain floats (a model) and on numpy arrays (a sweep): numpy's ufuncs accept
+both, and `if` switches to ``numpy.where`` only when its condition is an array.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from . import ir
+from .errors import IfrError
+
+Env = dict  # cell id -> float | ndarray
+Fn = Callable[[Env, dict], object]
+
+
+def compile_node(node: ir.Node) -> Fn:
+    """A closure computing ``node`` from an environment of cell values."""
+    if isinstance(node, ir.Const):
+        v = node.value
+        return lambda env, var: v
+    if isinstance(node, ir.Ref):
+        cid = node.cell
+        return lambda env, var: env[cid]
+    if isinstance(node, ir.Var):
+        name = node.name
+        return lambda env, var: var[name]
+    if isinstance(node, ir.Bin):
+        a, b = compile_node(node.left), compile_node(node.right)
+        op = node.op
+        if op == "+":
+            return lambda env, var: a(env, var) + b(env, var)
+        if op == "-":
+            return lambda env, var: a(env, var) - b(env, var)
+        if op == "*":
+            return lambda env, var: a(env, var) * b(env, var)
+        if op == "/":
+            return lambda env, var: _divide(a(env, var), b(env, var), node)
+        return lambda env, var: _power(a(env, var), b(env, var), node)
+    if isinstance(node, ir.Neg):
+        a = compile_node(node.operand)
+        return lambda env, var: -a(env, var)
+    if isinstance(node, ir.Cmp):
+        a, b = compile_node(node.left), compile_node(node.right)
+        cmp = _COMPARE[node.op]
+        return lambda env, var: cmp(a(env, var), b(env, var))
+    if isinstance(node, ir.Logic):
+        parts = [compile_node(o) for o in node.operands]
+        if node.op == "and":
+            return lambda env, var: _all(p(env, var) for p in parts)
+        return lambda env, var: _any(p(env, var) for p in parts)
+    if isinstance(node, ir.Not):
+        a = compile_node(node.operand)
+        return lambda env, var: np.logical_not(a(env, var))
+    if isinstance(node, ir.If):
+        c, t, o = compile_node(node.cond), compile_node(node.then), compile_node(node.other)
+        return lambda env, var: _choose(c(env, var), t, o, env, var)
+    if isinstance(node, ir.Func):
+        return _compile_func(node)
+    if isinstance(node, ir.Reduce):
+        return _compile_reduce(node)
+    if isinstance(node, ir.MonteCarlo):
+        args = {k: compile_node(v) for k, v in node.kwargs.items()}
+        return lambda env, var: _monte_carlo(node, {k: f(env, var) for k, f in args.items()})
+    raise TypeError(f"cannot evaluate {type(node).__name__}")
+
+
+_COMPARE = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+            "==": np.equal, "!=": np.not_equal}
+
+
+def _all(values):
+    out = True
+    for v in values:
+        out = np.logical_and(out, v)
+    return out
+
+
+def _any(values):
+    out = False
+    for v in values:
+        out = np.logical_or(out, v)
+    return out
+
+
+def _divide(a, b, node):
+    if isinstance(b, np.ndarray) or isinstance(a, np.ndarray):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.divide(a, b)
+    if b == 0:
+        raise IfrError("division-by-zero", f"division by zero: `{node.right.text}` is 0", node.span)
+    return a / b
+
+
+def _power(a, b, node):
+    if isinstance(b, np.ndarray) or isinstance(a, np.ndarray):
+        with np.errstate(all="ignore"):
+            return np.power(np.asarray(a, dtype=float), b)
+    try:
+        result = float(a) ** float(b)
+    except ZeroDivisionError:
+        raise IfrError("division-by-zero", f"`{node.text}`: 0 raised to a negative power", node.span) from None
+    except OverflowError:
+        raise IfrError("overflow", f"`{node.text}` is too large to compute", node.span) from None
+    if isinstance(result, complex):
+        raise IfrError("domain", f"`{node.text}`: a negative number to a fractional power", node.span)
+    return result
+
+
+def _choose(cond, then: Fn, other: Fn, env, var):
+    if isinstance(cond, np.ndarray) and cond.ndim > 0:
+        with np.errstate(all="ignore"):
+            return np.where(cond, then(env, var), other(env, var))
+    return then(env, var) if cond else other(env, var)
+
+
+def _scalar_or_array(fn_scalar, fn_array):
+    def apply(x):
+        if isinstance(x, np.ndarray):
+            with np.errstate(all="ignore"):
+                return fn_array(x)
+        return fn_scalar(x)
+    return apply
+
+
+def _checked(name, f, node):
+    def apply(x):
+        try:
+            return f(x)
+        except (ValueError, OverflowError):
+            raise IfrError("domain", f"{name}() is not defined at {x:g} (`{node.args[0].text}`)", node.span) from None
+    return apply
+
+
+def _compile_func(node: ir.Func) -> Fn:
+    args = [compile_node(a) for a in node.args]
+    name = node.name
+    if name in ("max", "min"):
+        pick = np.maximum if name == "max" else np.minimum
+        scalar = max if name == "max" else min
+
+        def extreme(env, var):
+            values = [a(env, var) for a in args]
+            if any(isinstance(v, np.ndarray) for v in values):
+                out = values[0]
+                for v in values[1:]:
+                    out = pick(out, v)
+                return out
+            return scalar(values)
+        return extreme
+    table = {
+        "abs": _scalar_or_array(abs, np.abs),
+        "sqrt": _scalar_or_array(_checked("sqrt", math.sqrt, node), np.sqrt),
+        "exp": _scalar_or_array(_checked("exp", math.exp, node), np.exp),
+        "ln": _scalar_or_array(_checked("ln", math.log, node), np.log),
+        "log10": _scalar_or_array(_checked("log10", math.log10, node), np.log10),
+        "log2": _scalar_or_array(_checked("log2", math.log2, node), np.log2),
+        "ceil": _scalar_or_array(lambda x: float(math.ceil(_tidy(x))), lambda x: np.ceil(_tidy_array(x))),
+        "floor": _scalar_or_array(lambda x: float(math.floor(_tidy(x))), lambda x: np.floor(_tidy_array(x))),
+        "round": _scalar_or_array(lambda x: float(math.floor(x + 0.5)), lambda x: np.floor(x + 0.5)),
+    }
+    f = table[name]
+    a = args[0]
+    return lambda env, var: f(a(env, var))
+
+
+def _tidy(x: float) -> float:
+    """Snap a value within a few ulps of an integer onto it, so that
+    ceil(2.0000000000000004) is 2, as the arithmetic the user wrote intends."""
+    r = round(x)
+    return float(r) if abs(x - r) <= 1e-9 * max(1.0, abs(x)) else x
+
+
+def _tidy_array(x):
+    r = np.round(x)
+    return np.where(np.abs(x - r) <= 1e-9 * np.maximum(1.0, np.abs(x)), r, x)
+
+
+def _int_bound(value, node) -> int:
+    if isinstance(value, np.ndarray):
+        if value.ndim and not np.all(value == value.flat[0]):
+            raise IfrError("vector-bound", f"the range bound `{node.text}` varies across a sweep", node.span,
+                           hint="comprehension bounds must be the same for every row of a table")
+        value = float(value.flat[0])
+    v = _tidy(float(value))
+    if not float(v).is_integer():
+        raise IfrError("range-bound", f"a range bound must be a whole number, `{node.text}` is {value:g}", node.span)
+    return int(v)
+
+
+def _compile_reduce(node: ir.Reduce) -> Fn:
+    body = compile_node(node.body)
+    lo_f, hi_f = compile_node(node.lo), compile_node(node.hi)
+    cond = compile_node(node.cond) if node.cond is not None else None
+    func, name = node.func, node.var
+    limit = 10_000_000
+
+    def run(env, var):
+        lo, hi = _int_bound(lo_f(env, var), node.lo), _int_bound(hi_f(env, var), node.hi)
+        if hi - lo > limit:
+            raise IfrError("range-too-large", f"the range {lo}..{hi} has more than {limit:,} values", node.span)
+        state = None
+        local = dict(var)
+        for n in range(lo, hi + 1):
+            local[name] = float(n)
+            keep = cond(env, local) if cond is not None else True
+            if func == "first":
+                state = _first(state, keep, n)
+                if not isinstance(state, np.ndarray) and state is not None:
+                    return state
+                if isinstance(state, np.ndarray) and not np.isnan(state).any():
+                    return state
+                continue
+            if keep is False or (not isinstance(keep, np.ndarray) and not keep):
+                continue
+            value = body(env, local)
+            state = _fold(func, state, value, keep, n)
+        if func == "first":
+            if state is None or (isinstance(state, np.ndarray) and np.isnan(state).any()):
+                raise IfrError("no-value", f"no n in {lo}..{hi} satisfies the condition of `{node.text}`", node.span,
+                               hint="widen the range")
+            return state
+        if state is None:
+            if func == "sum":
+                return 0.0
+            raise IfrError("no-value", f"`{node.text}` has no values: the range {lo}..{hi} is empty "
+                           "or the condition is never true", node.span)
+        result = state[0] if func in ("max", "min", "argmax", "argmin") else state
+        if func in ("argmax", "argmin"):
+            return state[1]
+        return result
+    return run
+
+
+def _first(state, keep, n):
+    if isinstance(keep, np.ndarray):
+        if state is None:
+            state = np.full(keep.shape, np.nan)
+        return np.where(np.isnan(state) & keep, float(n), state)
+    return float(n) if keep else state
+
+
+def _fold(func, state, value, keep, n):
+    is_array = isinstance(value, np.ndarray) or isinstance(keep, np.ndarray)
+    if func == "sum":
+        add = np.where(keep, value, 0.0) if isinstance(keep, np.ndarray) else value
+        return add if state is None else state + add
+    better = np.greater if func in ("max", "argmax") else np.less
+    if state is None:
+        if isinstance(keep, np.ndarray):
+            best = np.where(keep, value, np.nan)
+            return best, np.where(keep, float(n), np.nan)
+        return value, (np.full(np.shape(value), float(n)) if is_array else float(n))
+    best, arg = state
+    if is_array:
+        take = (np.isnan(best) | better(value, best)) & (keep if isinstance(keep, np.ndarray) else True)
+        return np.where(take, value, best), np.where(take, float(n), arg)
+    if better(value, best):
+        return value, float(n)
+    return state
+
+
+_MC_CACHE: dict = {}
+
+
+def _monte_carlo(node: ir.MonteCarlo, args: dict):
+    from .montecarlo import ep_imbalance
+    for k, v in args.items():
+        if isinstance(v, np.ndarray):
+            raise IfrError("vector-bound", f"{node.name}() cannot be swept in a table", node.span)
+    key = (node.name, tuple(sorted(args.items())))
+    if key not in _MC_CACHE:
+        ints = {}
+        for k, v in args.items():
+            if not float(v).is_integer() or v < 0:
+                raise IfrError("bad-argument", f"{node.name}({k}=...) must be a whole number, got {v:g}",
+                               node.kwargs[k].span)
+            ints[k] = int(v)
+        try:
+            _MC_CACHE[key] = ep_imbalance(**ints)
+        except ValueError as exc:
+            raise IfrError("bad-argument", f"{node.name}(): {exc}", node.span) from None
+    return _MC_CACHE[key]
+
+
+class Evaluator:
+    """Compiled closures for the cells of a graph, evaluated in order."""
+
+    def __init__(self, graph, solver=None):
+        self.graph = graph
+        self.solver = solver
+        self.compiled: dict[str, Fn] = {}
+        for cid in graph.order:
+            cell = graph.cells[cid]
+            if cell.kind != "solve":
+                self.compiled[cid] = compile_node(cell.expr)
+
+    def run(self, overrides: dict | None = None, only: set | None = None, base: Env | None = None) -> Env:
+        """Evaluate every cell (or only those in ``only``, taking others from ``base``)."""
+        overrides = overrides or {}
+        env: Env = dict(base) if base else {}
+        var: dict = {}
+        for cid in self.graph.order:
+            if only is not None and cid not in only:
+                continue
+            if cid in overrides:
+                env[cid] = overrides[cid]
+                continue
+            cell = self.graph.cells[cid]
+            if cell.kind == "solve":
+                env[cid] = self.solver(cell, env)
+            else:
+                env[cid] = self.compiled[cid](env, var)
+        return env

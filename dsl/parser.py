@@ -1,0 +1,359 @@
+"""Source text -> syntax tree.  Lark's exceptions become IfrErrors here."""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from . import syntax as ast
+from .errors import IfrError, Span
+
+_GRAMMAR = Path(__file__).resolve().parent / "grammar.lark"
+
+_OPENERS = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
+_CLOSERS = {v: k for k, v in _OPENERS.items()}
+_READABLE = {
+    "NAME": "a name", "NUMBER": "a number", "UNIT": "a unit", "STRING": 'a string "..."',
+    "_NL": "the end of the line", "$END": "the end of the file", "EQUAL": "`=`",
+    "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`",
+    "RBRACE": "`}`", "COMMA": "`,`", "COLON": "`:`", "DOT": "`.`", "ADD_OP": "`+` or `-`",
+    "MUL_OP": "`*` or `/`", "POW_OP": "`^`", "COMP_OP": "a comparison", "PERCENT": "a percentage",
+    "LONG_STRING": 'a docstring """..."""', "MINUS": "`-`", "PLUS": "`+`", "__ANON_0": "`..`",
+}
+
+
+class _Brackets:
+    """Postlexer: newlines inside (), [] and {} do not end a statement."""
+
+    always_accept = ("_NL",)
+
+    def __init__(self):
+        self.stack: list[Token] = []
+
+    def process(self, stream):
+        self.stack = []
+        for tok in stream:
+            if tok.type in _OPENERS:
+                self.stack.append(tok)
+            elif tok.type in _CLOSERS and self.stack and self.stack[-1].type == _CLOSERS[tok.type]:
+                self.stack.pop()
+            if tok.type == "_NL" and self.stack:
+                continue
+            yield tok
+
+
+@lru_cache(maxsize=1)
+def _parser() -> tuple[Lark, _Brackets, list]:
+    from .units import cache_dir
+
+    comments: list[Token] = []
+    brackets = _Brackets()
+    cache = cache_dir() / "parser.lark.cache"
+    lark = Lark(_GRAMMAR.read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
+                propagate_positions=True, maybe_placeholders=True, postlex=brackets,
+                lexer_callbacks={"COMMENT": comments.append}, cache=str(cache))
+    return lark, brackets, comments
+
+
+def parse(text: str, file: str) -> ast.Program:
+    """Parse one file's text.  Raises IfrError on the first syntax error."""
+    lark, brackets, comments = _parser()
+    comments.clear()
+    source = text if text.endswith("\n") else text + "\n"
+    try:
+        tree = lark.parse(source)
+    except UnexpectedInput as exc:
+        raise _syntax_error(exc, source, file, brackets) from None
+    by_line = {c.line: c.value[1:].strip() for c in comments}
+    try:
+        statements = _ToAst(file, source).transform(tree)
+    except VisitError as exc:
+        if isinstance(exc.orig_exc, IfrError):
+            raise exc.orig_exc from None
+        raise
+    program = ast.Program(file, text, statements)
+    for stmt in statements:
+        _attach_descriptions(stmt, by_line)
+    if statements and isinstance(statements[0], ast.Docstring):
+        program.docstring = statements[0].text
+    for stmt in statements[1:]:
+        if isinstance(stmt, ast.Docstring):
+            raise IfrError("misplaced-docstring", "a docstring may only open the file", stmt.span,
+                           hint="use a # comment here, or move the docstring to the first line")
+    return program
+
+
+def _attach_descriptions(stmt, by_line: dict[int, str]) -> None:
+    if isinstance(stmt, ast.Record):
+        first_field_line = stmt.fields[0].span.line if stmt.fields else None
+        if first_field_line != stmt.span.line:
+            stmt.description = by_line.get(stmt.span.line, "")
+        for f in stmt.fields:
+            f.description = by_line.get(f.span.end_line, by_line.get(f.span.line, ""))
+    elif hasattr(stmt, "description"):
+        stmt.description = by_line.get(stmt.span.end_line, by_line.get(stmt.span.line, ""))
+
+
+def _syntax_error(exc: UnexpectedInput, source: str, file: str, brackets: _Brackets) -> IfrError:
+    line, column = getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1
+    if isinstance(exc, UnexpectedCharacters):
+        ch = source[exc.pos_in_stream] if exc.pos_in_stream < len(source) else ""
+        span = Span(file, line, column, line, column + 1)
+        if ch == '"':
+            return IfrError("syntax", "unterminated string", span, hint='close the string with "')
+        hint = None
+        if ch in "$;'`@!?&|":
+            hint = "ifr has no such operator; see the grammar in README's language reference"
+        return IfrError("syntax", f"unexpected character `{ch}`", span, hint=hint)
+    tok = getattr(exc, "token", None)
+    if isinstance(exc, UnexpectedEOF) or (tok is not None and tok.type == "$END"):
+        if brackets.stack:
+            return _unclosed(brackets.stack[-1], file)
+        return IfrError("syntax", "the file ends in the middle of a statement",
+                        Span(file, line, column, line, column + 1))
+    if brackets.stack and tok is not None and (tok.type in _CLOSERS or tok.type in ("_NL", "$END")):
+        opener = brackets.stack[-1]
+        if tok.type not in _CLOSERS or _CLOSERS[tok.type] != opener.type:
+            return _unclosed(opener, file)
+    value = tok.value if tok is not None else ""
+    width = max(1, len(value.split("\n")[0])) if tok is not None and tok.type != "_NL" else 1
+    span = Span(file, line, column, line, column + width)
+    what = "the end of the line" if tok is not None and tok.type == "_NL" else f"`{value}`"
+    expected = sorted({_READABLE.get(t, f"`{t.lower()}`" if t.isupper() and not t.startswith("_") else t)
+                       for t in getattr(exc, "expected", set()) if not t.startswith("__")})
+    hint = _hint_for(tok, expected, source)
+    if hint is None and expected and len(expected) <= 6:
+        hint = "expected " + ", ".join(expected)
+    return IfrError("syntax", f"unexpected {what}", span, hint=hint)
+
+
+def _hint_for(tok: Token | None, expected: list[str], source: str) -> str | None:
+    if tok is None:
+        return None
+    if tok.type == "NAME" and tok.value and "a unit" not in expected:
+        prev = source[: tok.start_pos].rstrip()
+        if prev and prev[-1].isdigit():
+            return "write a quantity as a number, a space and a unit without spaces (25 GB/s); to multiply, use *"
+    if tok.type == "COMP_OP" and tok.value == "==":
+        return "a cell is defined with a single `=`"
+    if tok.type == "UNIT" or (tok.type == "NAME" and "`=`" in expected):
+        return "a statement starts with a name and `=`, or with a keyword (use, section, fn, check, table, scenario)"
+    return None
+
+
+def _unclosed(opener: Token, file: str) -> IfrError:
+    close = {"LPAR": ")", "LSQB": "]", "LBRACE": "}"}[opener.type]
+    span = Span(file, opener.line, opener.column, opener.line, opener.column + 1)
+    return IfrError("unclosed-bracket", f"`{opener.value}` is never closed", span,
+                    hint=f"add the matching `{close}`")
+
+
+def _unquote(text: str) -> str:
+    body = text[1:-1]
+    return body.replace('\\"', '"').replace("\\\\", "\\")
+
+
+def _number(text: str) -> float:
+    return float(text.replace("_", ""))
+
+
+@v_args(meta=True)
+class _ToAst(Transformer):
+    def __init__(self, file: str, source: str):
+        super().__init__()
+        self.file = file
+        self.source = source
+
+    def _span(self, meta) -> Span:
+        return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
+
+    def _tok_span(self, tok: Token) -> Span:
+        return Span(self.file, tok.line, tok.column, tok.end_line, tok.end_column)
+
+    def _text(self, node) -> str:
+        span = getattr(node, "span", None)
+        meta = getattr(node, "_meta", None)
+        if meta is not None:
+            return self.source[meta.start_pos: meta.end_pos]
+        return ""
+
+    def _slice(self, meta) -> str:
+        return self.source[meta.start_pos: meta.end_pos]
+
+    # --- statements
+    def start(self, meta, items):
+        return [i for i in items if i is not None]
+
+    def docstring(self, meta, items):
+        return ast.Docstring(self._span(meta), items[0][3:-3].strip())
+
+    def dotted_name(self, meta, items):
+        return ".".join(items)
+
+    def use_module(self, meta, items):
+        return ast.Use(self._span(meta), items[0], None, None, None)
+
+    def use_names(self, meta, items):
+        names = [(str(t), self._tok_span(t)) for t in items[1:]]
+        return ast.Use(self._span(meta), items[0], None, None, names)
+
+    def use_path(self, meta, items):
+        return ast.Use(self._span(meta), None, _unquote(items[0]), str(items[1]), None)
+
+    def section(self, meta, items):
+        return ast.Section(self._span(meta), _unquote(items[0]))
+
+    def display(self, meta, items):
+        return items[0]
+
+    def cell(self, meta, items):
+        name, expr, display = items
+        src = self._definition_source(meta, name, display)
+        return ast.Cell(self._span(meta), str(name), self._tok_span(name), expr,
+                        str(display) if display is not None else None,
+                        self._tok_span(display) if display is not None else None, src)
+
+    field = cell
+
+    def _definition_source(self, meta, name: Token, display: Token | None) -> str:
+        """The text after `name =`, without a trailing `in UNIT`."""
+        end = meta.end_pos
+        if display is not None:
+            end = self.source.rindex("in", name.end_pos, display.start_pos)
+        text = self.source[name.end_pos: end].strip()
+        return " ".join(text[1:].split()) if text.startswith("=") else text
+
+    def _expr_source(self, meta, expr) -> str:
+        s = expr.span
+        lines = self.source.splitlines()
+        if s.line == s.end_line:
+            return lines[s.line - 1][s.column - 1: s.end_column - 1]
+        parts = [lines[s.line - 1][s.column - 1:]] + lines[s.line: s.end_line - 1] + [lines[s.end_line - 1][: s.end_column - 1]]
+        return " ".join(p.strip() for p in parts)
+
+    def record(self, meta, items):
+        name, *fields = items
+        fields = [f for f in fields if f is not None]
+        return ast.Record(self._span(meta), str(name), self._tok_span(name), fields)
+
+    def solve_cell(self, meta, items):
+        name, unknown, bracket, lhs, rhs, display = items
+        src = self._definition_source(meta, name, display)
+        return ast.SolveCell(self._span(meta), str(name), self._tok_span(name), str(unknown),
+                             self._tok_span(unknown), bracket, lhs, rhs,
+                             str(display) if display is not None else None,
+                             self._tok_span(display) if display is not None else None, src)
+
+    def fn_def(self, meta, items):
+        name, *rest = items
+        body = rest[-1]
+        params = [str(p) for p in rest[:-1] if p is not None]
+        return ast.FnDef(self._span(meta), str(name), self._tok_span(name), params, body,
+                         self._expr_source(meta, body))
+
+    def check_equal(self, meta, items):
+        expr, expected, tol = items
+        return ast.Check(self._span(meta), expr, expected, tol, self._slice(meta)[5:].strip())
+
+    def check_true(self, meta, items):
+        return ast.Check(self._span(meta), items[0], None, None, self._slice(meta)[5:].strip())
+
+    def table(self, meta, items):
+        name, var, values, *show = items
+        return ast.Table(self._span(meta), str(name), self._tok_span(name), str(var), self._tok_span(var),
+                         values, [(str(s), self._tok_span(s)) for s in show])
+
+    def list(self, meta, items):
+        return ast.ListExpr(self._span(meta), [i for i in items if i is not None])
+
+    def range_step(self, meta, items):
+        return ast.RangeExpr(self._span(meta), items[0], items[1], items[2])
+
+    def range(self, meta, items):
+        return ast.RangeExpr(self._span(meta), items[0], items[1], None)
+
+    def scenario(self, meta, items):
+        name, *assignments = items
+        return ast.Scenario(self._span(meta), str(name), self._tok_span(name), assignments)
+
+    def assignment(self, meta, items):
+        return (str(items[0]), self._tok_span(items[0]), items[1])
+
+    # --- expressions
+    def number(self, meta, items):
+        return ast.Number(self._span(meta), _number(items[0]), str(items[0]))
+
+    def percent(self, meta, items):
+        text = str(items[0])
+        return ast.Percent(self._span(meta), _number(text[:-1]) / 100.0, text)
+
+    def quantity(self, meta, items):
+        num, unit = items
+        return ast.Quantity(self._span(meta), _number(num), str(num), str(unit))
+
+    def name(self, meta, items):
+        return ast.Name(self._span(meta), str(items[0]))
+
+    def field_access(self, meta, items):
+        return ast.FieldAccess(self._span(meta), items[0], str(items[1]))
+
+    def _chain(self, meta, items, make):
+        left = items[0]
+        for i in range(1, len(items), 2):
+            op, right = items[i], items[i + 1]
+            span = Span(self.file, left.span.line, left.span.column, right.span.end_line, right.span.end_column)
+            left = make(span, str(op), left, right)
+        return left
+
+    def sum(self, meta, items):
+        return self._chain(meta, items, lambda s, op, a, b: ast.BinOp(s, op, a, b))
+
+    product = sum
+
+    def power(self, meta, items):
+        return ast.BinOp(self._span(meta), "^", items[0], items[2])
+
+    def comparison(self, meta, items):
+        return ast.Compare(self._span(meta), str(items[1]), items[0], items[2])
+
+    def or_test(self, meta, items):
+        return ast.BoolOp(self._span(meta), "or", list(items))
+
+    def and_test(self, meta, items):
+        return ast.BoolOp(self._span(meta), "and", list(items))
+
+    def not_(self, meta, items):
+        return ast.Not(self._span(meta), items[0])
+
+    def neg(self, meta, items):
+        return ast.Neg(self._span(meta), items[0])
+
+    def unary(self, meta, items):  # unary plus
+        return items[-1]
+
+    def ifelse(self, meta, items):
+        return ast.IfElse(self._span(meta), *items)
+
+    def call(self, meta, items):
+        name, *args = items
+        args = [a for a in args if a is not None]
+        positional = [a for a in args if not isinstance(a, tuple)]
+        keywords = [a for a in args if isinstance(a, tuple)]
+        return ast.Call(self._span(meta), str(name), self._tok_span(name), positional, keywords)
+
+    def keyword(self, meta, items):
+        return (str(items[0]), items[1])
+
+    def comprehension(self, meta, items):
+        func, body, var, rng, cond = items
+        return ast.Comprehension(self._span(meta), str(func), self._tok_span(func), body, str(var),
+                                 rng.lo, rng.hi, cond)
+
+
+def parse_expression(text: str, file: str = "<command line>") -> ast.Expr:
+    """Parse a lone expression (used for --set values and --for equations)."""
+    program = parse(f"__value__ = {text}", file)
+    cell = program.statements[0]
+    return cell.expr

@@ -1,0 +1,204 @@
+"""Syntax trees of a file and its imports -> one resolved model graph.
+
+Binds every name to a cell, a record, a function, a module or a unit (cells
+first, units last), expands functions inline, turns `link = nic_200g` into a
+record alias, and orders the cells with ``graphlib`` (cycles are errors).
+"""
+from __future__ import annotations
+
+import graphlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import ir
+from . import syntax as ast
+from .errors import Collector, IfrError, IfrErrors, Span
+from .units import suggest, unit, unit_names
+
+STDLIB = Path(__file__).resolve().parent.parent / "stdlib"
+
+
+def _stdlib_dir() -> Path:
+    try:  # installed (or editable): ifr.stdlib is a package beside ifr
+        import ifr.stdlib as pkg
+        return Path(pkg.__file__).resolve().parent
+    except ImportError:
+        return STDLIB
+
+
+# --- what the graph holds ------------------------------------------------------
+
+@dataclass(eq=False)
+class CellDef:
+    id: str
+    name: str               # as the user reads it: kv_state, a100.bf16_flops
+    module: str             # "" for the main file, else the module's key
+    kind: str               # input | formula | solve
+    span: Span
+    source: str
+    description: str
+    section: str
+    display: str | None
+    display_span: Span | None
+    record: str | None = None
+    expr: ir.Node | None = None
+    # solve cells
+    unknown: str | None = None
+    lhs: ir.Node | None = None
+    rhs: ir.Node | None = None
+    bracket: tuple[ir.Node, ir.Node] | None = None
+
+
+@dataclass(eq=False)
+class RecordDef:
+    id: str
+    name: str
+    module: str
+    fields: dict[str, str]  # field name -> cell id
+    span: Span
+    description: str = ""
+    section: str = ""
+    alias_of: str | None = None
+
+
+@dataclass(eq=False)
+class FnBinding:
+    node: ast.FnDef
+    module: "ModuleDef"
+
+
+@dataclass(eq=False)
+class ModuleDef:
+    key: str
+    file: str
+    program: ast.Program
+    namespace: dict = field(default_factory=dict)   # name -> str (cell id) | RecordDef | FnBinding | ModuleDef
+    origin: dict = field(default_factory=dict)      # name -> Span of its definition
+
+
+@dataclass(eq=False)
+class CheckDef:
+    span: Span
+    source: str
+    description: str
+    expr: ir.Node
+    expected: ir.Node | None
+    tolerance: ir.Node | None
+    expected_syntax: ast.Expr | None
+    tolerance_syntax: ast.Expr | None
+
+
+@dataclass(eq=False)
+class TableDef:
+    name: str
+    span: Span
+    var: str                       # a cell id, or a record alias id
+    var_is_record: bool
+    values: list                   # ir nodes, or RecordDefs
+    range: tuple | None            # (lo, hi, step) ir nodes
+    show: list[str]                # cell ids
+    description: str = ""
+
+
+@dataclass(eq=False)
+class ScenarioDef:
+    name: str
+    span: Span
+    overrides: list[tuple[str, ir.Node, Span]]
+    description: str = ""
+
+
+@dataclass(eq=False)
+class Graph:
+    main: ModuleDef
+    modules: dict[str, ModuleDef]
+    cells: dict[str, CellDef]        # in source order, main file first
+    records: dict[str, RecordDef]
+    order: list[str]                 # evaluation order
+    deps: dict[str, set[str]]
+    checks: list[CheckDef]
+    tables: list[TableDef]
+    scenarios: dict[str, ScenarioDef]
+    sections: list[str]
+    warnings: list[IfrError]
+
+
+# --- loading modules -----------------------------------------------------------
+
+def read_source(path: Path, span: Span | None = None) -> str:
+    """A file's text; unreadable or non-UTF-8 files are user errors."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise IfrError("no-such-file", f"no such file: {path}", span, hint="check the path") from None
+    except IsADirectoryError:
+        raise IfrError("unreadable", f"{path} is a directory, not an .ifr file", span) from None
+    except OSError as exc:
+        raise IfrError("unreadable", f"cannot read {path}: {exc.strerror}", span) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise IfrError("encoding", f"{path} is not valid UTF-8 (byte 0x{data[exc.start]:02x})",
+                       Span(str(path), line, col, line, col + 1),
+                       hint="save the file as UTF-8") from None
+
+
+class Loader:
+    """Parses the main file and, depth first, every module it uses."""
+
+    def __init__(self, parse_fn):
+        self.parse = parse_fn
+        self.modules: dict[str, ModuleDef] = {}
+        self.by_path: dict[Path, ModuleDef] = {}
+        self.loading: list[tuple[Path, Span | None]] = []
+
+    def load(self, path: Path, key: str, span: Span | None, text: str | None = None) -> ModuleDef:
+        path = path.resolve()
+        if path in self.by_path:
+            return self.by_path[path]
+        stack_paths = [p for p, _ in self.loading]
+        if path in stack_paths:
+            chain = [p.stem for p in stack_paths[stack_paths.index(path):]] + [path.stem]
+            raise IfrError("import-cycle", "modules import each other: " + " -> ".join(chain), span,
+                           hint="move what both need into a third module")
+        if text is None:
+            text = read_source(path, span)
+        from .errors import remember_source
+        remember_source(str(path) if key else self.main_name, text)
+        program = self.parse(text, str(path) if key else self.main_name)
+        while key in self.modules:
+            key = key + "_"
+        module = ModuleDef(key, program.file, program)
+        self.loading.append((path, span))
+        try:
+            for stmt in program.statements:
+                if isinstance(stmt, ast.Use):
+                    self._use(module, path, stmt)
+        finally:
+            self.loading.pop()
+        self.modules[key] = module
+        self.by_path[path] = module
+        return module
+
+    main_name = ""
+
+    def _use(self, module: ModuleDef, path: Path, stmt: ast.Use) -> None:
+        if stmt.path is not None:
+            target = (path.parent / stmt.path)
+            if not target.exists():
+                raise IfrError("missing-module", f"no module file `{stmt.path}`", stmt.span,
+                               hint=f"the path is relative to {path.parent}")
+            stmt.loaded = self.load(target, stmt.alias, stmt.span)
+            return
+        rel = Path(*stmt.module.split(".")).with_suffix(".ifr")
+        for folder in (path.parent, _stdlib_dir()):
+            if (folder / rel).exists():
+                stmt.loaded = self.load(folder / rel, stmt.module.replace(".", "_"), stmt.span)
+                return
+        known = sorted({p.stem for p in _stdlib_dir().glob("*.ifr")} | {p.stem for p in path.parent.glob("*.ifr")})
+        close = suggest(stmt.module, known)
+        hint = f"did you mean {close}?" if close else (
+            "modules are found beside the file, then in the standard library: " + ", ".join(known))
+        raise IfrError("missing-module", f"no module named `{stmt.module}`", stmt.span, hint=hint)

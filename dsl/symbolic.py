@@ -1,0 +1,257 @@
+"""IR -> sympy expressions (built from the tree, never by parsing text), and
+closed forms <-> a small JSON tree that evaluates without importing sympy."""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from . import ir
+
+
+class NotSymbolic(Exception):
+    """The expression has a part sympy cannot take (a Monte Carlo, argmax...)."""
+
+
+def sympy_module():
+    import sympy
+    return sympy
+
+
+def number(value: float, text: str | None = None):
+    sp = sympy_module()
+    if text is not None:
+        try:
+            return sp.Rational(text.replace("_", ""))
+        except (TypeError, ValueError):
+            pass
+    if float(value).is_integer() and abs(value) < 1e18:
+        return sp.Integer(int(value))
+    return sp.Rational(repr(float(value)))
+
+
+def to_sympy(node: ir.Node, ref: Callable[[str], object], variables: dict | None = None):
+    """A sympy expression for ``node``; ``ref(cell_id)`` gives a cell's expression."""
+    sp = sympy_module()
+    variables = variables or {}
+    rec = lambda n: to_sympy(n, ref, variables)
+    if isinstance(node, ir.Const):
+        if node.unit and node.unit != "%":
+            from .units import unit
+            factor = unit(node.unit)[0]
+            return number(float(node.number_text.replace("_", "")) if node.number_text else 1.0,
+                          node.number_text) * number(factor)
+        return number(node.value, node.number_text if node.unit is None else None) if node.unit != "%" \
+            else number(node.value)
+    if isinstance(node, ir.Ref):
+        return ref(node.cell)
+    if isinstance(node, ir.Var):
+        if node.name in variables:
+            return variables[node.name]
+        raise NotSymbolic(node.text)
+    if isinstance(node, ir.Bin):
+        a, b = rec(node.left), rec(node.right)
+        return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+                "/": lambda: a / b, "^": lambda: a ** b}[node.op]()
+    if isinstance(node, ir.Neg):
+        return -rec(node.operand)
+    if isinstance(node, ir.Cmp):
+        a, b = rec(node.left), rec(node.right)
+        return {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge, "==": sp.Eq, "!=": sp.Ne}[node.op](a, b)
+    if isinstance(node, ir.Logic):
+        parts = [rec(o) for o in node.operands]
+        return sp.And(*parts) if node.op == "and" else sp.Or(*parts)
+    if isinstance(node, ir.Not):
+        return sp.Not(rec(node.operand))
+    if isinstance(node, ir.If):
+        return sp.Piecewise((rec(node.then), rec(node.cond)), (rec(node.other), True))
+    if isinstance(node, ir.Func):
+        args = [rec(a) for a in node.args]
+        name = node.name
+        if name in ("max", "min"):
+            if len(args) == 1:
+                return args[0]
+            return (sp.Max if name == "max" else sp.Min)(*args, evaluate=False)
+        table = {"abs": sp.Abs, "sqrt": sp.sqrt, "exp": sp.exp, "ln": sp.log,
+                 "log10": lambda x: sp.log(x, 10), "log2": lambda x: sp.log(x, 2),
+                 "ceil": sp.ceiling, "floor": sp.floor, "round": lambda x: sp.floor(x + sp.Rational(1, 2))}
+        return table[name](*args)
+    if isinstance(node, ir.Reduce):
+        if node.func not in ("max", "min", "sum"):
+            raise NotSymbolic(node.text)
+        try:
+            lo, hi = to_sympy(node.lo, ref, variables), to_sympy(node.hi, ref, variables)
+            lo, hi = int(lo), int(hi)
+        except (TypeError, ValueError):
+            raise NotSymbolic(node.text) from None
+        if hi - lo > 200:
+            raise NotSymbolic(node.text)
+        terms = []
+        for n in range(lo, hi + 1):
+            inner = dict(variables)
+            inner[node.var] = sp.Integer(n)
+            if node.cond is not None:
+                c = to_sympy(node.cond, ref, inner)
+                if c is sp.false:
+                    continue
+                if c is not sp.true:
+                    raise NotSymbolic(node.text)
+            terms.append(to_sympy(node.body, ref, inner))
+        if not terms:
+            raise NotSymbolic(node.text)
+        if node.func == "sum":
+            return sp.Add(*terms)
+        return (sp.Max if node.func == "max" else sp.Min)(*terms, evaluate=False) if len(terms) > 1 else terms[0]
+    raise NotSymbolic(node.text)
+
+
+# --- closed forms as JSON trees -------------------------------------------------
+
+def to_tree(expr) -> list:
+    """A sympy expression as nested lists: evaluable and cacheable without sympy."""
+    sp = sympy_module()
+    if expr.is_Symbol:
+        return ["sym", expr.name]
+    if expr.is_Number:
+        if not expr.is_real:
+            raise NotSymbolic(str(expr))
+        return ["num", float(expr)]
+    if expr is sp.pi:
+        return ["num", math.pi]
+    if expr is sp.E:
+        return ["num", math.e]
+    if isinstance(expr, sp.Add):
+        return ["add"] + [to_tree(a) for a in expr.args]
+    if isinstance(expr, sp.Mul):
+        return ["mul"] + [to_tree(a) for a in expr.args]
+    if isinstance(expr, sp.Pow):
+        return ["pow", to_tree(expr.base), to_tree(expr.exp)]
+    names = {sp.log: "ln", sp.exp: "exp", sp.Abs: "abs", sp.Max: "max", sp.Min: "min",
+             sp.floor: "floor", sp.ceiling: "ceil"}
+    for cls, name in names.items():
+        if isinstance(expr, cls):
+            return ["fn", name] + [to_tree(a) for a in expr.args]
+    if isinstance(expr, sp.Piecewise):
+        return ["piecewise"] + [[to_tree(e), to_tree(c)] for e, c in expr.args]
+    if expr is sp.true:
+        return ["bool", True]
+    if expr is sp.false:
+        return ["bool", False]
+    rel = {sp.StrictLessThan: "<", sp.LessThan: "<=", sp.StrictGreaterThan: ">",
+           sp.GreaterThan: ">=", sp.Equality: "==", sp.Unequality: "!="}
+    for cls, op in rel.items():
+        if isinstance(expr, cls):
+            return ["cmp", op, to_tree(expr.lhs), to_tree(expr.rhs)]
+    if isinstance(expr, (sp.And, sp.Or)):
+        return ["and" if isinstance(expr, sp.And) else "or"] + [to_tree(a) for a in expr.args]
+    raise NotSymbolic(str(expr))
+
+
+_TREE_FN = {"ln": np.log, "exp": np.exp, "abs": np.abs, "floor": np.floor, "ceil": np.ceil}
+_TREE_CMP = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+             "==": np.equal, "!=": np.not_equal}
+
+
+def eval_tree(tree: list, values: Callable[[str], object]):
+    """Evaluate a closed-form tree with floats (or numpy arrays)."""
+    kind = tree[0]
+    if kind == "sym":
+        return values(tree[1])
+    if kind == "num":
+        return tree[1]
+    if kind == "bool":
+        return tree[1]
+    if kind == "add":
+        out = 0.0
+        for a in tree[1:]:
+            out = out + eval_tree(a, values)
+        return out
+    if kind == "mul":
+        out = 1.0
+        for a in tree[1:]:
+            out = out * eval_tree(a, values)
+        return out
+    if kind == "pow":
+        base, exp = eval_tree(tree[1], values), eval_tree(tree[2], values)
+        with np.errstate(all="ignore"):
+            return np.power(np.asarray(base, dtype=float), exp) if isinstance(base, np.ndarray) or \
+                isinstance(exp, np.ndarray) else _pow(base, exp)
+    if kind == "fn":
+        args = [eval_tree(a, values) for a in tree[2:]]
+        if tree[1] in ("max", "min"):
+            out = args[0]
+            for a in args[1:]:
+                out = (np.maximum if tree[1] == "max" else np.minimum)(out, a)
+            return out
+        with np.errstate(all="ignore"):
+            return _TREE_FN[tree[1]](args[0])
+    if kind == "piecewise":
+        out = None
+        for expr, cond in reversed(tree[1:]):
+            c = eval_tree(cond, values)
+            e = eval_tree(expr, values)
+            out = e if out is None else np.where(c, e, out)
+        return out
+    if kind == "cmp":
+        return _TREE_CMP[tree[1]](eval_tree(tree[2], values), eval_tree(tree[3], values))
+    if kind in ("and", "or"):
+        parts = [eval_tree(a, values) for a in tree[1:]]
+        out = parts[0]
+        for p in parts[1:]:
+            out = (np.logical_and if kind == "and" else np.logical_or)(out, p)
+        return out
+    raise ValueError(f"unknown closed-form node {kind}")
+
+
+def _pow(base, exp):
+    try:
+        r = float(base) ** float(exp)
+    except (ZeroDivisionError, OverflowError):
+        return math.nan
+    return math.nan if isinstance(r, complex) else r
+
+
+def tree_symbols(tree: list) -> set[str]:
+    if tree[0] == "sym":
+        return {tree[1]}
+    out = set()
+    for a in tree[1:]:
+        if isinstance(a, list):
+            if a and isinstance(a[0], list):
+                for sub in a:
+                    out |= tree_symbols(sub)
+            else:
+                out |= tree_symbols(a)
+    return out
+
+
+def from_tree(tree: list):
+    """A sympy expression back from a tree (for explain and export)."""
+    sp = sympy_module()
+    kind = tree[0]
+    if kind == "sym":
+        return sp.Symbol(tree[1], real=True)
+    if kind == "num":
+        v = tree[1]
+        return sp.Integer(int(v)) if float(v).is_integer() and abs(v) < 1e15 else sp.Float(v)
+    if kind == "bool":
+        return sp.true if tree[1] else sp.false
+    if kind == "add":
+        return sp.Add(*[from_tree(a) for a in tree[1:]])
+    if kind == "mul":
+        return sp.Mul(*[from_tree(a) for a in tree[1:]])
+    if kind == "pow":
+        return sp.Pow(from_tree(tree[1]), from_tree(tree[2]))
+    if kind == "fn":
+        f = {"ln": sp.log, "exp": sp.exp, "abs": sp.Abs, "max": sp.Max, "min": sp.Min,
+             "floor": sp.floor, "ceil": sp.ceiling}[tree[1]]
+        return f(*[from_tree(a) for a in tree[2:]])
+    if kind == "piecewise":
+        return sp.Piecewise(*[(from_tree(e), from_tree(c)) for e, c in tree[1:]])
+    if kind == "cmp":
+        return {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge, "==": sp.Eq, "!=": sp.Ne}[tree[1]](
+            from_tree(tree[2]), from_tree(tree[3]))
+    if kind in ("and", "or"):
+        return (sp.And if kind == "and" else sp.Or)(*[from_tree(a) for a in tree[1:]])
+    raise ValueError(kind)

@@ -1,0 +1,215 @@
+"""The abstract syntax tree of an .ifr file.  Every node carries its span."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import Span
+
+
+# --- expressions -------------------------------------------------------------
+
+@dataclass(eq=False)
+class Expr:
+    span: Span
+
+
+@dataclass(eq=False)
+class Number(Expr):
+    value: float
+    text: str            # as written, for printed-precision checks
+
+
+@dataclass(eq=False)
+class Quantity(Expr):
+    value: float
+    number_text: str
+    unit: str
+
+
+@dataclass(eq=False)
+class Percent(Expr):
+    value: float         # already divided by 100
+    text: str
+
+
+@dataclass(eq=False)
+class Name(Expr):
+    id: str
+
+
+@dataclass(eq=False)
+class FieldAccess(Expr):
+    obj: Expr
+    name: str
+
+
+@dataclass(eq=False)
+class BinOp(Expr):
+    op: str              # + - * / ^
+    left: Expr
+    right: Expr
+
+
+@dataclass(eq=False)
+class Neg(Expr):
+    operand: Expr
+
+
+@dataclass(eq=False)
+class Compare(Expr):
+    op: str              # < <= > >= == !=
+    left: Expr
+    right: Expr
+
+
+@dataclass(eq=False)
+class BoolOp(Expr):
+    op: str              # and, or
+    operands: list[Expr]
+
+
+@dataclass(eq=False)
+class Not(Expr):
+    operand: Expr
+
+
+@dataclass(eq=False)
+class IfElse(Expr):
+    cond: Expr
+    then: Expr
+    other: Expr
+
+
+@dataclass(eq=False)
+class Call(Expr):
+    func: str
+    func_span: Span
+    args: list[Expr]
+    kwargs: list[tuple[str, Expr]]
+
+
+@dataclass(eq=False)
+class Comprehension(Expr):
+    func: str
+    func_span: Span
+    body: Expr
+    var: str
+    lo: Expr
+    hi: Expr
+    cond: Expr | None
+
+
+@dataclass(eq=False)
+class ListExpr(Expr):
+    items: list[Expr]
+
+
+@dataclass(eq=False)
+class RangeExpr(Expr):
+    lo: Expr
+    hi: Expr
+    step: Expr | None
+
+
+# --- statements --------------------------------------------------------------
+
+@dataclass(eq=False)
+class Statement:
+    span: Span
+
+
+@dataclass(eq=False)
+class Docstring(Statement):
+    text: str
+
+
+@dataclass(eq=False)
+class Use(Statement):
+    module: str | None           # dotted module name, or None for a path
+    path: str | None
+    alias: str | None            # `use "x.ifr" as alias`
+    names: list[tuple[str, Span]] | None   # `use module: a, b`
+
+
+@dataclass(eq=False)
+class Section(Statement):
+    title: str
+
+
+@dataclass(eq=False)
+class Cell(Statement):
+    name: str
+    name_span: Span
+    expr: Expr
+    display: str | None
+    display_span: Span | None
+    source: str = ""             # the formula as written
+    description: str = ""
+
+
+@dataclass(eq=False)
+class Record(Statement):
+    name: str
+    name_span: Span
+    fields: list[Cell]
+    description: str = ""
+
+
+@dataclass(eq=False)
+class SolveCell(Statement):
+    name: str
+    name_span: Span
+    unknown: str
+    unknown_span: Span
+    bracket: RangeExpr | None
+    lhs: Expr
+    rhs: Expr
+    display: str | None
+    display_span: Span | None
+    source: str = ""
+    description: str = ""
+
+
+@dataclass(eq=False)
+class FnDef(Statement):
+    name: str
+    name_span: Span
+    params: list[str]
+    body: Expr
+    source: str = ""
+
+
+@dataclass(eq=False)
+class Check(Statement):
+    expr: Expr
+    expected: Expr | None        # None: `check <comparison>`
+    tolerance: Expr | None
+    source: str = ""
+    description: str = ""
+
+
+@dataclass(eq=False)
+class Table(Statement):
+    name: str
+    name_span: Span
+    var: str
+    var_span: Span
+    values: ListExpr | RangeExpr
+    show: list[tuple[str, Span]]
+    description: str = ""
+
+
+@dataclass(eq=False)
+class Scenario(Statement):
+    name: str
+    name_span: Span
+    assignments: list[tuple[str, Span, Expr]]
+    description: str = ""
+
+
+@dataclass(eq=False)
+class Program:
+    file: str
+    text: str
+    statements: list[Statement] = field(default_factory=list)
+    docstring: str = ""

@@ -1,0 +1,77 @@
+"""`table` sweeps: one vectorised evaluation over all the values of a variable."""
+from __future__ import annotations
+
+import numpy as np
+
+from .dimensions import dim_of
+from .display import factor
+from .errors import IfrError
+from .evaluate import compile_node
+from .units import suggest
+
+
+def sweep_values(model, table):
+    """The values of the varied cell (base SI array) or, for records, the records."""
+    if table.var_is_record:
+        return table.values
+    if table.range is not None:
+        lo, hi, step = (float(compile_node(n)(model.values, {})) for n in table.range)
+        for n in table.range:
+            d = dim_of(n, model.dims)
+            if d != model.dims[table.var]:
+                raise IfrError("unit-mismatch", f"the range `{n.text}` is {d}, but `{model.graph.cells[table.var].name}`"
+                               f" is {model.dims[table.var]}", n.span)
+        if step <= 0:
+            raise IfrError("bad-range", "a range step must be positive", table.range[2].span)
+        count = int(np.floor((hi - lo) / step * (1 + 1e-12))) + 1
+        if count > 1_000_000:
+            raise IfrError("range-too-large", f"the range has {count:,} values", table.span)
+        return lo + step * np.arange(count)
+    out = []
+    for node in table.values:
+        d = dim_of(node, model.dims)
+        if d != model.dims[table.var]:
+            raise IfrError("unit-mismatch", f"`{node.text}` is {d}, but `{model.graph.cells[table.var].name}` "
+                           f"is {model.dims[table.var]}", node.span)
+        out.append(float(compile_node(node)(model.values, {})))
+    return np.array(out)
+
+
+def run_table(model, name: str):
+    from .model import TableResult
+    tables = {t.name: t for t in model.graph.tables}
+    if name not in tables:
+        close = suggest(name, tables)
+        raise IfrError("unknown-table", f"no table named `{name}` in {model.file}", None,
+                       hint=f"did you mean {close}?" if close else
+                       ("tables: " + ", ".join(tables)) if tables else "this file defines no table")
+    table = tables[name]
+    values = sweep_values(model, table)
+    overrides = {}
+    if table.var_is_record:
+        record = model.graph.records[table.var]
+        for field, cid in record.fields.items():
+            overrides[cid] = np.array([model.values[r.fields[field]] for r in values], dtype=float)
+        varied = set(record.fields.values())
+    else:
+        overrides[table.var] = values
+        varied = {table.var}
+    affected = set()
+    for v in varied:
+        affected |= model.affected(v)
+    env = model.evaluator.run(overrides, only=affected, base=model.values)
+    size = len(values)
+    columns = [model.graph.records[table.var].name if table.var_is_record else model.graph.cells[table.var].name]
+    units = ["" if table.var_is_record else model.units[table.var]]
+    data = [[r.name for r in values] if table.var_is_record else list(values / _f(units[0]))]
+    for cid in table.show:
+        columns.append(model.graph.cells[cid].name)
+        units.append(model.units[cid])
+        col = np.broadcast_to(np.asarray(env[cid], dtype=float), (size,))
+        data.append(list(col / _f(model.units[cid])))
+    rows = [[data[c][i] for c in range(len(columns))] for i in range(size)]
+    return TableResult(table.name, columns[0], columns, units, rows)
+
+
+def _f(unit_text: str) -> float:
+    return factor(unit_text) if unit_text else 1.0

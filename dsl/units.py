@@ -1,0 +1,203 @@
+"""The one unit registry of ifr, and the dimension algebra used by the checker.
+
+The registry is pint's, built from pint's default definitions with the
+dimensionless ``bit`` removed and ifr's ``units.txt`` added.  It is built
+lazily and cached on disk (pint's ``cache_folder``), because building it is
+the largest fixed cost of a run.  Only unit text that matched the grammar's
+unit pattern is ever handed to pint's parser.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from .errors import IfrError, Span
+
+_HERE = Path(__file__).resolve().parent
+_UNITS_FILE = _HERE / "units.txt"
+
+# A unit as the grammar admits it: atoms that start with a letter, joined by
+# `*` or `/`, each with an optional integer exponent.  Parentheses group.
+_UNIT_TEXT = re.compile(
+    r"^(?:[^\W\d]\w*|\((?:[^\W\d]\w*|[*/()]|\^-?\d+|\*\*-?\d+)+\))(?:(?:\^|\*\*)-?\d+)?"
+    r"(?:[*/](?:[^\W\d]\w*|\((?:[^\W\d]\w*|[*/()]|\^-?\d+|\*\*-?\d+)+\))(?:(?:\^|\*\*)-?\d+)?)*$"
+)
+
+
+def cache_dir() -> Path:
+    """Where ifr keeps its caches (unit registry, parser tables, solutions)."""
+    root = os.environ.get("IFR_CACHE_DIR")
+    if root:
+        path = Path(root)
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        path = Path(base) / "ifr"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+class Dim:
+    """A physical dimension: a product of base dimensions with integer (or
+    rational) exponents, e.g. ``[information]/[time]``."""
+
+    __slots__ = ("items", "_hash")
+
+    def __init__(self, items=()):
+        self.items = tuple(sorted((k, v) for k, v in dict(items).items() if v != 0))
+        self._hash = hash(self.items)
+
+    def __mul__(self, other: "Dim") -> "Dim":
+        d = dict(self.items)
+        for k, v in other.items:
+            d[k] = d.get(k, 0) + v
+        return Dim(d)
+
+    def __truediv__(self, other: "Dim") -> "Dim":
+        return self * other ** -1
+
+    def __pow__(self, p) -> "Dim":
+        if isinstance(p, float) and p.is_integer():
+            p = int(p)
+        return Dim({k: v * p for k, v in self.items})
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Dim) and self.items == other.items
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @property
+    def dimensionless(self) -> bool:
+        return not self.items
+
+    def __str__(self) -> str:
+        if not self.items:
+            return "dimensionless"
+        num = [_power(k, v) for k, v in self.items if v > 0]
+        den = [_power(k, -v) for k, v in self.items if v < 0]
+        text = "*".join(num) if num else "1"
+        if den:
+            text += "/" + ("*".join(den) if len(den) == 1 else "(" + "*".join(den) + ")")
+        return text
+
+    __repr__ = __str__
+
+
+def _power(name: str, p) -> str:
+    if isinstance(p, float) and p.is_integer():
+        p = int(p)
+    return name if p == 1 else f"{name}^{p}"
+
+
+DIMENSIONLESS = Dim()
+
+
+@lru_cache(maxsize=1)
+def registry():
+    """The pint registry (built once per process, cached on disk)."""
+    import pint
+
+    default = Path(pint.__file__).resolve().parent / "default_en.txt"
+    # The combined file lives in the cache folder, so pint's own @imports are
+    # inlined rather than resolved relative to it.
+    text = re.sub(r"(?m)^@import\s+(\S+)\s*$",
+                  lambda m: (default.parent / m.group(1)).read_text(encoding="utf-8"),
+                  default.read_text(encoding="utf-8"))
+    text, count = re.subn(r"(?m)^bit = \[\]\s*$", "", text)
+    if count != 1:  # pint changed its file: fail loudly, not silently wrong
+        raise RuntimeError("pint's default_en.txt no longer defines `bit = []`")
+    combined = text + "\n" + _UNITS_FILE.read_text(encoding="utf-8")
+    digest = hashlib.sha256(combined.encode()).hexdigest()[:16]
+    folder = cache_dir()
+    path = folder / f"units-{digest}.txt"
+    if not path.exists():
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(combined, encoding="utf-8")
+        os.replace(tmp, path)
+    ureg = pint.UnitRegistry(str(path), cache_folder=str(folder / "pint"), autoconvert_offset_to_baseunit=True)
+    pint.set_application_registry(ureg)
+    return ureg
+
+
+@lru_cache(maxsize=4096)
+def _lookup(text: str):
+    ureg = registry()
+    units = ureg.parse_units(text)
+    factor, _ = ureg.get_base_units(units)
+    dims = ureg.get_dimensionality(units)
+    return float(factor), Dim({k: v for k, v in dims.items()})
+
+
+def unit(text: str, span: Span | None = None) -> tuple[float, Dim]:
+    """The factor to base SI and the dimension of a unit written as text.
+
+    Raises an IfrError (``unknown-unit``) when pint does not know it.
+    """
+    text = normalize_unit_text(text)
+    if not _UNIT_TEXT.match(text):
+        raise IfrError("bad-unit", f"`{text}` is not a unit expression", span,
+                       hint="write units like GB/s, KiB/token, GPU*s/request, m^2")
+    try:
+        return _lookup(text)
+    except Exception as exc:  # pint raises several unrelated types here
+        if type(exc).__module__.startswith("pint") or isinstance(exc, (AttributeError, ValueError, TypeError, KeyError)):
+            raise unknown_unit(text, span) from None
+        raise
+
+
+def is_unit(name: str) -> bool:
+    """Whether a bare name is a unit pint knows (used for name resolution)."""
+    try:
+        unit(name)
+        return True
+    except IfrError:
+        return False
+
+
+def normalize_unit_text(text: str) -> str:
+    return text.replace("μ", "µ")
+
+
+def unknown_unit(text: str, span: Span | None) -> IfrError:
+    atoms = re.findall(r"[^\W\d]\w*", text)
+    bad = [a for a in atoms if not _atom_known(a)]
+    what = bad[0] if bad else text
+    hint = None
+    close = suggest(what, unit_names())
+    if close:
+        hint = f"did you mean {close}?"
+    return IfrError("unknown-unit", f"unknown unit `{what}`", span, hint=hint)
+
+
+def _atom_known(atom: str) -> bool:
+    try:
+        registry().parse_units(atom)
+        return True
+    except Exception:
+        return False
+
+
+@lru_cache(maxsize=1)
+def unit_names() -> tuple[str, ...]:
+    ureg = registry()
+    names = set(ureg._units.keys())
+    for prefix in ("k", "M", "G", "T", "P", "Ki", "Mi", "Gi", "Ti", "m", "µ", "n"):
+        for base in ("B", "byte", "bit", "FLOP", "s", "W"):
+            names.add(prefix + base)
+    return tuple(sorted(names))
+
+
+def suggest(word: str, candidates) -> str | None:
+    """The closest candidate to a misspelled word, if any is close."""
+    import difflib
+
+    found = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.75)
+    return found[0] if found else None
+
+
+def quantity(value: float, unit_text: str):
+    """A pint Quantity of ``value`` expressed in ``unit_text``."""
+    return registry().Quantity(value, normalize_unit_text(unit_text))
