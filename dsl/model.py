@@ -208,7 +208,8 @@ class Model:
         return explain(self, self.cell_id(name))
 
     def export(self, path) -> None:
-        from .exporters_api import export
+        """Write the model to a file; the format follows the suffix (.xlsx, .md, .json)."""
+        from .exporters import export
         export(self, Path(path))
 
     def affected(self, cid: str) -> set[str]:
