@@ -8,7 +8,7 @@ from . import syntax as ast
 from .errors import Collector, IfrError, Span
 from .resolve import (CellDef, CheckDef, FnBinding, Graph, Loader, ModuleDef, RecordDef,
                       ScenarioDef, TableDef)
-from .units import DIMENSIONLESS, suggest, unit, unit_names
+from .units import DIMENSIONLESS, suggest, suggest_unit, unit
 
 
 class _Scope:
@@ -279,9 +279,9 @@ class Binder:
     def _unknown(self, name: str, span: Span, scope: _Scope, what: str = "a cell or a unit") -> IfrError:
         close = suggest(name, scope.names())
         if close is None and what == "a cell or a unit":
-            close = suggest(name, unit_names())
+            close = suggest_unit(name)
         hint = f"did you mean {close}?" if close else None
-        return IfrError("unknown-name", f"`{name}` is neither {what}" if what == "a cell or a unit"
+        return IfrError("unknown-name", f"`{name}` is neither a cell nor a unit" if what == "a cell or a unit"
                         else f"`{name}` is not {what}", span, hint=hint)
 
     def _call(self, node: ast.Call, scope: _Scope) -> ir.Node:

@@ -106,7 +106,13 @@ def factor(text: str) -> float:
 
 
 def example_unit(dim: Dim) -> str:
-    return auto_unit(dim, 1.0) or "a plain number"
+    """A unit to suggest for a dimension: GB/s rather than mB/s."""
+    plain = auto_unit(dim, 0.0)
+    if not plain:
+        return "a plain number"
+    if plain.startswith(("B", "FLOP")):
+        return auto_unit(dim, 1e9 * factor(plain))
+    return plain
 
 
 def display_unit(cell, dim: Dim, value, binary: bool) -> str:

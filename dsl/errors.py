@@ -96,8 +96,8 @@ def _source_line(file: str, line: int) -> str | None:
     lines = _source_cache.get(file)
     if lines is None:
         try:
-            lines = Path(file).read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError):
+            lines = Path(file).read_bytes().decode("utf-8", errors="replace").splitlines()
+        except OSError:
             return None
         _source_cache[file] = lines
     return lines[line - 1] if 0 < line <= len(lines) else None

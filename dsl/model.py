@@ -153,12 +153,20 @@ class Model:
             return float(value)
         text = str(value)
         file = origin or f"<value of {name}>"
+        try:
+            return self._parse_text_value(cid, text, file)
+        except IfrError as e:
+            raise _shift(e, file, f"{name}={text}", len("__value__ = ") - len(name) - 1) from None
+
+    def _parse_text_value(self, cid: str, text: str, file: str) -> float:
+        dim = self.dims[cid]
+        name = self.graph.cells[cid].name
         remember_source(file, f"__value__ = {text}")
         try:
             expr = parse_expression(text, file)
         except IfrError as e:
             raise IfrError("bad-value", f"`{text}` is not a value for `{name}`", e.span,
-                           hint="write a number and a unit without spaces, e.g. 50 GB/s") from None
+                           hint="write a number and a unit, e.g. 50 GB/s") from None
         node = self.binder.expr(expr, _Scope(self.graph.main))
         if ir.refs(node):
             raise IfrError("bad-value", f"a value for `{name}` cannot refer to cells", node.span,
@@ -225,6 +233,15 @@ class Model:
                     seen.add(d)
                     stack.append(d)
         return seen
+
+
+def _shift(error: IfrError, file: str, original: str, columns: int) -> IfrError:
+    """Move an error from the parsed `__value__ = v` text back onto `name=v`."""
+    s = error.span
+    if s is not None and s.file == file:
+        remember_source(file, original)
+        error.span = Span(file, s.line, max(1, s.column - columns), s.end_line, max(2, s.end_column - columns))
+    return error
 
 
 def factor_or_one(unit_text: str) -> float:

@@ -113,9 +113,10 @@ def _syntax_error(exc: UnexpectedInput, source: str, file: str, brackets: _Brack
             return _unclosed(brackets.stack[-1], file)
         return IfrError("syntax", "the file ends in the middle of a statement",
                         Span(file, line, column, line, column + 1))
-    if brackets.stack and tok is not None and (tok.type in _CLOSERS or tok.type in ("_NL", "$END")):
+    if brackets.stack and tok is not None:
         opener = brackets.stack[-1]
-        if tok.type not in _CLOSERS or _CLOSERS[tok.type] != opener.type:
+        mismatched = tok.type in _CLOSERS and _CLOSERS[tok.type] != opener.type
+        if mismatched or tok.type in ("_NL", "$END") or tok.line > opener.line:
             return _unclosed(opener, file)
     value = tok.value if tok is not None else ""
     width = max(1, len(value.split("\n")[0])) if tok is not None and tok.type != "_NL" else 1
@@ -136,6 +137,8 @@ def _hint_for(tok: Token | None, expected: list[str], source: str) -> str | None
         prev = source[: tok.start_pos].rstrip()
         if prev and prev[-1].isdigit():
             return "write a quantity as a number, a space and a unit without spaces (25 GB/s); to multiply, use *"
+    if "a number" in expected and "a name" in expected and tok.type in ("MUL_OP", "POW_OP", "RPAR", "COMMA", "_NL"):
+        return "expected a value here: a number, a quantity, a name or `(`"
     if tok.type == "COMP_OP" and tok.value == "==":
         return "a cell is defined with a single `=`"
     if tok.type == "UNIT" or (tok.type == "NAME" and "`=`" in expected):

@@ -155,6 +155,7 @@ class Loader:
         self.loading: list[tuple[Path, Span | None]] = []
 
     def load(self, path: Path, key: str, span: Span | None, text: str | None = None) -> ModuleDef:
+        given = path
         path = path.resolve()
         if path in self.by_path:
             return self.by_path[path]
@@ -164,7 +165,7 @@ class Loader:
             raise IfrError("import-cycle", "modules import each other: " + " -> ".join(chain), span,
                            hint="move what both need into a third module")
         if text is None:
-            text = read_source(path, span)
+            text = read_source(given if not key else path, span)
         from .errors import remember_source
         remember_source(str(path) if key else self.main_name, text)
         program = self.parse(text, str(path) if key else self.main_name)

@@ -166,7 +166,7 @@ def unknown_unit(text: str, span: Span | None) -> IfrError:
     bad = [a for a in atoms if not _atom_known(a)]
     what = bad[0] if bad else text
     hint = None
-    close = suggest(what, unit_names())
+    close = suggest_unit(what)
     if close:
         hint = f"did you mean {close}?"
     return IfrError("unknown-unit", f"unknown unit `{what}`", span, hint=hint)
@@ -188,6 +188,19 @@ def unit_names() -> tuple[str, ...]:
         for base in ("B", "byte", "bit", "FLOP", "s", "W"):
             names.add(prefix + base)
     return tuple(sorted(names))
+
+
+_COMMON = ("B", "byte", "bit", "b", "FLOP", "FLOPS", "s", "W", "J", "Hz", "m", "g", "token", "request", "req",
+           "GPU", "step", "batch", "layer", "expert", "min", "h", "day", "percent")
+_PREFIXES = ("", "k", "K", "M", "G", "T", "P", "Ki", "Mi", "Gi", "Ti", "Pi", "m", "µ", "u", "n")
+
+
+def suggest_unit(word: str) -> str | None:
+    """The unit a misspelling most likely meant: common units of the field first."""
+    common = {p + u for p in _PREFIXES for u in ("B", "bit", "FLOP", "FLOPS", "s", "W", "Hz")}
+    common |= set(_COMMON) | {"Gbps", "GBps", "Mbps", "TFLOPS", "Gb", "Mb", "Tb", "KB"}
+    common |= {a + "/" + b for a in ("GB", "GiB", "MB", "Gbit", "TB", "TFLOP", "KiB", "MiB") for b in ("s", "token")}
+    return suggest(word, sorted(common)) or suggest(word, unit_names())
 
 
 def suggest(word: str, candidates) -> str | None:

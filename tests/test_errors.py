@@ -1,0 +1,68 @@
+"""Golden error messages: each tests/errors/<mistake>.ifr beside <mistake>.out.
+
+An .out file opens with the command (`$ ifr check {file}`) and the exit code
+(`exit 2`); the rest is what ifr prints, stderr then stdout.
+"""
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ifr.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = sorted((ROOT / "tests" / "errors").glob("*.out"))
+
+
+def _read(case: Path):
+    lines = case.read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("$ ifr "), f"{case.name}: first line must be the command"
+    assert lines[1].startswith("exit "), f"{case.name}: second line must be the exit code"
+    source = case.with_suffix(".ifr").relative_to(ROOT).as_posix()
+    argv = [a.replace("{file}", source) for a in shlex.split(lines[0][len("$ ifr "):])]
+    return argv, int(lines[1].split()[1]), "\n".join(lines[2:]).strip()
+
+
+def test_there_are_golden_cases():
+    assert len(CASES) >= 19
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+def test_golden_message(case, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    argv, expected_code, expected = _read(case)
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    assert (err + out).strip() == expected
+    assert code == expected_code
+
+
+def test_every_error_case_has_a_position_and_no_traceback(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    for case in CASES:
+        argv, code, expected = _read(case)
+        if code != 2:
+            continue
+        first = expected.splitlines()[0]
+        assert "error[" in first and first.split(":")[1].isdigit(), f"{case.stem}: {first}"
+
+
+def test_the_installed_command_prints_no_traceback():
+    """The real entry point, in a fresh process, on a broken file."""
+    broken = ROOT / "tests" / "errors" / "unit_mismatch_add.ifr"
+    result = subprocess.run([sys.executable, "-m", "ifr.cli", "run", str(broken)], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert "cannot add [information]" in result.stderr
+
+
+def test_usage_errors_exit_2(capsys):
+    assert main(["frobnicate"]) == 2
+    assert "error[usage]" in capsys.readouterr().err
+    assert main([]) == 2
+    assert main(["check", "no/such/folder"]) == 2
