@@ -408,9 +408,11 @@ class Binder:
                     if not isinstance(rec, RecordDef):
                         raise IfrError("not-a-record", f"`{stmt.var}` is a record, so each value must be a record",
                                        item.span, hint=f"list records such as {var.alias_of or var.name}")
-                    missing = [f for f in var.fields if f not in rec.fields]
+                    used = self._dependents()
+                    missing = [f for f in var.fields if f not in rec.fields and used.get(var.fields[f])]
                     if missing:
-                        raise IfrError("unknown-field", f"`{_text(item)}` has no field `{missing[0]}`", item.span)
+                        raise IfrError("unknown-field", f"`{_text(item)}` has no field `{missing[0]}`, "
+                                       f"which `{var.name}.{missing[0]}` is used for", item.span)
                     values.append(rec)
                 else:
                     values.append(self.expr(item, scope))
@@ -473,7 +475,10 @@ class Binder:
             stmt = self.syntax[cell.id]
             self.errors.add(IfrError("solve-independent", f"the equation does not depend on `{stmt.unknown}`",
                                      stmt.lhs.span, hint=f"solve for a cell the equation uses"))
-        return deps
+        # The value does not depend on the unknown or the cells between it and
+        # the equation, but their dimensions (and the unknown's current value,
+        # the scale of the numeric search) are needed first.
+        return deps | {cell.unknown} | (seen & affected)
 
     def _order(self, deps: dict[str, set[str]]) -> list[str]:
         sorter = graphlib.TopologicalSorter({k: v & self.cells.keys() for k, v in deps.items()})

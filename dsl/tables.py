@@ -51,7 +51,9 @@ def run_table(model, name: str):
     if table.var_is_record:
         record = model.graph.records[table.var]
         for field, cid in record.fields.items():
-            overrides[cid] = np.array([model.values[r.fields[field]] for r in values], dtype=float)
+            # a field a listed record lacks is unused (the binder checked): NaN marks it
+            overrides[cid] = np.array([model.values[r.fields[field]] if field in r.fields else np.nan
+                                       for r in values], dtype=float)
         varied = set(record.fields.values())
     else:
         overrides[table.var] = values

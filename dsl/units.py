@@ -158,7 +158,8 @@ def is_unit(name: str) -> bool:
 
 
 def normalize_unit_text(text: str) -> str:
-    return text.replace("μ", "µ")
+    text = text.replace("μ", "µ")
+    return "percent" if text == "%" else text
 
 
 def unknown_unit(text: str, span: Span | None) -> IfrError:
