@@ -275,6 +275,8 @@ class Solver:
 
     def _key(self, cell) -> str:
         parts = [cell.unknown, _fingerprint(cell.lhs), _fingerprint(cell.rhs)]
+        if cell.bracket is not None:  # a bracket may select one of several roots
+            parts += ["on", _fingerprint(cell.bracket[0]), _fingerprint(cell.bracket[1])]
         for cid in self._chain(cell):
             parts.append(cid + "=" + _fingerprint(self.graph.cells[cid].expr))
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()

@@ -1,0 +1,100 @@
+"""The unit registry: information and compute are dimensions, the field's spellings work."""
+from __future__ import annotations
+
+import pytest
+
+from ifr.units import Dim, unit
+from helpers import error, model
+
+
+def test_information_is_a_dimension():
+    _, gib = unit("GiB")
+    assert gib == Dim({"[information]": 1})
+    assert not gib.dimensionless
+
+
+def test_binary_and_decimal_prefixes_differ():
+    assert unit("GiB")[0] / unit("GB")[0] == pytest.approx(2 ** 30 / 1e9)
+    assert unit("KiB")[0] == 1024 * unit("B")[0]
+    assert unit("KB")[0] == 1000 * unit("B")[0]
+
+
+@pytest.mark.parametrize("text,bits_per_second", [
+    ("Gbit/s", 1e9), ("Gb/s", 1e9), ("Gbps", 1e9), ("GB/s", 8e9), ("GBps", 8e9), ("Mbps", 1e6),
+])
+def test_the_fields_spellings_of_bandwidth(text, bits_per_second):
+    f, d = unit(text)
+    assert f == pytest.approx(bits_per_second)
+    assert d == Dim({"[information]": 1, "[time]": -1})
+
+
+def test_flops_are_their_own_dimension():
+    f, d = unit("TFLOPS")
+    assert f == pytest.approx(1e12)
+    assert d == unit("TFLOP/s")[1] == Dim({"[compute]": 1, "[time]": -1})
+    assert d != unit("GB/s")[1]
+
+
+@pytest.mark.parametrize("name", ["token", "request", "req", "GPU", "step", "batch", "layer", "expert"])
+def test_counting_units_are_dimensions(name):
+    assert not unit(name)[1].dimensionless
+
+
+def test_a_gib_plus_one_is_an_error(tmp_path):
+    e = error(tmp_path, "x = 1 GiB + 1\n")
+    assert e.code == "unit-mismatch"
+    assert "[information]" in e.message and "dimensionless" in e.message
+
+
+def test_bandwidth_does_not_convert_to_hertz(tmp_path):
+    assert error(tmp_path, "x = 25 GB/s in Hz\n").code == "display-unit"
+
+
+def test_kib_per_token_times_tokens_is_bytes(tmp_path):
+    m = model(tmp_path, "kv = 144 KiB/token\nctx = 8192 token\nstate = kv * ctx in GiB\n")
+    assert m.value("state") == pytest.approx(1.125)
+
+
+def test_requests_and_tokens_do_not_add(tmp_path):
+    assert error(tmp_path, "x = 3 request/s + 5 token/s\n").code == "unit-mismatch"
+
+
+def test_only_unit_text_reaches_pint():
+    """pint's parser would evaluate `9**9**9` for ever; ifr hands it unit atoms only."""
+    from ifr.errors import IfrError
+    for text in ("9**9**9", "m**9**9", "2*m", "m+s", "(m"):
+        with pytest.raises(IfrError):
+            unit(text)
+
+
+def test_a_power_after_a_unit_is_ifrs_own_arithmetic(tmp_path):
+    m = model(tmp_path, "x = 3 m**9**2\n")  # (3 m^9)^2, right-associative on the quantity
+    assert m.values["x"] == pytest.approx(9.0)
+    assert str(m.dims["x"]) == "[length]^18"
+
+
+def test_cells_shadow_units(tmp_path):
+    m = model(tmp_path, "B = 4\nC = B * 2\n")
+    assert m.value("C") == 8
+
+
+def test_a_single_letter_unit_fallback_warns(tmp_path):
+    m = model(tmp_path, "x = 3 * B\n")
+    assert m.value("x") == 3
+    assert m.units["x"] == "B"
+    assert [w.code for w in m.warnings] == ["unit-fallback"]
+
+
+@pytest.mark.parametrize("value,unit_text,expected", [
+    ("1.41 GB/s", None, "GB/s"), ("0.0483 s", None, "ms"), ("680e-6 s", None, "µs"),
+    ("3.05 request/s", None, "request/s"), ("989e12 FLOP/s", None, "TFLOP/s"),
+])
+def test_readable_default_units(tmp_path, value, unit_text, expected):
+    m = model(tmp_path, f"x = {value}\ny = x * 1\n")
+    assert m.units["y"] == expected
+
+
+def test_binary_inputs_give_binary_display(tmp_path):
+    m = model(tmp_path, "kv = 144 KiB/token\nctx = 8192 token\nstate = kv * ctx\n")
+    assert m.units["state"] == "GiB"
+    assert m.value("state") == pytest.approx(1.125)
