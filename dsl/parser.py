@@ -1,6 +1,7 @@
 """Source text -> syntax tree.  Lark's exceptions become IfrErrors here."""
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -58,7 +59,44 @@ def _parser() -> tuple[Lark, _Brackets, list]:
 
 
 def parse(text: str, file: str) -> ast.Program:
-    """Parse one file's text.  Raises IfrError on the first syntax error."""
+    """Parse one file's text.  Raises IfrError on the first syntax error.
+
+    Syntax trees are cached on disk by the text, the file name and the
+    grammar, so an unchanged file (the standard library above all) is read
+    back instead of parsed again.
+    """
+    import hashlib
+    import pickle
+
+    from .units import cache_dir
+
+    key = hashlib.sha256("\0".join((_grammar_digest(), file, text)).encode()).hexdigest()
+    path = cache_dir() / "syntax" / f"{key}.pickle"
+    try:
+        with open(path, "rb") as f:
+            return pickle.load(f)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        pass
+    program = _parse(text, file)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        with open(tmp, "wb") as f:
+            pickle.dump(program, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache that cannot be written only costs time
+    return program
+
+
+@lru_cache(maxsize=1)
+def _grammar_digest() -> str:
+    import hashlib
+    from . import __version__
+    return hashlib.sha256(_GRAMMAR.read_bytes() + __version__.encode()).hexdigest()[:16]
+
+
+def _parse(text: str, file: str) -> ast.Program:
     lark, brackets, comments = _parser()
     comments.clear()
     source = text if text.endswith("\n") else text + "\n"

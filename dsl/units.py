@@ -8,7 +8,9 @@ unit pattern is ever handed to pint's parser.
 """
 from __future__ import annotations
 
+import atexit
 import hashlib
+import json
 import os
 import re
 from functools import lru_cache
@@ -95,12 +97,17 @@ def _power(name: str, p) -> str:
 DIMENSIONLESS = Dim()
 
 
-@lru_cache(maxsize=1)
-def registry():
-    """The pint registry (built once per process, cached on disk)."""
-    import pint
+def _pint_default_file() -> Path:
+    """pint's default definitions, located without importing pint."""
+    import importlib.util
+    spec = importlib.util.find_spec("pint")
+    return Path(spec.origin).resolve().parent / "default_en.txt"
 
-    default = Path(pint.__file__).resolve().parent / "default_en.txt"
+
+@lru_cache(maxsize=1)
+def _definitions() -> tuple[str, str]:
+    """ifr's full definitions text and its digest (which keys every unit cache)."""
+    default = _pint_default_file()
     # The combined file lives in the cache folder, so pint's own @imports are
     # inlined rather than resolved relative to it.
     text = re.sub(r"(?m)^@import\s+(\S+)\s*$",
@@ -110,7 +117,15 @@ def registry():
     if count != 1:  # pint changed its file: fail loudly, not silently wrong
         raise RuntimeError("pint's default_en.txt no longer defines `bit = []`")
     combined = text + "\n" + _UNITS_FILE.read_text(encoding="utf-8")
-    digest = hashlib.sha256(combined.encode()).hexdigest()[:16]
+    return combined, hashlib.sha256(combined.encode()).hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
+def registry():
+    """The pint registry (built once per process, cached on disk)."""
+    import pint
+
+    combined, digest = _definitions()
     folder = cache_dir()
     path = folder / f"units-{digest}.txt"
     if not path.exists():
@@ -120,6 +135,58 @@ def registry():
     ureg = pint.UnitRegistry(str(path), cache_folder=str(folder / "pint"), autoconvert_offset_to_baseunit=True)
     pint.set_application_registry(ureg)
     return ureg
+
+
+class _Lookups:
+    """Unit text -> (factor, dimension), remembered on disk between runs.
+
+    Most runs use a handful of unit spellings; answering them from this table
+    spares importing pint and building its registry, the largest fixed cost of
+    a run.  The table is keyed by the digest of the definitions, so a change to
+    units.txt or to pint starts a new one.
+    """
+
+    def __init__(self):
+        self.table: dict[str, tuple[float, Dim]] | None = None
+        self.dirty = False
+
+    def path(self) -> Path:
+        return cache_dir() / f"units-{_definitions()[1]}.lookups.json"
+
+    def _load(self) -> None:
+        self.table = {}
+        try:
+            raw = json.loads(self.path().read_text(encoding="utf-8"))
+            for text, (factor, items) in raw.items():
+                self.table[text] = (float(factor), Dim({k: v for k, v in items}))
+        except (OSError, ValueError, TypeError):
+            pass
+
+    def get(self, text: str):
+        if self.table is None:
+            self._load()
+        found = self.table.get(text)
+        if found is None:
+            found = _lookup(text)
+            self.table[text] = found
+            if not self.dirty:
+                self.dirty = True
+                atexit.register(self.save)
+        return found
+
+    def save(self) -> None:
+        data = {t: [f, [[k, v] for k, v in d.items]] for t, (f, d) in self.table.items()
+                if all(float(v).is_integer() for _, v in d.items)}
+        path = self.path()
+        try:
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(data), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a cache that cannot be written only costs time
+
+
+_LOOKUPS = _Lookups()
 
 
 @lru_cache(maxsize=4096)
@@ -141,7 +208,7 @@ def unit(text: str, span: Span | None = None) -> tuple[float, Dim]:
         raise IfrError("bad-unit", f"`{text}` is not a unit expression", span,
                        hint="write units like GB/s, KiB/token, GPU*s/request, m^2")
     try:
-        return _lookup(text)
+        return _LOOKUPS.get(text)
     except Exception as exc:  # pint raises several unrelated types here
         if type(exc).__module__.startswith("pint") or isinstance(exc, (AttributeError, ValueError, TypeError, KeyError)):
             raise unknown_unit(text, span) from None
