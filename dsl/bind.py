@@ -286,6 +286,13 @@ class Binder:
 
     def _call(self, node: ast.Call, scope: _Scope) -> ir.Node:
         text = _text(node)
+        if node.owner is not None:
+            owner = self._binding(node.owner, scope)
+            fn = owner.namespace.get(node.func) if isinstance(owner, ModuleDef) else None
+            if not isinstance(fn, FnBinding):
+                where = f"module `{_text(node.owner)}`" if isinstance(owner, ModuleDef) else f"`{_text(node.owner)}`"
+                raise IfrError("unknown-function", f"{where} has no function `{node.func}`", node.func_span)
+            return self._inline(node, fn, scope)
         fn = scope.lookup(node.func)
         if isinstance(fn, FnBinding):
             return self._inline(node, fn, scope)

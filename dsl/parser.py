@@ -384,6 +384,12 @@ class _ToAst(Transformer):
         keywords = [a for a in args if isinstance(a, tuple)]
         return ast.Call(self._span(meta), str(name), self._tok_span(name), positional, keywords)
 
+    def qualified_call(self, meta, items):
+        owner, name, *args = items
+        call = self.call(meta, [name] + args)
+        call.owner = owner
+        return call
+
     def keyword(self, meta, items):
         return (str(items[0]), items[1])
 

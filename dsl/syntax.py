@@ -86,6 +86,7 @@ class Call(Expr):
     func_span: Span
     args: list[Expr]
     kwargs: list[tuple[str, Expr]]
+    owner: Expr | None = None    # `module.fn(...)`: the module part
 
 
 @dataclass(eq=False)

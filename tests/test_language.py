@@ -254,3 +254,15 @@ def test_a_sweep_equals_one_evaluation_per_value(tmp_path_factory, sizes):
         single = m.with_inputs(size=f"{s!r} GB")
         assert row[1] * factor(table.units[1]) == pytest.approx(single.values["t"], rel=1e-12)
         assert row[2] == single.value("n") == math.ceil(s / 10 - 1e-12)
+
+
+def test_functions_from_another_module_and_nested_comprehensions(tmp_path):
+    (tmp_path / "lib.ifr").write_text("fn twice(x) = 2 * x\n")
+    m = model(tmp_path, """
+        use lib
+        use lib: twice
+        a = twice(3) + lib.twice(4)
+        b = max(max(n * k for k in 1..n) for n in 1..4)
+    """)
+    assert m.values["a"] == 14
+    assert m.values["b"] == 16

@@ -1,0 +1,88 @@
+"""The command line's outputs: JSON shapes, tables, plots, overrides, exit codes."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ifr.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+HANDOFF = str(ROOT / "models" / "pd_handoff.ifr")
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_run_json_lists_every_cell(capsys):
+    code, out, _ = run(capsys, "run", HANDOFF, "--format", "json")
+    assert code == 0
+    cells = {c["name"]: c for c in json.loads(out)["cells"]}
+    t = cells["t_handoff"]
+    assert set(t) >= {"name", "value", "unit", "kind", "formula", "description"}
+    assert t["unit"] == "ms" and t["value"] == pytest.approx(48.3, abs=0.05)
+    assert t["kind"] == "formula" and t["formula"] == "kv_state / link"
+    assert cells["context"]["kind"] == "input"
+    assert cells["alpha_gqa"]["kind"] == "solve"
+
+
+def test_set_overrides_and_marks_the_cell(capsys):
+    code, out, _ = run(capsys, "run", HANDOFF, "--format", "json", "--set", "link=50GB/s")
+    cells = {c["name"]: c for c in json.loads(out)["cells"]}
+    assert cells["link"]["kind"] == "override"
+    assert cells["t_handoff"]["value"] == pytest.approx(24.16, abs=0.01)
+    assert cells["alpha_gqa"]["value"] == pytest.approx(340, abs=0.5)  # 000 §3: 340 µs at 50 GB/s
+
+
+def test_scenario(capsys):
+    code, out, _ = run(capsys, "run", HANDOFF, "--format", "json", "--scenario", "fast_link")
+    cells = {c["name"]: c for c in json.loads(out)["cells"]}
+    assert cells["alpha_mla"]["value"] == pytest.approx(162, abs=0.5)  # 000 §3
+
+
+def test_unknown_scenario_is_a_usage_error(capsys):
+    code, _, err = run(capsys, "run", HANDOFF, "--scenario", "fats_link")
+    assert code == 2 and "did you mean fast_link?" in err
+
+
+def test_check_json_lists_every_check(capsys):
+    code, out, _ = run(capsys, "check", HANDOFF, "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["failed"] == 0
+    first = data["checks"][0]
+    assert set(first) >= {"file", "line", "source", "expected", "actual", "passed"}
+    assert first["expected"] == {"value": 144.0, "unit": "KiB/token"}
+    assert first["actual"]["value"] == pytest.approx(144)
+
+
+def test_a_failing_check_exits_1(capsys, tmp_path):
+    f = tmp_path / "bad.ifr"
+    f.write_text("x = 2 ms\ncheck x = 3 ms\n")
+    code, out, _ = run(capsys, "check", str(f))
+    assert code == 1 and "✗" in out
+
+
+def test_check_of_an_empty_folder_is_an_error(capsys, tmp_path):
+    code, _, err = run(capsys, "check", str(tmp_path))
+    assert code == 2 and "no .ifr files" in err
+
+
+def test_table_formats_and_plot(capsys, tmp_path):
+    f = tmp_path / "sweep.ifr"
+    f.write_text("size = 1 GB\nlink = 25 GB/s\nt = size / link in ms\n"
+                 "table by_size: vary size over 1 GB..4 GB step 1 GB show t\n")
+    code, out, _ = run(capsys, "table", str(f), "by_size", "--format", "csv", "--plot", str(tmp_path / "t.png"))
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert lines[0] == "size [GB],t [ms]" and len(lines) == 5
+    assert [float(v) for v in lines[4].split(",")] == pytest.approx([4, 160])
+    assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_explain_an_input_and_a_formula(capsys):
+    code, out, _ = run(capsys, "explain", HANDOFF, "kv_state")
+    assert code == 0 and "kv_state = kv_token * context" in out and "1.125 GiB" in out
