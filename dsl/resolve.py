@@ -145,6 +145,14 @@ def read_source(path: Path, span: Span | None = None) -> str:
                        hint="save the file as UTF-8") from None
 
 
+def _display_path(path: Path) -> str:
+    """A module's path as messages show it: relative to the working folder when inside it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 class Loader:
     """Parses the main file and, depth first, every module it uses."""
 
@@ -167,8 +175,9 @@ class Loader:
         if text is None:
             text = read_source(given if not key else path, span)
         from .errors import remember_source
-        remember_source(str(path) if key else self.main_name, text)
-        program = self.parse(text, str(path) if key else self.main_name)
+        name = _display_path(path) if key else self.main_name
+        remember_source(name, text)
+        program = self.parse(text, name)
         while key in self.modules:
             key = key + "_"
         module = ModuleDef(key, program.file, program)
