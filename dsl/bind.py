@@ -452,14 +452,7 @@ class Binder:
 
     def affected_by(self, unknown: str) -> set[str]:
         """The unknown and every formula that depends on it."""
-        rev = self._dependents()
-        seen, stack = {unknown}, [unknown]
-        while stack:
-            for d in rev.get(stack.pop(), ()):
-                if d not in seen:
-                    seen.add(d)
-                    stack.append(d)
-        return seen
+        return reachable(unknown, self._dependents())
 
     def _solve_deps(self, cell: CellDef) -> set[str]:
         affected = self.affected_by(cell.unknown)
@@ -501,6 +494,17 @@ class Binder:
                                hint="a cell cannot use its own value; use solve for a goal seek") from None
             raise IfrError("cycle", "these cells depend on each other: " + " -> ".join(names), first.span,
                            hint="break the cycle, or use solve to find a consistent value") from None
+
+
+def reachable(start: str, edges: dict[str, set[str]]) -> set[str]:
+    """``start`` and every node reachable from it along ``edges``."""
+    seen, stack = {start}, [start]
+    while stack:
+        for d in edges.get(stack.pop(), ()):
+            if d not in seen:
+                seen.add(d)
+                stack.append(d)
+    return seen
 
 
 def _describe(binding) -> str:

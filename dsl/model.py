@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from . import ir
-from .bind import Binder, _Scope
+from .bind import Binder, _Scope, reachable
 from .dimensions import check_graph, dim_of
 from .display import display_unit, factor, format_number, uses_binary
 from .errors import IfrError, Span, remember_source
@@ -222,17 +222,12 @@ class Model:
 
     def affected(self, cid: str) -> set[str]:
         """Every cell whose value depends on ``cid`` (through formulas and solves)."""
-        rev: dict[str, set[str]] = {}
-        for c, deps in self.graph.deps.items():
-            for d in deps:
-                rev.setdefault(d, set()).add(c)
-        seen, stack = {cid}, [cid]
-        while stack:
-            for d in rev.get(stack.pop(), ()):
-                if d not in seen:
-                    seen.add(d)
-                    stack.append(d)
-        return seen
+        if not hasattr(self, "_dependents"):
+            self._dependents: dict[str, set[str]] = {}
+            for c, deps in self.graph.deps.items():
+                for d in deps:
+                    self._dependents.setdefault(d, set()).add(c)
+        return reachable(cid, self._dependents)
 
 
 def _shift(error: IfrError, file: str, original: str, columns: int) -> IfrError:
