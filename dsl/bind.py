@@ -224,6 +224,9 @@ class Binder:
             return self._call(node, scope)
         if isinstance(node, ast.Comprehension):
             return self._comprehension(node, scope)
+        if isinstance(node, ast.Index):
+            raise IfrError("syntax", "`[...]` reads a table's row, and only in a check", node.span,
+                           hint="write `check table[value].column = ...`")
         raise IfrError("syntax", "a list or range is not a value here", node.span)
 
     def _value(self, node, scope: _Scope) -> ir.Node:
@@ -373,15 +376,20 @@ class Binder:
     def _main_statements(self):
         checks, tables, scenarios = [], [], {}
         scope = _Scope(self.main)
+        for stmt in self.main.program.statements:  # tables first: checks may read their rows
+            if isinstance(stmt, ast.Table):
+                try:
+                    tables.append(self._table(stmt, scope))
+                except IfrError as e:
+                    self.errors.add(e)
+        self.tables = {t.name: t for t in tables}
         for stmt in self.main.program.statements:
             try:
                 if isinstance(stmt, ast.Check):
-                    checks.append(CheckDef(stmt.span, stmt.source, stmt.description, self.expr(stmt.expr, scope),
+                    checks.append(CheckDef(stmt.span, stmt.source, stmt.description, self._check_side(stmt.expr, scope),
                                            self.expr(stmt.expected, scope) if stmt.expected is not None else None,
                                            self.expr(stmt.tolerance, scope) if stmt.tolerance is not None else None,
                                            stmt.expected, stmt.tolerance))
-                elif isinstance(stmt, ast.Table):
-                    tables.append(self._table(stmt, scope))
                 elif isinstance(stmt, ast.Scenario):
                     if stmt.name in scenarios:
                         raise IfrError("redefinition", f"scenario `{stmt.name}` is defined twice", stmt.name_span)
@@ -395,6 +403,41 @@ class Binder:
             except IfrError as e:
                 self.errors.add(e)
         return checks, tables, scenarios
+
+    def _check_side(self, node: ast.Expr, scope: _Scope) -> ir.Node:
+        """A check's expression, where `table[value].column` reads a table's row."""
+        if isinstance(node, ast.Compare):
+            return ir.Cmp(node.span, _text(node), node.op, self._check_side(node.left, scope),
+                          self._check_side(node.right, scope))
+        if isinstance(node, ast.FieldAccess) and isinstance(node.obj, ast.Index):
+            return self._table_row(node, scope)
+        return self.expr(node, scope)
+
+    def _table_row(self, node: ast.FieldAccess, scope: _Scope) -> ir.Node:
+        index = node.obj
+        if not isinstance(index.obj, ast.Name) or index.obj.id not in self.tables:
+            close = suggest(_text(index.obj), self.tables)
+            raise IfrError("unknown-table", f"`{_text(index.obj)}` is not a table of this file", index.obj.span,
+                           hint=f"did you mean {close}?" if close else "define it with `table NAME: vary ...`")
+        table = self.tables[index.obj.id]
+        column = scope.lookup(node.name)
+        if not isinstance(column, str) or column not in table.show:
+            shown = ", ".join(self.cells[c].name for c in table.show)
+            raise IfrError("unknown-column", f"table `{table.name}` shows no column `{node.name}`", _field_span(node),
+                           hint=f"its columns are {shown}")
+        if table.var_is_record:
+            key = self._binding(index.key, scope) if isinstance(index.key, (ast.Name, ast.FieldAccess)) else None
+            if not isinstance(key, RecordDef):
+                raise IfrError("not-a-record", f"table `{table.name}` varies a record: name one of its records",
+                               index.key.span)
+            if key not in table.values:
+                listed = ", ".join(r.name for r in table.values)
+                raise IfrError("unknown-row", f"`{_text(index.key)}` is not a row of table `{table.name}`",
+                               index.key.span, hint=f"its rows are {listed}")
+        else:
+            key = self.expr(index.key, scope)
+        return ir.TableRow(node.span, _text(node), table.name, key, column,
+                           None if table.var_is_record else table.var)
 
     def _table(self, stmt: ast.Table, scope: _Scope) -> TableDef:
         var = scope.lookup(stmt.var)

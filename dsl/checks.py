@@ -65,6 +65,8 @@ def run_checks(model) -> list:
 
 
 def _ref(node):
+    if isinstance(node, ir.TableRow):
+        return node.column
     return node.cell if isinstance(node, ir.Ref) else None
 
 
@@ -101,6 +103,12 @@ def _inequality(model, check, value):
 
 
 def _eval(node, model):
+    if isinstance(node, ir.TableRow):
+        from .tables import table_row
+        return float(table_row(model, node))
+    if isinstance(node, ir.Cmp) and any(isinstance(side, ir.TableRow) for side in (node.left, node.right)):
+        from .evaluate import _COMPARE
+        return bool(_COMPARE[node.op](_eval(node.left, model), _eval(node.right, model)))
     v = compile_node(node)(model.values, {})
     if isinstance(v, np.ndarray):
         if v.size != 1:

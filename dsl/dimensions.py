@@ -132,6 +132,13 @@ def dim_of(node: ir.Node, dims: dict) -> Dim:
             dim_of(node.cond, dims)
         body = dim_of(node.body, dims)
         return DIMENSIONLESS if node.func in ("argmax", "argmin", "first") else body
+    if isinstance(node, ir.TableRow):
+        if node.var is not None:
+            key, var = dim_of(node.key, dims), dims.get(node.var)
+            if var is not None and key != var:
+                raise IfrError("unit-mismatch", f"`{node.key.text}` is {key}, but table `{node.table}` varies a "
+                               f"value of {var}", node.key.span)
+        return dims.get(node.column) or _raise(_Unknown())
     if isinstance(node, ir.MonteCarlo):
         for name, arg in node.kwargs.items():
             d = dim_of(arg, dims)

@@ -95,6 +95,14 @@ class MonteCarlo(Node):
     kwargs: dict[str, Node]
 
 
+@dataclass(eq=False)
+class TableRow(Node):
+    table: str          # a table's name
+    key: object         # the varied value: an IR node, or a RecordDef
+    column: str         # the shown cell's id
+    var: str | None = None   # the varied cell's id (None when it is a record)
+
+
 BUILTINS = {  # name -> (min args, max args)
     "max": (1, None), "min": (1, None), "abs": (1, 1), "sqrt": (1, 1), "exp": (1, 1),
     "ln": (1, 1), "log10": (1, 1), "log2": (1, 1), "ceil": (1, 1), "floor": (1, 1),
@@ -120,6 +128,8 @@ def children(node: Node) -> list[Node]:
         return [node.body, node.lo, node.hi] + ([node.cond] if node.cond is not None else [])
     if isinstance(node, MonteCarlo):
         return list(node.kwargs.values())
+    if isinstance(node, TableRow) and isinstance(node.key, Node):
+        return [node.key]
     return []
 
 

@@ -340,6 +340,9 @@ class _ToAst(Transformer):
     def field_access(self, meta, items):
         return ast.FieldAccess(self._span(meta), items[0], str(items[1]))
 
+    def index(self, meta, items):
+        return ast.Index(self._span(meta), items[0], items[1])
+
     def _chain(self, meta, items, make):
         left = items[0]
         for i in range(1, len(items), 2):

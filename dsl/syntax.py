@@ -44,6 +44,12 @@ class FieldAccess(Expr):
 
 
 @dataclass(eq=False)
+class Index(Expr):
+    obj: Expr
+    key: Expr
+
+
+@dataclass(eq=False)
 class BinOp(Expr):
     op: str              # + - * / ^
     left: Expr

@@ -37,6 +37,26 @@ def sweep_values(model, table):
     return np.array(out)
 
 
+def table_row(model, row) -> float:
+    """One row of a table, one column: the shown cell with the varied cell set to the row's value."""
+    table = next(t for t in model.graph.tables if t.name == row.table)
+    if table.var_is_record:
+        record = model.graph.records[table.var]
+        overrides = {cid: model.values[row.key.fields[f]] if f in row.key.fields else np.nan
+                     for f, cid in record.fields.items()}
+    else:
+        d = dim_of(row.key, model.dims)
+        if d != model.dims[table.var]:
+            raise IfrError("unit-mismatch", f"`{row.key.text}` is {d}, but table `{table.name}` varies "
+                           f"`{model.graph.cells[table.var].name}`, which is {model.dims[table.var]}", row.key.span)
+        overrides = {table.var: float(compile_node(row.key)(model.values, {}))}
+    affected = set()
+    for cid in overrides:
+        affected |= model.affected(cid)
+    env = model.evaluator.run(overrides, only=affected, base=model.values)
+    return env[row.column]
+
+
 def run_table(model, name: str):
     from .model import TableResult
     tables = {t.name: t for t in model.graph.tables}

@@ -266,3 +266,28 @@ def test_functions_from_another_module_and_nested_comprehensions(tmp_path):
     """)
     assert m.values["a"] == 14
     assert m.values["b"] == 16
+
+
+def test_checks_read_table_rows(tmp_path):
+    m = model(tmp_path, """
+        nic = { bandwidth = 25 GB/s }
+        fast = { bandwidth = 50 GB/s }
+        link = nic
+        size = 1 GB
+        t = size / link.bandwidth in ms
+        table by_link: vary link over [nic, fast] show t
+        table by_size: vary size over [1 GB, 2 GB, 5 GB] show t
+        check by_link[fast].t = 20 ms
+        check by_size[5 GB].t = 200 ms
+        check by_size[5 GB].t > by_link[fast].t
+        check by_size[5 GB].t = 201 ms
+    """)
+    assert [r.passed for r in m.check()] == [True, True, True, False]
+
+
+def test_table_row_mistakes(tmp_path):
+    base = "x = 1 s\ny = x\ntable t: vary x over [1 s] show y\n"
+    assert error(tmp_path, base + "check q[1 s].y = 1 s\n").code == "unknown-table"
+    assert error(tmp_path, base + "check t[1 s].x = 1 s\n").code == "unknown-column"
+    assert error(tmp_path, base + "check t[2 GB].y = 1 s\n").code == "unit-mismatch"
+    assert error(tmp_path, base + "z = t[1 s].y\n").code == "syntax"
