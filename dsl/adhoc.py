@@ -4,7 +4,7 @@ from __future__ import annotations
 from . import ir
 from . import syntax as ast
 from .bind import _Scope
-from .dimensions import check_display, dim_of
+from .dimensions import dim_of
 from .errors import IfrError, remember_source
 from .parser import parse
 from .resolve import CellDef
@@ -16,7 +16,7 @@ def solve_equation(model, unknown: str, equation: str, origin: str = "<equation>
     cid = model.cell_id(unknown)
     if "=" not in equation.replace("==", "").replace("<=", "").replace(">=", "").replace("!=", ""):
         raise IfrError("bad-equation", f"`{equation}` is not an equation", None, hint='write "lhs = rhs"')
-    text = f"__solve__ = solve {unknown.replace('.', '_') if False else _plain(model, cid)}: {equation}"
+    text = f"__solve__ = solve {_plain(model, cid)}: {equation}"
     remember_source(origin, text)
     program = parse(text, origin)
     stmt = program.statements[0]

@@ -75,9 +75,7 @@ def _tolerance(check, model, literal, expected, scale):
         tol_node = check.tolerance
         if isinstance(tol_node, ir.Const) and tol_node.unit == "%":
             return abs(expected) * tol_node.value, f"within {tol_node.text}"
-        t = _eval(tol_node, model)
-        if tol_node and model.dims and t is not None:
-            return abs(t) / scale, f"within {tol_node.text}"
+        return abs(_eval(tol_node, model)) / scale, f"within {tol_node.text}"
     if literal is not None:
         h = half_step(literal[0])
         return h, f"rounds to {literal[0]}"

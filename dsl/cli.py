@@ -144,7 +144,6 @@ def _cell_rows(model):
     for cid, cell in model.graph.cells.items():
         if cell.module and not _used_by_main(model, cid):
             continue
-        v = model.values[cid]
         unit = model.units[cid]
         kind = "override" if cid in model.overrides else cell.kind
         value = model.value(cid)

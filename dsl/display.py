@@ -49,7 +49,7 @@ def auto_unit(dim: Dim, value: float, binary: bool = False) -> str:
                 return name
         return "ns"
     if any(k not in _BASE_UNIT or not float(p).is_integer() for k, p in items.items()):
-        return _fallback(dim)
+        return str(dim)  # no readable unit: name the dimension
     # the leading unit (takes the prefix) is the first positive non-count dimension
     num = [(k, int(p)) for k, p in items.items() if p > 0]
     den = [(k, -int(p)) for k, p in items.items() if p < 0]
@@ -79,29 +79,24 @@ def _prefixed(base: str, value: float, binary: bool) -> str:
         return base
     ladder = _BINARY if binary else _SI
     if binary:
-        for prefix, factor in ladder:
-            if v >= factor:
-                return _bin_name(prefix, base)
+        for prefix, size in ladder:
+            if v >= size:
+                return prefix + base
         return base
-    for prefix, factor in ladder:
-        if v >= factor * 0.9995:
+    for prefix, size in ladder:
+        if v >= size * 0.9995:
             if base == "FLOP" and prefix in ("m", "µ", "n", "p"):
                 return base
             return prefix + base
     return "p" + base
 
 
-def _bin_name(prefix: str, base: str) -> str:
-    return prefix + base
-
-
-def _fallback(dim: Dim) -> str:
-    return str(dim)
-
-
 @lru_cache(maxsize=1024)
 def factor(text: str) -> float:
-    """Base-SI value of one `text` unit."""
+    """Base-SI value of one `text` unit (1 for a bare dimension such as `[length]^0.5`,
+    shown when no unit of the field fits: the value is then in base SI)."""
+    if not text or text.startswith("["):
+        return 1.0
     return unit(text)[0]
 
 
