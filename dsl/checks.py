@@ -1,8 +1,6 @@
 """`check` lines: printed-precision equality, tolerances and inequalities."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from . import ir

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from .errors import IfrError, IfrErrors, InternalError, remember_source, render
+from .errors import IfrError, IfrErrors, remember_source, render
 
 USAGE_HINT = "run `ifr --help` for the commands, `ifr COMMAND --help` for their options"
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from . import ir
 from .bind import Binder, _Scope, reachable
 from .dimensions import check_graph, dim_of
@@ -21,7 +19,7 @@ from .display import display_unit, factor, format_number, uses_binary
 from .errors import IfrError, Span, remember_source
 from .evaluate import Evaluator, compile_node
 from .parser import parse, parse_expression
-from .resolve import Graph, Loader, read_source
+from .resolve import Graph, Loader
 from .solve import Solver
 from .units import Dim, suggest
 

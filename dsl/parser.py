@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, VisitError
 
 from . import syntax as ast
 from .errors import IfrError, Span
@@ -212,13 +212,6 @@ class _ToAst(Transformer):
 
     def _tok_span(self, tok: Token) -> Span:
         return Span(self.file, tok.line, tok.column, tok.end_line, tok.end_column)
-
-    def _text(self, node) -> str:
-        span = getattr(node, "span", None)
-        meta = getattr(node, "_meta", None)
-        if meta is not None:
-            return self.source[meta.start_pos: meta.end_pos]
-        return ""
 
     def _slice(self, meta) -> str:
         return self.source[meta.start_pos: meta.end_pos]

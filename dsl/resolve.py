@@ -6,14 +6,13 @@ record alias, and orders the cells with ``graphlib`` (cycles are errors).
 """
 from __future__ import annotations
 
-import graphlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import ir
 from . import syntax as ast
-from .errors import Collector, IfrError, IfrErrors, Span
-from .units import suggest, unit, unit_names
+from .errors import IfrError, Span
+from .units import suggest
 
 STDLIB = Path(__file__).resolve().parent.parent / "stdlib"
 

@@ -131,7 +131,6 @@ class Solver:
         return Solution(out, "numeric", None, [], "solved row by row")
 
     def _try_tree(self, tree, cell, env, f) -> Solution | None:
-        symbols = {}
         def value(name):
             if name not in env:
                 raise KeyError(name)

@@ -1,0 +1,255 @@
+"""Resolving expressions: syntax -> IR in a scope (cells first, then units).
+
+Functions are expanded inline here, and a name that is no cell falls back to
+a unit (a single letter with a warning).
+"""
+from __future__ import annotations
+
+from . import ir
+from . import syntax as ast
+from .errors import IfrError, Span
+from .resolve import FnBinding, ModuleDef, RecordDef
+from .units import DIMENSIONLESS, suggest, suggest_unit, unit
+
+
+class _Scope:
+    def __init__(self, module: ModuleDef, record: RecordDef | None = None, local: dict | None = None):
+        self.module = module
+        self.record = record
+        self.local = local or {}
+
+    def lookup(self, name: str):
+        if name in self.local:
+            return self.local[name]
+        if self.record is not None and name in self.record.fields:
+            return self.record.fields[name]
+        return self.module.namespace.get(name)
+
+    def names(self) -> list[str]:
+        out = list(self.local) + list(self.module.namespace)
+        if self.record is not None:
+            out += list(self.record.fields)
+        return out
+
+    def child(self, local: dict) -> "_Scope":
+        merged = dict(self.local)
+        merged.update(local)
+        return _Scope(self.module, self.record, merged)
+
+
+class ExpressionResolver:
+    """Turns syntax expressions into IR; mixed into the Binder, whose cells and warnings it uses."""
+
+    def expr(self, node: ast.Expr, scope: _Scope) -> ir.Node:
+        """Resolve one syntax expression in a scope."""
+        text = _text(node)
+        if isinstance(node, ast.Number):
+            return ir.Const(node.span, text, node.value, DIMENSIONLESS, None, node.text)
+        if isinstance(node, ast.Percent):
+            return ir.Const(node.span, text, node.value, DIMENSIONLESS, "%", node.text)
+        if isinstance(node, ast.Quantity):
+            factor, dim = unit(node.unit, _unit_span(node))
+            return ir.Const(node.span, text, node.value * factor, dim, node.unit, node.number_text)
+        if isinstance(node, (ast.Name, ast.FieldAccess)):
+            return self._value(node, scope)
+        if isinstance(node, ast.BinOp):
+            return ir.Bin(node.span, text, node.op.replace("**", "^"), self.expr(node.left, scope),
+                          self.expr(node.right, scope))
+        if isinstance(node, ast.Neg):
+            return ir.Neg(node.span, text, self.expr(node.operand, scope))
+        if isinstance(node, ast.Compare):
+            return ir.Cmp(node.span, text, node.op, self.expr(node.left, scope), self.expr(node.right, scope))
+        if isinstance(node, ast.BoolOp):
+            return ir.Logic(node.span, text, node.op, [self.expr(o, scope) for o in node.operands])
+        if isinstance(node, ast.Not):
+            return ir.Not(node.span, text, self.expr(node.operand, scope))
+        if isinstance(node, ast.IfElse):
+            return ir.If(node.span, text, self.expr(node.cond, scope), self.expr(node.then, scope),
+                         self.expr(node.other, scope))
+        if isinstance(node, ast.Call):
+            return self._call(node, scope)
+        if isinstance(node, ast.Comprehension):
+            return self._comprehension(node, scope)
+        if isinstance(node, ast.Index):
+            raise IfrError("syntax", "`[...]` reads a table's row, and only in a check", node.span,
+                           hint="write `check table[value].column = ...`")
+        raise IfrError("syntax", "a list or range is not a value here", node.span)
+
+    def _value(self, node, scope: _Scope) -> ir.Node:
+        binding = self._binding(node, scope)
+        if isinstance(binding, str):
+            return ir.Ref(node.span, _text(node), binding)
+        if isinstance(binding, ir.Node):
+            return binding
+        if isinstance(binding, tuple) and binding[0] == "unit":
+            return binding[1]
+        what = _describe(binding)
+        hint = None
+        if isinstance(binding, RecordDef) and binding.fields:
+            hint = f"pick a field, e.g. {_text(node)}.{next(iter(binding.fields))}"
+        elif isinstance(binding, FnBinding):
+            hint = f"call it: {_text(node)}({', '.join(binding.node.params)})"
+        raise IfrError("not-a-value", f"`{_text(node)}` is {what}, not a value", node.span, hint=hint)
+
+    def _binding(self, node, scope: _Scope):
+        """What a name or a.b.c refers to: a cell id, RecordDef, ModuleDef, FnBinding, IR or unit."""
+        if isinstance(node, ast.Name):
+            found = scope.lookup(node.id)
+            if found is not None:
+                return found
+            try:
+                factor, dim = unit(node.id, node.span)
+            except IfrError:
+                raise self._unknown(node.id, node.span, scope) from None
+            if len(node.id) == 1:
+                self.warnings.append(IfrError(
+                    "unit-fallback", f"`{node.id}` is read as a unit: no cell `{node.id}` is defined", node.span,
+                    hint=f"if you meant a cell, define `{node.id} = ...`; for the unit, write 1 {node.id}"))
+            return ("unit", ir.Const(node.span, node.id, factor, dim, node.id, "1"))
+        if isinstance(node, ast.FieldAccess):
+            owner = self._binding(node.obj, scope)
+            if isinstance(owner, RecordDef):
+                if node.name in owner.fields:
+                    return owner.fields[node.name]
+                close = suggest(node.name, owner.fields)
+                raise IfrError("unknown-field", f"`{_text(node.obj)}` has no field `{node.name}`",
+                               _field_span(node), hint=f"did you mean {close}?" if close else
+                               "its fields are " + ", ".join(owner.fields))
+            if isinstance(owner, ModuleDef):
+                if node.name in owner.namespace:
+                    return owner.namespace[node.name]
+                close = suggest(node.name, owner.namespace)
+                raise IfrError("unknown-name", f"module `{_text(node.obj)}` has no `{node.name}`",
+                               _field_span(node), hint=f"did you mean {close}?" if close else None)
+            raise IfrError("not-a-record", f"`{_text(node.obj)}` is {_describe(owner)}; it has no fields",
+                           node.obj.span)
+        return self.expr(node, scope)
+
+    def _unknown(self, name: str, span: Span, scope: _Scope, what: str = "a cell or a unit") -> IfrError:
+        close = suggest(name, scope.names())
+        if close is None and what == "a cell or a unit":
+            close = suggest_unit(name)
+        hint = f"did you mean {close}?" if close else None
+        return IfrError("unknown-name", f"`{name}` is neither a cell nor a unit" if what == "a cell or a unit"
+                        else f"`{name}` is not {what}", span, hint=hint)
+
+    def _call(self, node: ast.Call, scope: _Scope) -> ir.Node:
+        text = _text(node)
+        if node.owner is not None:
+            owner = self._binding(node.owner, scope)
+            fn = owner.namespace.get(node.func) if isinstance(owner, ModuleDef) else None
+            if not isinstance(fn, FnBinding):
+                where = f"module `{_text(node.owner)}`" if isinstance(owner, ModuleDef) else f"`{_text(node.owner)}`"
+                raise IfrError("unknown-function", f"{where} has no function `{node.func}`", node.func_span)
+            return self._inline(node, fn, scope)
+        fn = scope.lookup(node.func)
+        if isinstance(fn, FnBinding):
+            return self._inline(node, fn, scope)
+        if node.func in ir.MONTE_CARLO:
+            return self._monte_carlo(node, scope)
+        if node.func in ir.BUILTINS:
+            lo, hi = ir.BUILTINS[node.func]
+            if node.kwargs:
+                raise IfrError("wrong-arity", f"{node.func}() takes no named arguments", node.kwargs[0][1].span)
+            n = len(node.args)
+            if n < lo or (hi is not None and n > hi):
+                want = f"{lo}" if lo == hi else f"at least {lo}"
+                raise IfrError("wrong-arity", f"{node.func}() takes {want} argument{'s' if lo != 1 else ''}, "
+                               f"got {n}", node.span)
+            return ir.Func(node.span, text, node.func, [self.expr(a, scope) for a in node.args])
+        names = [k for k, v in scope.module.namespace.items() if isinstance(v, FnBinding)]
+        close = suggest(node.func, names + list(ir.BUILTINS) + list(ir.MONTE_CARLO))
+        hint = f"did you mean {close}?" if close else "define it with `fn " + node.func + "(...) = ...`"
+        if node.func == "log":
+            hint = "use ln (natural), log10 or log2"
+        raise IfrError("unknown-function", f"no function named `{node.func}`", node.func_span, hint=hint)
+
+    def _inline(self, node: ast.Call, fn: FnBinding, scope: _Scope) -> ir.Node:
+        params = fn.node.params
+        if node.kwargs:
+            raise IfrError("wrong-arity", f"{node.func}() takes positional arguments only",
+                           node.kwargs[0][1].span)
+        if len(node.args) != len(params):
+            raise IfrError("wrong-arity", f"{node.func}() takes {len(params)} argument"
+                           f"{'s' if len(params) != 1 else ''} ({', '.join(params)}), got {len(node.args)}",
+                           node.span, notes=[f"defined at {fn.node.span.file}:{fn.node.span.line}"])
+        if node.func in self.fn_stack:
+            raise IfrError("recursion", f"function `{node.func}` calls itself", node.span,
+                           hint="functions are expanded inline, so they cannot recurse")
+        local = {}
+        for param, arg in zip(params, node.args):
+            bound = None
+            if isinstance(arg, (ast.Name, ast.FieldAccess)):
+                try:
+                    b = self._binding(arg, scope)
+                    if isinstance(b, RecordDef):
+                        bound = b
+                except IfrError:
+                    pass
+            local[param] = bound if bound is not None else self.expr(arg, scope)
+        self.fn_stack.append(node.func)
+        try:
+            return self.expr(fn.node.body, _Scope(fn.module, None, local))
+        finally:
+            self.fn_stack.pop()
+
+    def _monte_carlo(self, node: ast.Call, scope: _Scope) -> ir.Node:
+        wanted = ir.MONTE_CARLO[node.func]
+        if node.args:
+            raise IfrError("wrong-arity", f"{node.func}() takes named arguments: " + ", ".join(f"{w}=..." for w in wanted),
+                           node.args[0].span)
+        given = dict(node.kwargs)
+        missing = [w for w in wanted if w not in given]
+        extra = [k for k in given if k not in wanted]
+        if missing or extra:
+            raise IfrError("wrong-arity", f"{node.func}() needs " + ", ".join(wanted) +
+                           (f"; missing {', '.join(missing)}" if missing else "") +
+                           (f"; unknown {', '.join(extra)}" if extra else ""), node.span)
+        return ir.MonteCarlo(node.span, _text(node), node.func,
+                             {k: self.expr(given[k], scope) for k in wanted})
+
+    def _comprehension(self, node: ast.Comprehension, scope: _Scope) -> ir.Node:
+        if node.func not in ir.REDUCERS:
+            raise IfrError("unknown-function", f"`{node.func}(... for ...)` is not a comprehension",
+                           node.func_span, hint="comprehensions are " + ", ".join(ir.REDUCERS))
+        var = ir.Var(node.span, node.var, node.var)
+        inner = scope.child({node.var: var})
+        return ir.Reduce(node.span, _text(node), node.func, self.expr(node.body, inner), node.var,
+                         self.expr(node.lo, scope), self.expr(node.hi, scope),
+                         self.expr(node.cond, inner) if node.cond is not None else None)
+
+
+def _describe(binding) -> str:
+    if isinstance(binding, RecordDef):
+        return "a record"
+    if isinstance(binding, ModuleDef):
+        return "a module"
+    if isinstance(binding, FnBinding):
+        return "a function"
+    return "a cell"
+
+
+def _field_span(node: ast.FieldAccess) -> Span:
+    s = node.span
+    return Span(s.file, s.end_line, max(1, s.end_column - len(node.name)), s.end_line, s.end_column)
+
+
+def _unit_span(node: ast.Quantity) -> Span:
+    s = node.span
+    return Span(s.file, s.end_line, max(1, s.end_column - len(node.unit)), s.end_line, s.end_column)
+
+
+def _text(node: ast.Expr) -> str:
+    from .errors import _source_line
+    s = node.span
+    if s.line == s.end_line:
+        line = _source_line(s.file, s.line)
+        if line is not None:
+            return line[s.column - 1: s.end_column - 1]
+    parts = []
+    for ln in range(s.line, s.end_line + 1):
+        line = _source_line(s.file, ln) or ""
+        start = s.column - 1 if ln == s.line else 0
+        end = s.end_column - 1 if ln == s.end_line else len(line)
+        parts.append(line[start:end].strip())
+    return " ".join(parts)
