@@ -1,0 +1,299 @@
+"""The Excel workbook a non-coder receives (DESIGN.md §7).
+
+Sheets, in order:
+
+- **Model**: a cover block (what this is, where it came from, how to use it),
+  then the main file's cells by section: name, value, unit, the formula as
+  written in the .ifr, description, and the defined name formulas use.
+  Inputs are blue and editable; formulas are live Excel formulas.
+- **Library**: the imported cells the model uses (GPUs, links, model shapes),
+  by module and record, laid out the same way.
+- **Checks**, one sheet per `table`, **Scenarios**, and **Comprehensions**
+  (helper rows for comprehensions): see `xlsx_sheets`.
+
+Every exported cell gets a defined name (`excel_names`), so formulas read
+`=1073.741824*kv_state/link`. The file is written to a temporary file in
+the target's folder and renamed over the target, so a failed export never
+leaves half a workbook behind.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import xlsxwriter
+from xlsxwriter.exceptions import FileCreateError
+
+import ifr
+from ifr import ir
+
+from .cells import atomic_path, display_value, exported_cells, source_text
+from .excel_formula import NotExcel, excel_formula
+from .excel_names import assign_names
+from .xlsx_formulas import FormulaBuilder, NotLive, _find
+from .xlsx_style import RowHeights, Styles, input_format, number_format, text_width
+
+MODEL_SHEET = "Model"
+LIBRARY_SHEET = "Library"
+# Columns of the Model and Library sheets (ifr.roundtrip reads them back).
+NAME_COL, VALUE_COL, UNIT_COL, FORMULA_COL, DESCRIPTION_COL, EXCEL_NAME_COL = range(6)
+HEADINGS = ["Name", "Value", "Unit", "Formula in the .ifr", "Description", "Excel name"]
+MODEL_HEADER_ROW = 4      # rows above it hold the cover block
+LIBRARY_HEADER_ROW = 2
+
+
+def write(model, path) -> None:
+    """Write `model` as an .xlsx workbook at `path`, atomically."""
+    with atomic_path(Path(path)) as temporary:
+        workbook = xlsxwriter.Workbook(str(temporary), {"strings_to_formulas": False,
+                                                        "strings_to_numbers": False})
+        WorkbookWriter(model, workbook).write()
+        try:
+            workbook.close()
+        except FileCreateError as exc:
+            raise OSError(str(exc)) from None
+
+
+# --- which cells, under which names ---------------------------------------------
+
+def cell_names(model, cells: list[str] | None = None) -> dict[str, str]:
+    """The defined name of every exported cell (deterministic for a model).
+
+    Main-file cells keep their own name; an imported cell takes the name the
+    main file reads it by when it is free (`nic_200g_bandwidth`), else its
+    full name (`hardware_nic_200g_bandwidth`)."""
+    cells = exported_cells(model) if cells is None else cells
+    graph = model.graph
+    ordered = sorted(cells, key=lambda cid: bool(graph.cells[cid].module))
+    candidates = []
+    for cid in ordered:
+        cell = graph.cells[cid]
+        spellings = [cell.name]
+        if cell.module and cell.name.startswith(cell.module + "."):
+            spellings.insert(0, cell.name[len(cell.module) + 1:])
+        candidates.append((cid, spellings))
+    return assign_names(candidates)
+
+
+# --- the writer ------------------------------------------------------------------
+
+class WorkbookWriter:
+    """Lays out and writes one model's workbook."""
+
+    def __init__(self, model, workbook):
+        self.model = model
+        self.workbook = workbook
+        self.styles = Styles(workbook)
+        self.builder = FormulaBuilder(model)
+        self.cells = exported_cells(model)
+        self.names = cell_names(model, self.cells)
+        self.address: dict[str, tuple[str, int, int]] = {}   # cid -> (sheet, row, column)
+        self.formulas: dict[str, object] = {}                 # cid -> sympy expr or NotLive
+        self.refs: dict[str, str] = dict(self.names)          # symbol -> Excel text
+        self.table_cells: dict[tuple[str, int, str], str] = {}  # (table, row, shown cell) -> Excel reference
+
+    def write(self) -> None:
+        from .xlsx_sheets import ChecksSheet, ComprehensionsSheet, ScenariosSheet, TableSheet
+        self._build_formulas()
+        main = [cid for cid in self.cells if not self.model.graph.cells[cid].module]
+        library = [cid for cid in self.cells if self.model.graph.cells[cid].module]
+        model_sheet = self.workbook.add_worksheet(MODEL_SHEET)
+        library_sheet = self.workbook.add_worksheet(LIBRARY_SHEET) if library else None
+        extra = []
+        if self.model.graph.checks:
+            extra.append(ChecksSheet(self))
+        used_titles = {MODEL_SHEET.lower(), LIBRARY_SHEET.lower(), "checks", "scenarios", "comprehensions"}
+        for table in self.model.graph.tables:
+            extra.append(TableSheet(self, table, used_titles))
+        if self.model.graph.scenarios:
+            extra.append(ScenariosSheet(self, main))
+        helpers = ComprehensionsSheet(self) if self.builder.helpers else None
+        for sheet in extra:
+            sheet.add()
+        if helpers is not None:
+            helpers.add()
+            helpers.place()           # gives the comprehension symbols their text
+        self._place(main, MODEL_SHEET, MODEL_HEADER_ROW + 1, sections=True)
+        self._place(library, LIBRARY_SHEET, LIBRARY_HEADER_ROW + 1, sections=False)
+        self._write_cells_sheet(model_sheet, main, MODEL_HEADER_ROW, sections=True)
+        self._write_cover(model_sheet, sum(self._widths(main)))
+        if library_sheet is not None:
+            self._write_cells_sheet(library_sheet, library, LIBRARY_HEADER_ROW, sections=False)
+            merged_text(library_sheet, 0, 0, len(HEADINGS) - 1, "Imported cells this model uses, by module "
+                        "and record. Blue cells are inputs: edit them like the Model sheet's.", self.styles("note"))
+        # Tables before checks: a check can read a table's row.
+        for sheet in sorted(extra, key=lambda sheet: isinstance(sheet, ChecksSheet)):
+            sheet.write()
+        if helpers is not None:
+            helpers.write()
+        model_sheet.activate()
+        self.workbook.set_properties({
+            "title": self._title(), "subject": f"ifr model {self.model.file}",
+            "comments": f"Exported by ifr {ifr.__version__} from {self.model.file}",
+        })
+
+    # --- formulas
+    def _build_formulas(self) -> None:
+        for cid in self.cells:
+            cell = self.model.graph.cells[cid]
+            if cell.kind == "input" or cid in self.model.overrides:
+                continue
+            try:
+                self.formulas[cid] = self.builder.cell(cid)
+            except NotLive as exc:
+                self.formulas[cid] = exc
+
+    def formula_text(self, expr, refs: dict[str, str] | None = None) -> str:
+        """Excel text for an expression; raises NotExcel."""
+        return excel_formula(expr, refs if refs is not None else self.refs)
+
+    # --- Model and Library sheets
+    def _groups(self, cids: list[str], sections: bool) -> list[tuple[str, list[str]]]:
+        groups: dict[str, list[str]] = {}
+        for cid in cids:
+            cell = self.model.graph.cells[cid]
+            if sections:
+                heading = cell.section or ""
+            else:
+                record = cell.record or ""
+                short = record[len(cell.module) + 1:] if record.startswith(cell.module + ".") else record
+                heading = f"{cell.module}: {short}" if short else f"{cell.module}"
+            groups.setdefault(heading, []).append(cid)
+        return list(groups.items())
+
+    def _place(self, cids: list[str], sheet: str, first_row: int, sections: bool) -> None:
+        row = first_row
+        for heading, members in self._groups(cids, sections):
+            if heading or not sections:
+                row += 1
+            for cid in members:
+                self.address[cid] = (sheet, row, VALUE_COL)
+                row += 1
+        for cid in cids:
+            sheet_name, r, c = self.address[cid]
+            self.workbook.define_name(self.names[cid], f"={_quote(sheet_name)}!${_col(c)}${r + 1}")
+
+    def _write_cells_sheet(self, sheet, cids: list[str], header_row: int, sections: bool) -> None:
+        st = self.styles
+        graph = self.model.graph
+        widths = self._widths(cids)
+        for col, heading in enumerate(HEADINGS):
+            sheet.write_string(header_row, col, heading, st("header_number" if col == VALUE_COL else "header"))
+            sheet.set_column(col, col, widths[col])
+        heights = RowHeights()
+        last_row = header_row
+        for heading, members in self._groups(cids, sections):
+            first = self.address[members[0]][1]
+            if heading or not sections:
+                merged_text(sheet, first - 1, 0, len(HEADINGS) - 1, heading, st("section"))
+            for cid in members:
+                row = self.address[cid][1]
+                cell = graph.cells[cid]
+                sheet.write_string(row, NAME_COL, cell.name, st("text"))
+                self.write_value(sheet, row, VALUE_COL, cid)
+                sheet.write_string(row, UNIT_COL, self.model.units[cid], st("unit"))
+                sheet.write_string(row, FORMULA_COL, source_text(cell), st("code"))
+                sheet.write_string(row, DESCRIPTION_COL, cell.description or "", st("wrap"))
+                sheet.write_string(row, EXCEL_NAME_COL, self.names[cid], st("code"))
+                heights.fit(row, source_text(cell), widths[FORMULA_COL] * 0.9)   # monospace runs wider
+                heights.fit(row, cell.description, widths[DESCRIPTION_COL])
+                last_row = max(last_row, row)
+        heights.apply(sheet)
+        sheet.freeze_panes(header_row + 1, 1)
+        setup_print(sheet, header_row, last_row, len(HEADINGS) - 1)
+
+    def _widths(self, cids: list[str]) -> list[float]:
+        cells = [self.model.graph.cells[c] for c in cids]
+        return [
+            text_width([c.name for c in cells] + ["Name"], 10, 40),
+            13,
+            text_width([self.model.units[c] for c in cids] + ["Unit"], 6, 16),
+            text_width([source_text(c) for c in cells] + ["Formula in the .ifr"], 20, 50),
+            text_width([c.description for c in cells] + ["Description"], 20, 50),
+            text_width([self.names[c] for c in cids] + ["Excel name"], 12, 32),
+        ]
+
+    def write_value(self, sheet, row: int, col: int, cid: str) -> None:
+        """The value cell of a model cell: an input, a live formula, or a value with a note."""
+        value = display_value(self.model, cid)
+        cell = self.model.graph.cells[cid]
+        if cell.kind == "input" or cid in self.model.overrides:
+            write_number(sheet, row, col, value, self.styles("input", input_format(value)))
+            computed = cell.expr is not None and _find(cell.expr, (ir.MonteCarlo, ir.Reduce))
+            if computed and cid not in self.model.overrides:
+                sheet.write_comment(row, col, f"An input computed by ifr from `{cell.source}` (it refers to no "
+                                    "other cell); edit it like any input.", {"x_scale": 2.5, "y_scale": 1.5})
+            return
+        found = self.formulas[cid]
+        note = str(found) if isinstance(found, NotLive) else None
+        if note is None:
+            try:
+                sheet.write_formula(row, col, self.formula_text(found), self.styles("formula", number_format(value)),
+                                    value)
+                return
+            except NotExcel as exc:
+                note = f"Excel cannot express this formula ({exc}); a value computed by ifr."
+        write_number(sheet, row, col, value, self.styles("static", number_format(value)))
+        sheet.write_comment(row, col, note, {"x_scale": 2.5, "y_scale": 1.5})
+
+    def _title(self) -> str:
+        doc = (self.model.docstring or "").strip()
+        return doc.splitlines()[0].strip() if doc else Path(self.model.file).stem
+
+    def _write_cover(self, sheet, width: float) -> None:
+        st = self.styles
+        last_col = len(HEADINGS) - 1
+        sheet.set_row(0, 22)
+        merged_text(sheet, 0, 0, last_col, self._title(), st("title"))
+        inputs = sum(1 for c in self.cells if self.model.graph.cells[c].kind == "input")
+        lines = [
+            f"Exported by ifr {ifr.__version__} from {self.model.file}: {len(self.cells)} cells, {inputs} of them "
+            "inputs. Every number is shown in the unit beside it.",
+            "To use it: edit the blue input cells (here and on the Library sheet) and every formula recalculates. "
+            "Keep the units: convert a number rather than change its unit. Grey italic values were computed by "
+            "ifr and do not recalculate (their notes say why). Read edits back with: "
+            f"ifr run {self.model.file} --inputs-from THIS.xlsx",
+        ]
+        heights = RowHeights()
+        for row, text in enumerate(lines, start=1):
+            merged_text(sheet, row, 0, last_col, text, st("note"))
+            heights.fit(row, text, width)
+        heights.apply(sheet)
+
+
+def write_number(sheet, row: int, col: int, value, style) -> None:
+    """A number (or a bool), or its text where Excel has no such number (inf, nan)."""
+    if isinstance(value, bool):
+        sheet.write_boolean(row, col, value, style)
+    elif isinstance(value, (int, float)) and np.isfinite(value):
+        sheet.write_number(row, col, float(value), style)
+    else:
+        sheet.write_string(row, col, str(value), style)
+
+
+def merged_text(sheet, row: int, first_col: int, last_col: int, text: str, style) -> None:
+    """Text across merged cells, always as text (never read as a formula)."""
+    if last_col > first_col:
+        sheet.merge_range(row, first_col, row, last_col, "", style)
+    sheet.write_string(row, first_col, text, style)
+
+
+def setup_print(sheet, header_row: int, last_row: int, last_col: int) -> None:
+    """Landscape, one page wide, the header repeated on every page."""
+    sheet.set_landscape()
+    sheet.set_paper(9)          # A4
+    sheet.fit_to_pages(1, 0)
+    sheet.set_margins(left=0.4, right=0.4, top=0.5, bottom=0.5)
+    sheet.repeat_rows(header_row)
+    sheet.print_area(0, 0, max(last_row, header_row), last_col)
+
+
+def _col(index: int) -> str:
+    from xlsxwriter.utility import xl_col_to_name
+    return xl_col_to_name(index)
+
+
+def _quote(sheet_name: str) -> str:
+    if sheet_name.replace("_", "").isalnum() and not sheet_name[0].isdigit():
+        return sheet_name
+    return "'" + sheet_name.replace("'", "''") + "'"

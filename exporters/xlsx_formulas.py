@@ -1,0 +1,290 @@
+"""What each workbook cell computes, as a sympy expression in display units.
+
+A workbook cell shows a value in its display unit (`kv_state` in GiB), so
+the formula for a cell `c` is its ifr expression with every referenced cell
+`d` read as `d * size(unit of d)` (base SI) and the result divided by
+`size(unit of c)`; sympy folds those factors into one coefficient
+(`1073.741824*kv_state/link`). Symbols are named by cell ids; the xlsx
+writer prints them as defined names or cell references.
+
+Not everything is a formula. `NotLive` carries the note that says why a
+cell is a value instead (a numeric solve, a Monte Carlo, a comprehension
+Excel cannot follow).
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import sympy as sp
+
+from ifr import ir
+from ifr.dimensions import dim_of
+from ifr.display import auto_unit, factor
+from ifr.symbolic import NotSymbolic, from_tree, number, to_sympy
+
+# Above this many nodes an unrolled comprehension goes to helper rows instead.
+INLINE_NODES = 400
+# A comprehension over more values than this stays a value.
+MAX_HELPER_ROWS = 20_000
+# Table rows expand formulas through the cells the varied input affects;
+# past this size the row formula would be unreadable (and slow to print).
+MAX_EXPANDED_NODES = 5_000
+
+
+class NotLive(Exception):
+    """The cell cannot be a live Excel formula; the message is the note to show."""
+
+
+@lru_cache(maxsize=None)
+def unit_size(unit_text: str):
+    """The exact base-SI size of one display unit, as a sympy number."""
+    return number(factor(unit_text)) if unit_text else sp.Integer(1)
+
+
+def per_unit(expr, size):
+    """A base-SI expression in units of `size` (booleans and plain numbers pass through)."""
+    return tidy(expr if size == 1 else expr / size)
+
+
+def tidy(expr):
+    """Pull the unit factors shared by the arguments of MAX/MIN, the branches of
+    an IF and the sides of a comparison out in front, where they cancel:
+    `1000*MAX(0.003,0.001*y)` becomes `MAX(3,y)`, `8E9*C<8E9*hbm` becomes `C<hbm`."""
+    if not isinstance(expr, sp.Basic) or expr.is_Atom:
+        return expr
+    if isinstance(expr, sp.Piecewise):
+        pieces = [(tidy(e), tidy(c)) for e, c in expr.args]
+        common = _common_factor([e for e, _ in pieces])
+        return common * sp.Piecewise(*[(e / common, c) for e, c in pieces])
+    args = [tidy(a) for a in expr.args]
+    if isinstance(expr, (sp.Max, sp.Min)):
+        common = _common_factor(args)
+        return common * expr.func(*[a / common for a in args], evaluate=False)
+    if isinstance(expr, sp.core.relational.Relational):
+        common = _common_factor(args)
+        return expr.func(args[0] / common, args[1] / common, evaluate=False)
+    return expr.func(*args) if any(a is not b for a, b in zip(args, expr.args)) else expr
+
+
+def _common_factor(terms):
+    """The largest positive rational dividing every term's numeric coefficient, or 1."""
+    common = None
+    for term in terms:
+        if not isinstance(term, sp.Expr):
+            return sp.Integer(1)
+        coeff = term.as_coeff_Mul()[0] if not term.is_Add else sp.factor_terms(term).as_coeff_Mul()[0]
+        if not coeff.is_Rational or coeff <= 0:
+            return sp.Integer(1)
+        common = coeff if common is None else sp.gcd(common, coeff)
+    return common if common is not None else sp.Integer(1)
+
+
+def symbol(key: str) -> sp.Symbol:
+    return sp.Symbol(key, real=True)
+
+
+@dataclass
+class HelperBlock:
+    """Rows that compute one comprehension, one row per value of its variable."""
+    key: str                 # the symbol standing for the comprehension's result
+    cell: str                # the cell whose formula uses it
+    func: str                # max min sum argmax argmin first
+    text: str                # the comprehension as written
+    var: str
+    unit: str                # the unit the value column is shown in
+    # (n, value in `unit`, condition or sympy.true, cached value or "" where the condition fails)
+    rows: list = field(default_factory=list)
+
+
+class FormulaBuilder:
+    """Builds (and caches) each cell's expression for one evaluated model."""
+
+    def __init__(self, model):
+        self.model = model
+        self.cells = model.graph.cells
+        self.helpers: list[HelperBlock] = []
+        self._cell_cache: dict[tuple[str, bool], object] = {}
+
+    # --- references
+    def display_ref(self, cid: str):
+        """The base-SI value of a cell, read from its displayed value."""
+        return symbol(cid) * unit_size(self.model.units[cid])
+
+    def in_display_unit(self, expr, cid: str):
+        return tidy(per_unit(expr, unit_size(self.model.units[cid])))
+
+    # --- model cells
+    def cell(self, cid: str, inline_only: bool = False):
+        """The expression of a formula or solve cell in its display unit; raises NotLive."""
+        key = (cid, inline_only)
+        if key not in self._cell_cache:
+            try:
+                self._cell_cache[key] = self._build(cid, inline_only)
+            except NotLive as exc:
+                self._cell_cache[key] = exc
+        found = self._cell_cache[key]
+        if isinstance(found, NotLive):
+            raise found
+        return found
+
+    def _build(self, cid: str, inline_only: bool):
+        cell = self.cells[cid]
+        if cell.kind == "solve":
+            return self.in_display_unit(self.closed_form(cid, self.display_ref), cid)
+        return self.in_display_unit(self.expression(cell.expr, self.display_ref, cid, inline_only), cid)
+
+    def closed_form(self, cid: str, ref):
+        solution = self.model.solver.solutions.get(cid)
+        if solution is None or solution.tree is None:
+            how = solution.note if solution is not None else "solved numerically"
+            raise NotLive(f"solved by ifr ({how}); a value, not a formula: no closed form to recalculate. "
+                          "Run ifr again after changing inputs.")
+        expr = from_tree(solution.tree)
+        # factor_terms pulls the unit factors the symbols bring out as one coefficient.
+        return sp.factor_terms(expr.xreplace({s: ref(s.name) for s in expr.free_symbols}))
+
+    def expression(self, node: ir.Node, ref, cid: str | None = None, inline_only: bool = True):
+        """A base-SI sympy expression for an IR node; comprehensions unrolled
+        or (unless inline_only) moved to helper rows."""
+        monte_carlo = _find(node, ir.MonteCarlo)
+        if monte_carlo is not None:
+            args = ", ".join(f"{k}={v.text}" for k, v in monte_carlo.kwargs.items())
+            raise NotLive(f"seeded Monte Carlo {monte_carlo.name}({args}), computed by ifr; "
+                          "a value, not a formula: run ifr again after changing its inputs.")
+        try:
+            expr = to_sympy(node, ref)
+            if _find(node, ir.Reduce) is None or inline_only or tree_size(expr) <= INLINE_NODES:
+                return expr
+        except NotSymbolic as exc:
+            reduce = _find(node, ir.Reduce)
+            if reduce is None:
+                raise NotLive(f"Excel cannot express `{exc}`; a value computed by ifr.") from None
+            if inline_only:
+                raise NotLive(f"`{reduce.text}` needs helper rows, which the workbook keeps for the Model "
+                              "sheet only; here it is a value computed by ifr.") from None
+        return self._with_helpers(node, ref, cid)
+
+    def _with_helpers(self, node: ir.Node, ref, cid: str | None):
+        blocks: list[HelperBlock] = []
+
+        def swap(reduce: ir.Reduce) -> ir.Node:
+            block = self._helper_block(reduce, ref, cid)
+            blocks.append(block)
+            return ir.Ref(reduce.span, reduce.text, block.key)
+
+        rewritten = _replace(node, ir.Reduce, swap)
+        placeholders = {b.key: b for b in blocks}
+
+        def ref_or_placeholder(key):
+            block = placeholders.get(key)
+            if block is None:
+                return ref(key)
+            value = symbol(block.key)
+            return value if block.func in ("argmax", "argmin", "first") else value * unit_size(block.unit)
+        try:
+            expr = to_sympy(rewritten, ref_or_placeholder)
+        except NotSymbolic as exc:
+            raise NotLive(f"Excel cannot express `{exc}`; a value computed by ifr.") from None
+        self.helpers.extend(blocks)
+        return expr
+
+    def _helper_block(self, node: ir.Reduce, ref, cid: str | None) -> HelperBlock:
+        from ifr.evaluate import compile_node
+        if ir.refs(node.lo) or ir.refs(node.hi) or _find(node.lo, ir.Var) or _find(node.hi, ir.Var):
+            raise NotLive(f"`{node.text}` runs over a range that depends on other cells; "
+                          "a value computed by ifr.")
+        lo, hi = (int(round(float(compile_node(b)({}, {})))) for b in (node.lo, node.hi))
+        if hi - lo + 1 > MAX_HELPER_ROWS:
+            raise NotLive(f"`{node.text}` runs over {hi - lo + 1:,} values, too many for helper rows; "
+                          "a value computed by ifr.")
+        unit = "" if node.func == "first" else auto_unit(dim_of(node.body, self.model.dims),
+                                                         _typical(node, self.model.values))
+        size = unit_size(unit)
+        body, cond = compile_node(node.body), compile_node(node.cond) if node.cond is not None else None
+        block = HelperBlock(f"__comprehension_{len(self.helpers)}_{cid}", cid or "", node.func,
+                            node.text, node.var, unit)
+        for n in range(lo, hi + 1):
+            variables = {node.var: sp.Integer(n)}
+            try:
+                value = sp.Integer(n) if node.func == "first" else to_sympy(node.body, ref, variables) / size
+                keep = to_sympy(node.cond, ref, variables) if node.cond is not None else sp.true
+            except NotSymbolic as exc:
+                raise NotLive(f"Excel cannot express `{exc}`; a value computed by ifr.") from None
+            env, local = self.model.values, {node.var: float(n)}
+            cached_keep = bool(cond(env, local)) if cond is not None else True
+            cached = (float(n) if node.func == "first" else float(body(env, local)) / float(size)) \
+                if cached_keep else ""
+            block.rows.append((n, value, keep, cached))
+        return block
+
+    # --- table rows
+    def expanded(self, cid: str, binding: dict, affected: set, memo: dict):
+        """A base-SI expression for `cid` with the bound cells replaced,
+        expanded through every cell in `affected`; raises NotLive."""
+        if cid in binding:
+            return binding[cid]
+        if cid not in affected:
+            return self.display_ref(cid)
+        if cid not in memo:
+            cell = self.cells[cid]
+            ref = lambda d: self.expanded(d, binding, affected, memo)  # noqa: E731
+            if cell.kind == "solve":
+                expr = self.closed_form(cid, ref)
+            else:
+                expr = self.expression(cell.expr, ref, cid, inline_only=True)
+            if tree_size(expr) > MAX_EXPANDED_NODES:
+                raise NotLive(f"`{cell.name}` expands to a formula too large to write per row; "
+                              "values computed by ifr.")
+            memo[cid] = expr
+        return memo[cid]
+
+
+def tree_size(expr) -> int:
+    """Nodes of an expression counted as printed (shared parts counted each time)."""
+    sizes: dict[int, int] = {}
+
+    def size(e) -> int:
+        key = id(e)
+        if key not in sizes:
+            sizes[key] = 1 + sum(size(a) for a in e.args)
+        return sizes[key]
+    return size(expr)
+
+
+def _typical(node: ir.Reduce, values: dict) -> float:
+    """A representative body value, to choose the helper column's unit."""
+    from ifr.evaluate import compile_node
+    try:
+        lo = float(compile_node(node.lo)({}, {}))
+        return abs(float(compile_node(node.body)(values, {node.var: lo}))) or 1.0
+    except Exception:  # any failure only costs a less readable unit
+        return 1.0
+
+
+def _find(node: ir.Node, kind):
+    """The first node of a type in an expression (depth first), or None."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, kind):
+            return n
+        stack.extend(ir.children(n))
+    return None
+
+
+def _replace(node: ir.Node, kind, swap):
+    """A copy of an expression with each outermost node of `kind` replaced by swap(node)."""
+    if isinstance(node, kind):
+        return swap(node)
+    changes = {}
+    for f in dataclasses.fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, ir.Node):
+            changes[f.name] = _replace(value, kind, swap)
+        elif isinstance(value, list) and value and isinstance(value[0], ir.Node):
+            changes[f.name] = [_replace(v, kind, swap) for v in value]
+        elif isinstance(value, dict) and value and isinstance(next(iter(value.values())), ir.Node):
+            changes[f.name] = {k: _replace(v, kind, swap) for k, v in value.items()}
+    return dataclasses.replace(node, **changes) if changes else node

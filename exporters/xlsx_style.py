@@ -1,0 +1,126 @@
+"""How the workbook looks: cell styles, number formats and column widths.
+
+The financial-modelling convention: inputs in blue on a light fill (and
+unlocked, so a protected sheet still lets them be edited), formulas in
+black, values that ifr computed but the workbook cannot recalculate in grey
+italics. Numbers are shown with four significant digits like `ifr run`
+(inputs with the digits they were written with), never with float noise.
+"""
+from __future__ import annotations
+
+import math
+
+from ifr.display import format_number
+
+INPUT_BLUE = "#0000FF"
+INPUT_FILL = "#FFF2CC"
+STATIC_GREY = "#595959"
+HEADER_FILL = "#D9E1F2"
+SECTION_FILL = "#EDEDED"
+
+_BASE = {"font_name": "Calibri", "font_size": 10, "valign": "top"}
+_KINDS = {
+    "input": {"font_color": INPUT_BLUE, "bg_color": INPUT_FILL, "locked": False},
+    "formula": {"font_color": "#000000"},
+    "static": {"font_color": STATIC_GREY, "italic": True},
+    "text": {},
+    "muted": {"font_color": "#404040"},
+    "unit": {"font_color": "#404040", "indent": 1},
+    "code": {"font_name": "Consolas", "font_color": "#404040", "text_wrap": True},
+    "wrap": {"text_wrap": True, "font_color": "#404040"},
+    "header": {"bold": True, "bg_color": HEADER_FILL, "bottom": 1, "text_wrap": True},
+    "unit_header": {"bold": True, "bg_color": HEADER_FILL, "bottom": 1, "indent": 1},
+    "header_number": {"bold": True, "bg_color": HEADER_FILL, "bottom": 1, "text_wrap": True, "align": "right"},
+    "section": {"bold": True, "bg_color": SECTION_FILL, "font_size": 11},
+    "title": {"bold": True, "font_size": 14, "valign": "vcenter"},
+    "note": {"font_color": "#404040", "italic": True, "text_wrap": True, "valign": "top"},
+    "pass": {"bold": True, "align": "center"},
+}
+
+
+class Styles:
+    """xlsxwriter formats, made once per (kind, number format) and reused."""
+
+    def __init__(self, workbook):
+        self.workbook = workbook
+        self._made: dict[tuple[str, str | None], object] = {}
+
+    def __call__(self, kind: str, num_format: str | None = None):
+        key = (kind, num_format)
+        if key not in self._made:
+            props = dict(_BASE)
+            props.update(_KINDS[kind])
+            if num_format:
+                props["num_format"] = num_format
+            self._made[key] = self.workbook.add_format(props)
+        return self._made[key]
+
+
+def number_format(value, digits: int = 4) -> str:
+    """An Excel number format that shows `value` with `digits` significant digits."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return "General"
+    return format_for_text(format_number(float(value), digits))
+
+
+def input_format(value) -> str:
+    """A number format that shows an input exactly, with the digits it has."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return "General"
+    for digits in range(1, 16):
+        if float(format_number(float(value), digits)) == float(value):
+            return format_for_text(format_number(float(value), digits))
+    return format_for_text(format_number(float(value), 15))
+
+
+def format_for_text(text: str) -> str:
+    """The number format that prints a number the way `text` shows it."""
+    if "e" in text:
+        mantissa = text.split("e")[0]
+        decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+        return "0" + ("." + "0" * decimals if decimals else "") + "E+00"
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    return "#,##0" + ("." + "0" * decimals if decimals else "")
+
+
+def column_format(values, digits: int = 4) -> str:
+    """One format for a column of numbers: enough decimals for the finest of them."""
+    formats = [number_format(v, digits) for v in values if isinstance(v, (int, float))]
+    if not formats:
+        return "General"
+    scientific = [f for f in formats if "E" in f]
+    if scientific:
+        return max(scientific, key=len)
+    return max(formats, key=len)
+
+
+def text_width(texts, minimum: int = 6, maximum: int = 60) -> float:
+    """A column width (in characters) that fits the longest text, within bounds."""
+    longest = max((len(str(t)) for t in texts if t is not None), default=0)
+    return float(min(max(longest + 2, minimum), maximum))
+
+
+LINE_HEIGHT = 13.0   # points per line of 10-point text
+
+
+class RowHeights:
+    """Row heights that fit wrapped text.
+
+    Neither Excel nor LibreOffice grows a row for wrapped text in a file
+    written by xlsxwriter, so rows are sized here from the text's length
+    against its column's width (characters per line ~ the width)."""
+
+    def __init__(self):
+        self.lines: dict[int, int] = {}
+
+    def fit(self, row: int, text: str, width: float) -> None:
+        if not text:
+            return
+        per_line = max(int(width * 1.2) - 2, 1)
+        lines = sum(max(1, -(-len(part) // per_line)) for part in str(text).split("\n"))
+        self.lines[row] = max(self.lines.get(row, 1), lines)
+
+    def apply(self, sheet) -> None:
+        for row, lines in self.lines.items():
+            if lines > 1:
+                sheet.set_row(row, LINE_HEIGHT * lines)

@@ -1,0 +1,290 @@
+"""Exported workbooks, recalculated by LibreOffice and compared with ifr.
+
+Every models/*.ifr (and the exporter's own feature file in tests/export/) is
+exported; one LibreOffice run recalculates them all, with a profile that
+forces recalculation (tests/recalc.py). Then every formula cell must agree
+with the value ifr computed, every model cell with ifr's own evaluation,
+every table row with `Model.table`, every scenario column with
+`Model.scenario`, every check's ✓/✗ with `Model.check`, and no cell may hold
+an error.
+"""
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+from openpyxl.utils import get_column_letter
+
+import ifr
+from ifr.display import factor
+from ifr.errors import IfrError
+from ifr.exporters.excel_names import assign_names, is_excel_name, mangle
+from ifr.exporters.cells import display_value, exported_cells
+from ifr.exporters.xlsx import MODEL_HEADER_ROW, NAME_COL, VALUE_COL, cell_names
+from ifr.exporters.xlsx_style import INPUT_BLUE
+from recalc import errors_in, recalculate_many
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = sorted((ROOT / "models").glob("*.ifr"))
+FEATURES = sorted((ROOT / "tests" / "export").glob("*.ifr"))
+ALL = MODELS + FEATURES
+REL = 1e-9
+
+
+def test_there_are_models_to_export():
+    assert MODELS, "models/ has no .ifr file: the workbook tests would test nothing"
+    assert FEATURES
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory, soffice):
+    """{path: (model, exported .xlsx, LibreOffice-recalculated .xlsx)} for every model."""
+    folder = tmp_path_factory.mktemp("exported")
+    models, sources = {}, []
+    for index, path in enumerate(ALL):
+        model = ifr.load(path)
+        out = folder / f"{index:02d}-{path.stem}.xlsx"
+        model.export(out)
+        models[path] = (model, out)
+        sources.append(out)
+    recalculated = recalculate_many(sources, folder / "recalculated")
+    return {path: (model, out, rec) for (path, (model, out)), rec in zip(models.items(), recalculated)}
+
+
+def _sheets(path: Path, data_only: bool):
+    workbook = load_workbook(path, data_only=data_only)
+    try:
+        return {ws.title: {c.coordinate: c.value for row in ws.iter_rows() for c in row if c.value is not None}
+                for ws in workbook.worksheets}, dict(workbook.defined_names.items())
+    finally:
+        workbook.close()
+
+
+def close(a, b) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):   # ifr holds a condition as a bool or as 1.0
+        return isinstance(a, (bool, int, float)) and isinstance(b, (bool, int, float)) and float(a) == float(b)
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return math.isclose(a, b, rel_tol=REL, abs_tol=1e-300)
+    return (a in (None, "")) and (b in (None, "")) or a == b
+
+
+def relative_difference(a, b) -> float:
+    if isinstance(a, bool) or not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+        return 0.0
+    return abs(a - b) / max(abs(a), abs(b)) if a != b else 0.0
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
+def test_every_formula_recalculates_to_ifrs_value(exported, path):
+    model, out, rec = exported[path]
+    formulas, _ = _sheets(out, data_only=False)
+    cached, _ = _sheets(out, data_only=True)
+    after, _ = _sheets(rec, data_only=True)
+    count, worst, wrong = 0, 0.0, []
+    for sheet, cells in formulas.items():
+        for ref, text in cells.items():
+            if not (isinstance(text, str) and text.startswith("=")):
+                continue
+            count += 1
+            before, now = cached[sheet].get(ref), after[sheet].get(ref)
+            worst = max(worst, relative_difference(before, now))
+            if not close(before, now):
+                wrong.append((sheet, ref, text, before, now))
+    assert wrong == []
+    assert errors_in(rec) == []
+    print(f"{path.name}: {count} formula cells, worst relative difference {worst:.2e}, 0 error cells")
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
+def test_every_cell_shows_ifrs_value_after_recalculation(exported, path):
+    model, _, rec = exported[path]
+    values, names = _sheets(rec, data_only=True)
+    wrong = []
+    for cid, name in cell_names(model).items():
+        (sheet, ref), = names[name].destinations
+        got = values[sheet].get(ref.replace("$", ""))
+        want = display_value(model, cid)
+        if not close(want, got):
+            wrong.append((model.graph.cells[cid].name, want, got))
+    assert wrong == []
+
+
+@pytest.mark.parametrize("path", [p for p in ALL if ifr.load(p).graph.tables], ids=lambda p: p.stem)
+def test_table_rows_match_model_table(exported, path):
+    model, _, rec = exported[path]
+    values, _ = _sheets(rec, data_only=True)
+    for table in model.graph.tables:
+        result = model.table(table.name)
+        sheet = next(title for title, cells in values.items()
+                     if str(cells.get("A1", "")).startswith(f"table {table.name}:"))
+        for i, row in enumerate(result.rows):
+            for j, want in enumerate(row):
+                got = values[sheet].get(f"{get_column_letter(j + 1)}{5 + i}")
+                assert close(plain(want), got), (table.name, i, j, want, got)
+
+
+def plain(value):
+    """numpy scalars as the Python values a workbook holds."""
+    if type(value).__name__ == "bool_":
+        return bool(value)
+    return value if isinstance(value, (str, bool)) else float(value)
+
+
+@pytest.mark.parametrize("path", [p for p in ALL if ifr.load(p).graph.scenarios], ids=lambda p: p.stem)
+def test_scenario_columns_match_model_scenario(exported, path):
+    model, _, rec = exported[path]
+    values, _ = _sheets(rec, data_only=True)
+    sheet = values["Scenarios"]
+    header = {sheet[f"{get_column_letter(c)}3"]: get_column_letter(c) for c in range(4, 30)
+              if f"{get_column_letter(c)}3" in sheet}
+    rows = {sheet[f"A{r}"]: r for r in range(4, 5000) if f"C{r}" in sheet}
+    assert set(header) == set(model.graph.scenarios)
+    for name, col in header.items():
+        variant = model.scenario(name)
+        for cid in exported_cells(model):
+            cell = model.graph.cells[cid]
+            if cell.name not in rows:
+                continue
+            want = plain(variant.values[cid])
+            if not isinstance(want, bool) and model.units[cid]:
+                want /= factor(model.units[cid])
+            got = sheet.get(f"{col}{rows[cell.name]}")
+            assert close(want, got), (name, cell.name, want, got)
+
+
+@pytest.mark.parametrize("path", [p for p in ALL if ifr.load(p).graph.checks], ids=lambda p: p.stem)
+def test_check_marks_match_model_check(exported, path):
+    model, _, rec = exported[path]
+    values, _ = _sheets(rec, data_only=True)
+    marks = [values["Checks"].get(f"G{4 + i}") for i in range(len(model.graph.checks))]
+    assert marks == ["✓" if r.passed else "✗" for r in model.check()]
+
+
+def test_pd_handoff_formulas_fold_units_and_keep_the_closed_form(exported):
+    model, out, _ = exported[ROOT / "models" / "pd_handoff.ifr"]
+    formulas, _ = _sheets(out, data_only=False)
+    model_sheet = formulas["Model"]
+    by_name = {model_sheet.get(f"A{r}"): model_sheet.get(f"B{r}") for r in range(1, 200)}
+    assert by_name["t_handoff"] == "=1073.741824*kv_state/link"
+    assert by_name["alpha_gqa"].startswith("=") and "af_step_bytes" in by_name["alpha_gqa"] \
+        and "handoffs_per_step" in by_name["alpha_gqa"]
+
+
+def test_features_workbook_marks_what_is_not_live(exported):
+    _, out, _ = exported[ROOT / "tests" / "export" / "features.ifr"]
+    workbook = load_workbook(out)
+    sheet = workbook["Model"]
+    rows = {sheet.cell(r, 1).value: r for r in range(1, sheet.max_row + 1)}
+    numeric = sheet.cell(rows["numeric"], 2)
+    assert not str(numeric.value).startswith("=") and "numeric" in numeric.comment.text
+    assert "computed by ifr" in sheet.cell(rows["mc"], 2).comment.text     # an input: no cell in its formula
+    assert "range that depends" in sheet.cell(rows["ranged"], 2).comment.text
+    assert sheet.cell(rows["first_n"], 2).value.startswith("=MIN(Comprehensions!")
+    assert sheet.cell(rows["neg_square"], 2).value == "=-(x^2)"
+    assert sheet.cell(rows["tower"], 2).value == "=2^(x^2)"
+    assert sheet.cell(rows["f_ceil"], 2).value.startswith("=-INT(")
+
+
+def test_text_that_starts_with_equals_stays_text(exported):
+    _, out, rec = exported[ROOT / "tests" / "export" / "features.ifr"]
+    for path in (out, rec):
+        workbook = load_workbook(path)
+        sheet = workbook["Model"]
+        row = next(r for r in range(1, sheet.max_row + 1) if sheet.cell(r, 1).value == "link")
+        description = sheet.cell(row, 5)
+        assert description.data_type == "s"
+        assert description.value.startswith("=SUM(A1:A3)")
+
+
+def test_inputs_look_like_inputs_and_formulas_carry_values(exported):
+    model, out, _ = exported[ROOT / "models" / "pd_handoff.ifr"]
+    workbook = load_workbook(out)
+    sheet = workbook["Model"]
+    assert sheet.freeze_panes == f"B{MODEL_HEADER_ROW + 2}"
+    rows = {sheet.cell(r, NAME_COL + 1).value: r for r in range(1, sheet.max_row + 1)}
+    context = sheet.cell(rows["context"], VALUE_COL + 1)
+    assert context.font.color.rgb.endswith(INPUT_BLUE[1:]) and context.protection.locked is False
+    assert context.number_format == "#,##0"
+    handoff = sheet.cell(rows["t_handoff"], VALUE_COL + 1)
+    assert handoff.protection.locked is not False and not handoff.font.color or \
+        not handoff.font.color.rgb.endswith(INPUT_BLUE[1:])
+    assert handoff.number_format == "#,##0.00"           # 48.32 ms, not 48.3183616
+    assert sheet.column_dimensions["A"].width >= len("handoffs_per_step")
+    cached = load_workbook(out, data_only=True)["Model"]
+    assert cached.cell(rows["t_handoff"], VALUE_COL + 1).value == pytest.approx(48.3183616)
+    assert all(cached.cell(rows[n], VALUE_COL + 1).value is not None for n in rows if n in model.graph.cells)
+
+
+# --- names -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["R", "C", "r", "c", "RC", "R1C1", "R12", "C3", "rc7", "KV1", "AB12", "A1",
+                                  "XFD1048576", "TRUE", "false", "Print_Area", "_xlnm", "", "1abc", "a.b",
+                                  "a b", "α"])
+def test_names_excel_refuses(name):
+    assert not is_excel_name(name)
+
+
+@pytest.mark.parametrize("name", ["kv_state", "link", "RCA", "KV1_", "ABCD1", "R_", "_x", "alpha_gqa", "t"])
+def test_names_excel_accepts(name):
+    assert is_excel_name(name)
+
+
+@pytest.mark.parametrize("raw, mangled", [
+    ("a100.bf16_flops", "a100_bf16_flops"), ("R", "R_"), ("C", "C_"), ("KV1", "KV1_"), ("AB12", "AB12_"),
+    ("α", "alpha"), ("Δt", "Deltat"), ("é_rate", "e_rate"), ("TRUE", "TRUE_"), ("_xlfoo", "__xlfoo"),
+    ("kv_state", "kv_state"),
+])
+def test_mangle(raw, mangled):
+    assert mangle(raw) == mangled
+    assert is_excel_name(mangled)
+
+
+def test_names_are_unique_case_insensitively_and_deterministic():
+    names = assign_names([("a", ["Link"]), ("b", ["link"]), ("c", ["LINK"]), ("d", ["short", "x.short"]),
+                          ("e", ["short", "x.short"])])
+    assert names == {"a": "Link", "b": "link_2", "c": "LINK_3", "d": "short", "e": "x_short"}
+    assert len({n.lower() for n in names.values()}) == len(names)
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
+def test_every_defined_name_is_valid_and_unique(exported, path):
+    _, out, _ = exported[path]
+    _, names = _sheets(out, data_only=False)
+    assert all(is_excel_name(n) for n in names)
+    assert len({n.lower() for n in names}) == len(names)
+
+
+# --- writing ------------------------------------------------------------------------
+
+def test_a_failed_export_leaves_the_old_file(tmp_path, monkeypatch):
+    from ifr.exporters import xlsx
+    model = ifr.load(ROOT / "models" / "pd_handoff.ifr")
+    target = tmp_path / "plan.xlsx"
+    target.write_bytes(b"the good file")
+
+    def broken(self):
+        raise RuntimeError("disk full")
+    monkeypatch.setattr(xlsx.WorkbookWriter, "write", broken)
+    with pytest.raises(RuntimeError):
+        model.export(target)
+    assert target.read_bytes() == b"the good file"
+    assert [p.name for p in tmp_path.iterdir()] == ["plan.xlsx"]
+
+
+def test_export_into_a_missing_folder_is_a_user_error(tmp_path):
+    model = ifr.load(ROOT / "models" / "pd_handoff.ifr")
+    with pytest.raises(IfrError) as info:
+        model.export(tmp_path / "no" / "such" / "plan.xlsx")
+    assert info.value.code == "unwritable"
+
+
+def test_cli_export(tmp_path):
+    out = tmp_path / "plan.xlsx"
+    done = subprocess.run([sys.executable, "-m", "ifr.cli", "export", str(ROOT / "models" / "pd_handoff.ifr"),
+                           "-o", str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert load_workbook(out).sheetnames[:2] == ["Model", "Library"]
