@@ -204,12 +204,11 @@ class Binder(ExpressionResolver):
 
     def _check_side(self, node: ast.Expr, scope: _Scope) -> ir.Node:
         """A check's expression, where `table[value].column` reads a table's row."""
-        if isinstance(node, ast.Compare):
-            return ir.Cmp(node.span, _text(node), node.op, self._check_side(node.left, scope),
-                          self._check_side(node.right, scope))
-        if isinstance(node, ast.FieldAccess) and isinstance(node.obj, ast.Index):
-            return self._table_row(node, scope)
-        return self.expr(node, scope)
+        self.in_check = True
+        try:
+            return self.expr(node, scope)
+        finally:
+            self.in_check = False
 
     def _table_row(self, node: ast.FieldAccess, scope: _Scope) -> ir.Node:
         index = node.obj

@@ -99,15 +99,32 @@ def _inequality(model, check, value):
 
 
 def _eval(node, model):
-    if isinstance(node, ir.TableRow):
-        from .tables import table_row
-        return float(table_row(model, node))
-    if isinstance(node, ir.Cmp) and any(isinstance(side, ir.TableRow) for side in (node.left, node.right)):
-        from .evaluate import _COMPARE
-        return bool(_COMPARE[node.op](_eval(node.left, model), _eval(node.right, model)))
+    if any(isinstance(n, ir.TableRow) for n in _walk(node)):
+        node = _rows_as_constants(node, model)
     v = compile_node(node)(model.values, {})
     if isinstance(v, np.ndarray):
         if v.size != 1:
             raise IfrError("bad-check", "a check needs a single value", node.span)
         v = v.item()
     return float(v) if not isinstance(v, (bool, np.bool_)) else bool(v)
+
+
+def _walk(node):
+    yield node
+    for child in ir.children(node):
+        yield from _walk(child)
+
+
+def _rows_as_constants(node, model):
+    """The expression with each table row replaced by its value."""
+    import copy
+    from .tables import table_row
+    if isinstance(node, ir.TableRow):
+        return ir.Const(node.span, node.text, float(table_row(model, node)), model.dims[node.column])
+    clone = copy.copy(node)
+    for name, value in vars(node).items():
+        if isinstance(value, ir.Node):
+            setattr(clone, name, _rows_as_constants(value, model))
+        elif isinstance(value, list):
+            setattr(clone, name, [_rows_as_constants(v, model) if isinstance(v, ir.Node) else v for v in value])
+    return clone

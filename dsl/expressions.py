@@ -50,6 +50,8 @@ class ExpressionResolver:
         if isinstance(node, ast.Quantity):
             factor, dim = unit(node.unit, _unit_span(node))
             return ir.Const(node.span, text, node.value * factor, dim, node.unit, node.number_text)
+        if isinstance(node, ast.FieldAccess) and isinstance(node.obj, ast.Index) and getattr(self, "in_check", False):
+            return self._table_row(node, scope)
         if isinstance(node, (ast.Name, ast.FieldAccess)):
             return self._value(node, scope)
         if isinstance(node, ast.BinOp):

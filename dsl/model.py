@@ -218,6 +218,13 @@ class Model:
         from .exporters import export
         export(self, Path(path))
 
+    def needed_for(self, varied, shown) -> set[str]:
+        """The cells to recompute when ``varied`` change and only ``shown`` are read."""
+        affected = set()
+        for v in varied:
+            affected |= self.affected(v)
+        return affected & _ancestors(self.graph, shown)
+
     def affected(self, cid: str) -> set[str]:
         """Every cell whose value depends on ``cid`` (through formulas and solves)."""
         if not hasattr(self, "_dependents"):
@@ -226,6 +233,17 @@ class Model:
                 for d in deps:
                     self._dependents.setdefault(d, set()).add(c)
         return reachable(cid, self._dependents)
+
+
+def _ancestors(graph, cids) -> set[str]:
+    """The cells and every cell they are computed from."""
+    seen, stack = set(), list(cids)
+    while stack:
+        c = stack.pop()
+        if c not in seen:
+            seen.add(c)
+            stack.extend(graph.deps.get(c, ()))
+    return seen
 
 
 def _shift(error: IfrError, file: str, original: str, columns: int) -> IfrError:

@@ -93,13 +93,18 @@ class Solver:
         f = self.residual_fn(cell)
         key = self._key(cell)
         cached = self._cache.get(key)
-        if cached is not None:
-            sol = self._try_tree(cached, cell, env, f)
+        if cached is not None and cached.get("tree") is not None:
+            sol = self._try_tree(cached["tree"], cell, env, f)
             if sol is not None:
                 return sol
         if any(isinstance(env.get(s), np.ndarray) for s in env):
             return self._solve_each(cell, env, f)
-        tree, closed_roots, reason = self._closed_form(cell, env, f)
+        if cached is not None and cached.get("none"):  # sympy already failed on this equation
+            tree, closed_roots, reason = None, [], cached["none"]
+        else:
+            tree, closed_roots, reason = self._closed_form(cell, env, f)
+            if tree is None and reason and "within" not in reason:
+                self._cache.put(key, {"none": reason})
         numeric = self._numeric(cell, env, f)
         roots = _merge(closed_roots + numeric)
         roots = self._in_bracket(cell, env, roots)
@@ -115,7 +120,7 @@ class Solver:
                            hint=f"give a bracket: solve {self._name(cell.unknown)} on lo..hi: ...")
         root = roots[0]
         if tree is not None and len(closed_roots) == 1 and _close(closed_roots[0], root):
-            self._cache.put(key, tree)
+            self._cache.put(key, {"tree": tree})
             agree = any(_close(n, root) for n in numeric)
             note = "closed form, verified" + (" and cross-checked numerically" if agree else "")
             return Solution(root, "closed form", tree, roots, note)
@@ -182,33 +187,35 @@ class Solver:
 
             equation = to_sympy(cell.lhs, ref) - to_sympy(cell.rhs, ref)
             x = ref(cell.unknown)
-            equation = equation.rewrite(sp.Piecewise) if equation.has(sp.Max, sp.Min) else equation
-            solutions = _with_time_limit(lambda: sp.solve(equation, x, dict=False), SYMPY_SECONDS)
+            candidates = _with_time_limit(lambda: _branch_solutions(sp, equation, x), SYMPY_SECONDS)
         except NotSymbolic as exc:
             return None, [], f"`{exc}` has no symbolic form"
         except _TimeUp:
             return None, [], f"sympy found none within {SYMPY_SECONDS} s"
         except Exception as exc:  # sympy raises NotImplementedError and friends
             return None, [], f"sympy: {type(exc).__name__}"
-        roots, trees = [], []
-        for s in solutions if isinstance(solutions, list) else [solutions]:
+        roots, kept = [], []
+        for solution, condition in candidates:
             try:
-                tree = to_tree(sp.simplify(s) if s.count_ops() < 60 else s)
-            except NotSymbolic:
-                continue
-            try:
+                solution = sp.simplify(solution) if solution.count_ops() < 60 else solution
+                tree, cond_tree = to_tree(solution), to_tree(condition)
                 v = eval_tree(tree, lambda n: env[n])
-            except KeyError:
+                holds = bool(eval_tree(cond_tree, lambda n: env[n]))
+            except (NotSymbolic, KeyError, TypeError, ValueError):
                 continue
-            if isinstance(v, (np.ndarray,)) or v is None or not np.isfinite(v):
+            kept.append((solution, condition))
+            if isinstance(v, np.ndarray) or v is None or not np.isfinite(v) or not holds:
                 continue
-            ok, _ = self._verify(f, float(v), env)
-            if ok:
+            if self._verify(f, float(v), env)[0]:
                 roots.append(float(v))
-                trees.append(tree)
         roots_unique = _merge(roots)
-        tree = trees[0] if len(roots_unique) == 1 else None
-        return tree, roots_unique, "" if roots else "sympy found no verified root"
+        if len(roots_unique) != 1:
+            return None, roots_unique, "" if roots else "sympy found no verified root"
+        if len(kept) == 1:
+            return to_tree(kept[0][0]), roots_unique, ""
+        # one formula per branch of max/min, chosen by the branch's condition
+        branches = [(e, c) for e, c in kept[:-1]] + [(kept[-1][0], sp.true)]
+        return to_tree(sp.Piecewise(*branches, evaluate=False)), roots_unique, ""
 
     def _numeric(self, cell, env, f) -> list[float]:
         from scipy.optimize import brentq
@@ -281,6 +288,36 @@ class Solver:
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
+def _branch_solutions(sp, equation, x, depth: int = 0) -> list:
+    """Solutions of ``equation = 0`` for ``x``, each with the condition under which it holds.
+
+    sympy rarely solves through Max/Min, so each choice of argument for the
+    Max/Min terms that involve ``x`` is solved on its own; the condition says
+    that the chosen arguments are indeed the largest (smallest) at the root.
+    """
+    extrema = [a for a in equation.atoms(sp.Max, sp.Min) if a.has(x)]
+    if not extrema:
+        solutions = sp.solve(equation, x, dict=False)
+        return [(s, sp.true) for s in (solutions if isinstance(solutions, list) else [solutions])]
+    outer = [a for a in extrema if not any(a is not b and b.has(a) for b in extrema)]
+    if depth > 2 or len(outer) > 4 or any(len(a.args) > 4 for a in outer):
+        raise NotSymbolic("too many branches of max/min")
+    import itertools
+    out = []
+    for choice in itertools.product(*[a.args for a in outer]):
+        branch = equation.xreplace(dict(zip(outer, choice)))
+        conditions = []
+        for term, chosen in zip(outer, choice):
+            for other in term.args:
+                if other is not chosen:
+                    conditions.append(chosen >= other if isinstance(term, sp.Max) else chosen <= other)
+        for solution, inner in _branch_solutions(sp, branch, x, depth + 1):
+            condition = sp.And(inner, *[c.subs(x, solution) for c in conditions])
+            if condition is not sp.false:
+                out.append((solution, condition))
+    return out
+
+
 def _fingerprint(node: ir.Node) -> str:
     """A structural rendering of an expression, independent of spans."""
     if isinstance(node, ir.Const):
@@ -334,23 +371,26 @@ class _DiskCache:
         self.folder = cache_dir() / "solutions"
         self.memory: dict[str, list] = {}
 
-    def get(self, key: str):
+    def get(self, key: str) -> dict | None:
+        """{"tree": closed form} or {"none": why sympy found none}, or None."""
         if key in self.memory:
             return self.memory[key]
         path = self.folder / f"{key}.json"
         try:
-            tree = json.loads(path.read_text())
+            entry = json.loads(path.read_text())
         except (OSError, ValueError):
             return None
-        self.memory[key] = tree
-        return tree
+        if not isinstance(entry, dict):
+            return None
+        self.memory[key] = entry
+        return entry
 
-    def put(self, key: str, tree: list) -> None:
-        self.memory[key] = tree
+    def put(self, key: str, entry: dict) -> None:
+        self.memory[key] = entry
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             tmp = self.folder / f"{key}.{os.getpid()}.tmp"
-            tmp.write_text(json.dumps(tree))
+            tmp.write_text(json.dumps(entry))
             os.replace(tmp, self.folder / f"{key}.json")
         except OSError:
             pass  # a cache that cannot be written only costs time

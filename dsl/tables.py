@@ -50,10 +50,7 @@ def table_row(model, row) -> float:
             raise IfrError("unit-mismatch", f"`{row.key.text}` is {d}, but table `{table.name}` varies "
                            f"`{model.graph.cells[table.var].name}`, which is {model.dims[table.var]}", row.key.span)
         overrides = {table.var: float(compile_node(row.key)(model.values, {}))}
-    affected = set()
-    for cid in overrides:
-        affected |= model.affected(cid)
-    env = model.evaluator.run(overrides, only=affected, base=model.values)
+    env = model.evaluator.run(overrides, only=model.needed_for(overrides, [row.column]), base=model.values)
     return env[row.column]
 
 
@@ -78,10 +75,7 @@ def run_table(model, name: str):
     else:
         overrides[table.var] = values
         varied = {table.var}
-    affected = set()
-    for v in varied:
-        affected |= model.affected(v)
-    env = model.evaluator.run(overrides, only=affected, base=model.values)
+    env = model.evaluator.run(overrides, only=model.needed_for(varied, table.show), base=model.values)
     size = len(values)
     columns = [model.graph.records[table.var].name if table.var_is_record else model.graph.cells[table.var].name]
     units = ["" if table.var_is_record else model.units[table.var]]

@@ -291,3 +291,40 @@ def test_table_row_mistakes(tmp_path):
     assert error(tmp_path, base + "check t[1 s].x = 1 s\n").code == "unknown-column"
     assert error(tmp_path, base + "check t[2 GB].y = 1 s\n").code == "unit-mismatch"
     assert error(tmp_path, base + "z = t[1 s].y\n").code == "syntax"
+
+
+def test_table_rows_inside_check_arithmetic(tmp_path):
+    m = model(tmp_path, """
+        x = 2 ms
+        y = 3 * x in ms
+        table t: vary x over [1 ms, 2 ms] show y
+        check t[1 ms].y - 1 ms = 2 ms
+        check t[2 ms].y / t[1 ms].y = 2
+        check t[1 ms].y + t[2 ms].y < 10 ms
+    """)
+    assert [r.passed for r in m.check()] == [True, True, True]
+
+
+def test_a_table_evaluates_only_what_its_columns_need(tmp_path):
+    """An unshown Monte Carlo downstream of the varied cell is not swept."""
+    m = model(tmp_path, """
+        ranks = 8
+        u = ep_imbalance(tokens=64, topk=2, experts=16, ranks=ranks, batches=10, seed=0)
+        per = 16 / ranks
+        table t: vary ranks over [4, 8] show per
+    """)
+    assert [row[1] for row in m.table("t").rows] == [4, 2]
+
+
+def test_solve_through_max_has_a_closed_form(tmp_path):
+    m = model(tmp_path, """
+        q = 20 ms
+        v = 1 GB
+        b = 5 GB/s
+        t = max(q, v / b) + min(q, 2 * v / b)
+        b_tie = solve b: t = 300 ms   in GB/s
+    """)
+    assert m.value("b_tie") == pytest.approx(1 / 0.28)
+    assert m.solver.solutions["b_tie"].method == "closed form"
+    # the closed form follows the other branch when the inputs move it there
+    assert m.with_inputs(q="200 ms").value("b_tie") == pytest.approx(1 / 0.05)  # 0.2 + 2v/b = 0.3
