@@ -28,6 +28,10 @@ from ifr.symbolic import NotSymbolic, from_tree, number, to_sympy
 INLINE_NODES = 400
 # A comprehension over more values than this stays a value.
 MAX_HELPER_ROWS = 20_000
+# ... and one whose rows need a formula each (not one shared formula), over more than this.
+MAX_UNROLLED_ROWS = 500
+# The symbol a helper row's formula reads its loop variable from.
+LOOP_VARIABLE = "__loop_variable"
 # Table rows expand formulas through the cells the varied input affects;
 # past this size the row formula would be unreadable (and slow to print).
 MAX_EXPANDED_NODES = 5_000
@@ -94,8 +98,12 @@ class HelperBlock:
     text: str                # the comprehension as written
     var: str
     unit: str                # the unit the value column is shown in
-    # (n, value in `unit`, condition or sympy.true, cached value or "" where the condition fails)
-    rows: list = field(default_factory=list)
+    # Every row's value (in `unit`) and condition, over the symbol LOOP_VARIABLE...
+    value: object = None
+    keep: object = None
+    # ... or, where that cannot be written once, each row's own (value, condition).
+    per_row: list | None = None
+    rows: list = field(default_factory=list)   # (n, cached value, "" where the condition fails)
 
 
 class FormulaBuilder:
@@ -202,21 +210,32 @@ class FormulaBuilder:
         unit = "" if node.func == "first" else auto_unit(dim_of(node.body, self.model.dims),
                                                          _typical(node, self.model.values))
         size = unit_size(unit)
-        body, cond = compile_node(node.body), compile_node(node.cond) if node.cond is not None else None
         block = HelperBlock(f"__comprehension_{len(self.helpers)}_{cid}", cid or "", node.func,
                             node.text, node.var, unit)
-        for n in range(lo, hi + 1):
-            variables = {node.var: sp.Integer(n)}
+
+        def row_exprs(n):
+            variables = {node.var: n}
+            value = n if node.func == "first" else per_unit(to_sympy(node.body, ref, variables), size)
+            keep = tidy(to_sympy(node.cond, ref, variables)) if node.cond is not None else sp.true
+            return value, keep
+        try:
+            # One formula for every row, reading the loop variable from the row's first cell.
+            block.value, block.keep = row_exprs(symbol(LOOP_VARIABLE))
+        except NotSymbolic:
+            # An inner comprehension whose range depends on the loop variable: unroll row by row.
+            if hi - lo + 1 > MAX_UNROLLED_ROWS:
+                raise NotLive(f"Excel cannot express `{node.text}` row by row; a value computed by ifr.") from None
             try:
-                value = sp.Integer(n) if node.func == "first" else to_sympy(node.body, ref, variables) / size
-                keep = to_sympy(node.cond, ref, variables) if node.cond is not None else sp.true
+                block.per_row = [row_exprs(sp.Integer(n)) for n in range(lo, hi + 1)]
             except NotSymbolic as exc:
                 raise NotLive(f"Excel cannot express `{exc}`; a value computed by ifr.") from None
-            env, local = self.model.values, {node.var: float(n)}
-            cached_keep = bool(cond(env, local)) if cond is not None else True
-            cached = (float(n) if node.func == "first" else float(body(env, local)) / float(size)) \
-                if cached_keep else ""
-            block.rows.append((n, value, keep, cached))
+        body, cond = compile_node(node.body), compile_node(node.cond) if node.cond is not None else None
+        env = self.model.values
+        for n in range(lo, hi + 1):
+            local = {node.var: float(n)}
+            kept = bool(cond(env, local)) if cond is not None else True
+            cached = (float(n) if node.func == "first" else float(body(env, local)) / float(size)) if kept else ""
+            block.rows.append((n, cached))
         return block
 
     # --- table rows

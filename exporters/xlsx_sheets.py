@@ -18,9 +18,9 @@ from ifr.evaluate import compile_node
 from ifr.tables import sweep_values
 
 from .excel_formula import NotExcel, number_text
-from .cells import display_value
+from .cells import display_value, table_result
 from .xlsx import _col, _quote, merged_text, setup_print, write_number
-from .xlsx_formulas import NotLive, _replace, per_unit, symbol, unit_size
+from .xlsx_formulas import LOOP_VARIABLE, NotLive, _replace, per_unit, symbol, unit_size
 from .xlsx_style import LINE_HEIGHT, RowHeights, column_format, input_format, number_format, text_width
 
 PASS, FAIL = "✓", "✗"
@@ -233,7 +233,7 @@ class TableSheet(_Sheet):
 
     def write(self) -> None:
         model, table, sheet = self.w.model, self.table, self.sheet
-        result = model.table(table.name)
+        result = table_result(model, table.name)
         graph = model.graph
         var_name = result.columns[0]
         shown = ", ".join(graph.cells[c].name for c in table.show)
@@ -446,7 +446,11 @@ class ComprehensionsSheet(_Sheet):
         self.blocks = []
         for block in self.w.builder.helpers:
             try:
-                texts = [self._row_text(value, keep) for _, value, keep, _ in block.rows]
+                if block.per_row is None:
+                    template = self._row_text(block.value, block.keep)
+                    texts = [template] * len(block.rows)
+                else:
+                    texts = [self._row_text(value, keep) for value, keep in block.per_row]
             except NotExcel as exc:
                 self.w.formulas[block.cell] = NotLive(
                     f"Excel cannot express the comprehension `{block.text}` ({exc}); a value computed by ifr.")
@@ -465,13 +469,18 @@ class ComprehensionsSheet(_Sheet):
             self.blocks.append((block, row, start, texts))
             row = end + 2
 
+    # A row's formula is printed once with this in place of its loop variable's cell.
+    _LOOP = "\x00"
+
     def _row_text(self, value, keep) -> str | None:
         if keep is sp.false:
             return None
-        body = self.w.formula_text(value)
+        refs = dict(self.w.refs)
+        refs[LOOP_VARIABLE] = self._LOOP
+        body = self.w.formula_text(value, refs)
         if keep is sp.true:
             return body
-        return f'=IF({self.w.formula_text(keep)[1:]},{body[1:]},"")'
+        return f'=IF({self.w.formula_text(keep, refs)[1:]},{body[1:]},"")'
 
     def write(self) -> None:
         sheet, graph = self.sheet, self.w.model.graph
@@ -486,12 +495,14 @@ class ComprehensionsSheet(_Sheet):
             sheet.write_string(row + 1, 0, block.var, self.st("header"))
             what = "n where the condition holds" if block.func == "first" else "value"
             sheet.write_string(row + 1, 1, f"{what} [{block.unit}]" if block.unit else what, self.st("header"))
-            cached_numbers = [c for *_, c in block.rows if c != ""]
+            cached_numbers = [c for _, c in block.rows if c != ""]
             fmt = column_format(cached_numbers) if cached_numbers else "General"
-            for i, ((n, _value, _keep, cached), text) in enumerate(zip(block.rows, texts)):
+            style = self.st("formula", fmt)
+            for i, ((n, cached), text) in enumerate(zip(block.rows, texts)):
                 write_number(sheet, start + i, 0, n, self.st("muted", "0"))
                 if text is not None:
-                    sheet.write_formula(start + i, 1, text, self.st("formula", fmt), _cacheable(cached))
+                    sheet.write_formula(start + i, 1, text.replace(self._LOOP, f"$A{start + i + 1}"), style,
+                                        _cacheable(cached))
             last = start + len(block.rows) - 1
         sheet.set_column(0, 0, 12)
         sheet.set_column(1, 1, 24)
