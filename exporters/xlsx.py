@@ -27,7 +27,7 @@ from xlsxwriter.exceptions import FileCreateError
 import ifr
 from ifr import ir
 
-from .cells import atomic_path, display_value, exported_cells, source_text
+from .cells import atomic_path, display_value, exported_cells, source_text, title_and_text
 from .excel_formula import NotExcel, excel_formula
 from .excel_names import assign_names
 from .xlsx_formulas import FormulaBuilder, NotLive, _find
@@ -237,8 +237,7 @@ class WorkbookWriter:
         sheet.write_comment(row, col, note, {"x_scale": 2.5, "y_scale": 1.5})
 
     def _title(self) -> str:
-        doc = (self.model.docstring or "").strip()
-        return doc.splitlines()[0].strip() if doc else Path(self.model.file).stem
+        return title_and_text(self.model)[0]
 
     def _write_cover(self, sheet, width: float) -> None:
         st = self.styles
