@@ -119,16 +119,20 @@ class ExcelPrinter(StrPrinter):
 
     # --- arithmetic
     def _print_Add(self, expr, order=None) -> str:
+        # sympy's own (deterministic) order, positive terms first: `h-1`, not
+        # `-1+h`; sorting terms the way sympy displays them costs more than
+        # building the expression.
+        terms = sorted(expr.args, key=_is_negative)
         out = ""
-        for i, term in enumerate(self._as_ordered_terms(expr, order=order)):
-            text = self._print(term)
-            if text.startswith("-"):
-                sign, text = "-", text[1:]
+        for i, term in enumerate(terms):
+            if i == 0:           # a leading minus is the product's own (see _print_Mul)
+                sign, shown = "", term
             else:
-                sign = "+"
-            if term.is_Add or precedence(term) < PRECEDENCE["Add"] or text.startswith("-"):
+                sign, shown = ("-", -term) if _is_negative(term) else ("+", term)
+            text = self._print(shown)
+            if i > 0 and (precedence(shown) < PRECEDENCE["Add"] or shown.is_Add or text.startswith("-")):
                 text = f"({text})"
-            out += text if i == 0 and sign == "+" else sign + text
+            out += sign + text
         return out
 
     def _print_Mul(self, expr) -> str:
@@ -231,6 +235,10 @@ class ExcelPrinter(StrPrinter):
 
     def _print_Not(self, expr) -> str:
         return f"NOT({self._print(expr.args[0])})"
+
+
+def _is_negative(term) -> bool:
+    return bool(term.as_coeff_Mul()[0].is_negative)
 
 
 def _leading_minus(text: str) -> bool:

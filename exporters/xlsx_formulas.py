@@ -56,7 +56,7 @@ def tidy(expr):
     """Pull the unit factors shared by the arguments of MAX/MIN, the branches of
     an IF and the sides of a comparison out in front, where they cancel:
     `1000*MAX(0.003,0.001*y)` becomes `MAX(3,y)`, `8E9*C<8E9*hbm` becomes `C<hbm`."""
-    if not isinstance(expr, sp.Basic) or expr.is_Atom:
+    if not isinstance(expr, sp.Basic) or expr.is_Atom or not expr.has(*_TIDIED):
         return expr
     if isinstance(expr, sp.Piecewise):
         pieces = [(tidy(e), tidy(c)) for e, c in expr.args]
@@ -70,6 +70,9 @@ def tidy(expr):
         common = _common_factor(args)
         return expr.func(args[0] / common, args[1] / common, evaluate=False)
     return expr.func(*args) if any(a is not b for a, b in zip(args, expr.args)) else expr
+
+
+_TIDIED = (sp.Max, sp.Min, sp.Piecewise, sp.core.relational.Relational)
 
 
 def _common_factor(terms):
@@ -121,7 +124,7 @@ class FormulaBuilder:
         return symbol(cid) * unit_size(self.model.units[cid])
 
     def in_display_unit(self, expr, cid: str):
-        return tidy(per_unit(expr, unit_size(self.model.units[cid])))
+        return per_unit(expr, unit_size(self.model.units[cid]))
 
     # --- model cells
     def cell(self, cid: str, inline_only: bool = False):

@@ -24,7 +24,8 @@ def show(expr) -> str:
 @pytest.mark.parametrize("expr, text", [
     (-x**2, "=-(x_val^2)"),                      # Excel: -x^2 is (-x)^2
     (-x**2 * y, "=-y_val*x_val^2"),              # the minus binds to y, which is not raised
-    (y - x**2, "=-(x_val^2)+y_val"),
+    (y - x**2, "=y_val-x_val^2"),                 # binary minus binds looser than ^
+    (-x**2 - y**2, "=-(x_val^2)-y_val^2"),        # only a leading minus needs the parentheses
     (-(x + y)**2, "=-((x_val+y_val)^2)"),
     (-2**x, "=-(2^x_val)"),
     (x**y**z, "=x_val^(y_val^z_val)"),           # Excel's ^ is left-associative
