@@ -1,0 +1,97 @@
+"""Export speed: the largest model in models/ and a generated 10,000-cell model.
+
+The baseline, measured in the same run, is `ifr.load` of the same model
+(parse, bind, unit-check, evaluate): an export that costs a few loads is
+fine; one that costs a hundred is not. Each figure is the median of a few
+runs; the load is repeated on a fresh copy so no run reuses another's work.
+
+    .venv/bin/python bench/bench_export.py [--cells 10000] [--runs 3] [--formats xlsx,md,json]
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import ifr
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def generated_model(cells: int) -> str:
+    """An .ifr text with `cells` cells: a chain where each cell also reads one
+    far behind it (a binary tree over the chain), with unit conversions
+    (GiB, ms) and max/min along the way, as a large capacity plan has."""
+    lines = ['"""Generated for bench_export.py: a chain and a tree of cells."""', 'section "Inputs"',
+             "link = 25 GB/s", "base = 1 GiB", "scale = 1.5", "t_budget = 40 ms", 'section "Chain"']
+    inputs = 4
+    lines.append("c1 = base * scale")
+    for i in range(2, cells - inputs + 1):
+        if i % 10 == 0:
+            lines.append(f"c{i} = max(c{i - 1} / link, t_budget / 100)   in ms")
+        elif (i - 1) % 10 == 0:
+            lines.append(f"c{i} = c{i - 1} * link / 2 + base / {i}   in GiB")
+        else:
+            far = i // 2 if (i // 2) % 10 else i - 1       # every tenth cell is a time, not bytes
+            lines.append(f"c{i} = (c{i - 1} + c{far}) / 2")
+    return "\n".join(lines) + "\n"
+
+
+def median_seconds(fn, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+first_in_process = [True]
+
+
+def bench(label: str, path: Path, runs: int, formats: list[str], out_dir: Path) -> None:
+    model = ifr.load(path)
+    size = len(model.graph.cells)
+    load = median_seconds(lambda: ifr.load(path), runs)
+    print(f"{label}: {path.name}, {size:,} cells")
+    print(f"  ifr.load (baseline)  {load:8.3f} s")
+    for suffix in formats:
+        out = out_dir / f"{path.stem}.{suffix}"
+        first = median_seconds(lambda: model.export(out), 1)
+        if first_in_process[0]:
+            print(f"  first export .{suffix} in this process (imports sympy): {first:.3f} s")
+            first_in_process[0] = False
+        seconds = median_seconds(lambda: model.export(out), runs)
+        print(f"  export .{suffix:<5}        {seconds:8.3f} s   {seconds / load:6.2f}x load   "
+              f"({out.stat().st_size / 1024:,.0f} KiB)")
+
+
+def largest_model() -> Path:
+    sizes = {}
+    for path in sorted((ROOT / "models").glob("*.ifr")):
+        try:
+            sizes[path] = len(ifr.load(path).graph.cells)
+        except Exception:  # a model that does not load is the model tests' business
+            continue
+    return max(sizes, key=sizes.get)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cells", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--formats", default="xlsx,md,json")
+    args = parser.parse_args()
+    formats = args.formats.split(",")
+    with tempfile.TemporaryDirectory(prefix="ifr-bench-export-") as folder:
+        out_dir = Path(folder)
+        bench("largest model in models/", largest_model(), args.runs, formats, out_dir)
+        generated = out_dir / f"generated_{args.cells}.ifr"
+        generated.write_text(generated_model(args.cells), encoding="utf-8")
+        bench("generated model", generated, args.runs, formats, out_dir)
+
+
+if __name__ == "__main__":
+    main()
