@@ -50,6 +50,8 @@ def auto_unit(dim: Dim, value: float, binary: bool = False) -> str:
         return "ns"
     if any(k not in _BASE_UNIT or not float(p).is_integer() for k, p in items.items()):
         return str(dim)  # no readable unit: name the dimension
+    if items.get("[time]") == -1 and not any(_BASE_UNIT[k][1] for k, p in items.items() if p > 0):
+        return _per_time(dim, value)
     # the leading unit (takes the prefix) is the first positive non-count dimension
     num = [(k, int(p)) for k, p in items.items() if p > 0]
     den = [(k, -int(p)) for k, p in items.items() if p < 0]
@@ -71,6 +73,16 @@ def auto_unit(dim: Dim, value: float, binary: bool = False) -> str:
         in_units = value / factor(lead + rest)
         return _prefixed(lead, in_units, binary and num[0][0] == "[information]") + rest
     return text
+
+
+def _per_time(dim: Dim, value: float) -> str:
+    """A rate of counts (1/s, request/s, token/day): the shortest period that reads >= 1."""
+    rest = Dim({k: p for k, p in dim.items if k != "[time]"})
+    head = auto_unit(rest, 1.0) if not rest.dimensionless else "1"
+    for name, seconds in (("s", 1.0), ("min", 60.0), ("h", 3600.0), ("day", 86400.0)):
+        if abs(value) * seconds >= 0.9995 or name == "day":
+            return f"{head}/{name}"
+    return f"{head}/s"
 
 
 def _prefixed(base: str, value: float, binary: bool) -> str:

@@ -23,8 +23,8 @@ _UNITS_FILE = _HERE / "units.txt"
 
 # A unit as the grammar admits it: atoms that start with a letter, joined by
 # `*` or `/`, each with an optional integer exponent.  Parentheses group.
-_UNIT_TEXT = re.compile(
-    r"^(?:[^\W\d]\w*|\((?:[^\W\d]\w*|[*/()]|\^-?\d+|\*\*-?\d+)+\))(?:(?:\^|\*\*)-?\d+)?"
+_UNIT_TEXT = re.compile(  # `1/s` too: display units of rates
+    r"^(?:1/)?(?:[^\W\d]\w*|\((?:[^\W\d]\w*|[*/()]|\^-?\d+|\*\*-?\d+)+\))(?:(?:\^|\*\*)-?\d+)?"
     r"(?:[*/](?:[^\W\d]\w*|\((?:[^\W\d]\w*|[*/()]|\^-?\d+|\*\*-?\d+)+\))(?:(?:\^|\*\*)-?\d+)?)*$"
 )
 

@@ -49,3 +49,13 @@ def test_alpha_star_has_the_closed_form_of_000():
     v_kv, v_af, b, n = sp.symbols("kv_state af_step_bytes link handoffs_per_step")
     assert sp.simplify(got - (v_kv - v_af) / (b * (n - 1))) == 0
     assert info["value"] == pytest.approx(680.2, abs=0.1)
+
+
+@pytest.mark.parametrize("path", MODELS + STDLIB, ids=[p.stem for p in MODELS + STDLIB])
+def test_every_cell_shows_in_a_unit(path, capsys):
+    """`ifr run` works on every bundled file: each value converts to its display unit."""
+    from ifr.cli import main
+    assert main(["run", str(path), "--format", "json"]) == 0
+    import json
+    cells = json.loads(capsys.readouterr().out)["cells"]
+    assert cells and all(isinstance(c["value"], float) for c in cells)
