@@ -195,7 +195,7 @@ class WorkbookWriter:
                 sheet.write_string(row, FORMULA_COL, source_text(cell), st("code"))
                 sheet.write_string(row, DESCRIPTION_COL, cell.description or "", st("wrap"))
                 sheet.write_string(row, EXCEL_NAME_COL, self.names[cid], st("code"))
-                heights.fit(row, source_text(cell), widths[FORMULA_COL] * 0.9)   # monospace runs wider
+                heights.fit(row, source_text(cell), widths[FORMULA_COL], monospace=True)
                 heights.fit(row, cell.description, widths[DESCRIPTION_COL])
                 last_row = max(last_row, row)
         heights.apply(sheet)
@@ -218,7 +218,8 @@ class WorkbookWriter:
         value = display_value(self.model, cid)
         cell = self.model.graph.cells[cid]
         if cell.kind == "input" or cid in self.model.overrides:
-            write_number(sheet, row, col, value, self.styles("input", input_format(value)))
+            written = _written_number(cell) if cid not in self.model.overrides else None
+            write_number(sheet, row, col, value, self.styles("input", input_format(value, written)))
             computed = cell.expr is not None and _find(cell.expr, (ir.MonteCarlo, ir.Reduce))
             if computed and cid not in self.model.overrides:
                 sheet.write_comment(row, col, f"An input computed by ifr from `{cell.source}` (it refers to no "
@@ -228,8 +229,12 @@ class WorkbookWriter:
         note = str(found) if isinstance(found, NotLive) else None
         if note is None:
             try:
-                sheet.write_formula(row, col, self.formula_text(found), self.styles("formula", number_format(value)),
-                                    value)
+                text = self.formula_text(found)
+                sheet.write_formula(row, col, text, self.styles("formula", number_format(value)), value)
+                if "Comprehensions!" in text:
+                    sheet.write_comment(row, col, f"`{cell.source}` takes its rows from the hidden sheet "
+                                        "Comprehensions (Format > Sheet > Unhide to see them).",
+                                        {"x_scale": 2.5, "y_scale": 1.2})
                 return
             except NotExcel as exc:
                 note = f"Excel cannot express this formula ({exc}); a value computed by ifr."
@@ -258,6 +263,16 @@ class WorkbookWriter:
             merged_text(sheet, row, 0, last_col, text, st("note"))
             heights.fit(row, text, width)
         heights.apply(sheet)
+
+
+def _written_number(cell) -> str | None:
+    """The number text of an input written as one literal (`1.90`, `-5 us`), or None."""
+    node, sign = cell.expr, ""
+    if isinstance(node, ir.Neg):
+        node, sign = node.operand, "-"
+    if isinstance(node, ir.Const) and node.number_text and not node.number_text.endswith("%"):
+        return sign + node.number_text
+    return None
 
 
 def write_number(sheet, row: int, col: int, value, style) -> None:

@@ -95,25 +95,24 @@ class ChecksSheet(_Sheet):
         merged_text(sheet, 0, 0, len(self.COLUMNS) - 1, f"Checks from {model.file}: {PASS} when the value "
                     "matches the expected one (to the printed precision, or within the stated tolerance). Live: "
                     "edit inputs and they re-evaluate.", self.st("note"))
+        checks = model.graph.checks
+        widths = [text_width([c.source for c in checks] + ["Check"], 16, 46), 13, 13,
+                  text_width([r.unit for r in results] + ["Unit"], 6, 16), 11, 18, 8,
+                  text_width([c.description for c in checks], 16, 40), 18]
         heights = RowHeights()
-        for i, (check, result) in enumerate(zip(model.graph.checks, results)):
+        for i, (check, result) in enumerate(zip(checks, results)):
             row = self.HEADER + 1 + i
             sheet.write_string(row, 0, check.source, self.st("code"))
             sheet.write_string(row, 3, result.unit, self.st("unit"))
             sheet.write_string(row, 7, check.description or "", self.st("wrap"))
-            heights.fit(row, check.description, 40)
-            heights.fit(row, check.source, 40)
+            heights.fit(row, check.description, widths[7])
+            heights.fit(row, check.source, widths[0], monospace=True)
             sheet.write_string(row, 8, f"{Path(result.file).name}:{result.line}", self.st("muted"))
             if check.expected is None:
                 self._condition(row, check, result)
             else:
                 self._equality(row, check, result)
         last = self.HEADER + len(results)
-        widths = [text_width([c.source for c in model.graph.checks] + ["Check"], 16, 46), 13, 13,
-                  text_width([r.unit for r in results] + ["Unit"], 6, 16), 11,
-                  text_width(["rounds to 0.0000"] + [c.source for c in model.graph.checks if c.expected is None],
-                             12, 24), 8,
-                  text_width([c.description for c in model.graph.checks], 16, 40), 18]
         self.heading(self.HEADER, self.COLUMNS, widths, numeric={1, 2, 4})
         heights.apply(sheet)
         result_range = f"G{self.HEADER + 2}:G{last + 1}"
@@ -182,7 +181,8 @@ class ChecksSheet(_Sheet):
             tol = abs(float(compile_node(tolerance)(self.w.model.values, {}))) / float(scale)
             self.live(row, 4, lambda: per_unit(sp.Abs(self._expression(tolerance)), scale), None, tol, fmt=_plus_minus(number_format(tol)))
         elif literal is not None:
-            rule, tol = f"rounds to {literal[0]}", half_step(literal[0])
+            sign = "-" if literal[2] < 0 else ""
+            rule, tol = f"rounds to {sign}{literal[0]}", half_step(literal[0])
             write_number(self.sheet, row, 4, tol, self.st("formula", _plus_minus(input_format(tol))))
         else:
             rule, tol = "relative 1e-9", 1e-9 * abs(result.expected)
@@ -269,7 +269,10 @@ class TableSheet(_Sheet):
             for j, cid in enumerate(table.show, start=1):
                 self.w.table_cells[(table.name, i, cid)] = f"{_quote(self.title)}!${_col(j)}${row + 1}"
                 make = self._maker(cid, bindings[i], affected, memo)
-                self.live(row, j, make, refs, values[j])
+                if self._is_condition(cid):
+                    self.live(row, j, make, refs, bool(values[j]), fmt="General")
+                else:
+                    self.live(row, j, make, refs, values[j])
         last = first + len(result.rows) - 1
         widths = [max(text_width(headers[:1], 12, 30), 12)] + [text_width([h], 12, 28) for h in headers[1:]]
         self.heading(self.HEADER, headers, widths, numeric=set(range(0 if not table.var_is_record else 1,
@@ -280,6 +283,10 @@ class TableSheet(_Sheet):
         setup_print(sheet, self.HEADER, max(last, self.HEADER + 18 * self._chart_count), len(headers) + 8)
 
     _chart_count = 0
+
+    def _is_condition(self, cid: str) -> bool:
+        """A cell holding true/false (a table sweep hands it back as 1.0/0.0)."""
+        return isinstance(self.w.model.values[cid], (bool, np.bool_))
 
     def _maker(self, cid, binding, affected, memo):
         builder, units = self.w.builder, self.w.model.units
@@ -319,9 +326,8 @@ class TableSheet(_Sheet):
         """Native charts of the shown columns: one per unit, against the varied input."""
         if last < first:
             return
-        numeric = [j for j in range(1, len(result.columns))
-                   if all(isinstance(r[j], (int, float, np.floating)) and not isinstance(r[j], (bool, np.bool_))
-                          for r in result.rows)]
+        numeric = [j for j, cid in enumerate(self.table.show, start=1) if not self._is_condition(cid)
+                   and all(isinstance(r[j], (int, float, np.floating)) for r in result.rows)]
         by_unit: dict[str, list[int]] = {}
         for j in numeric:
             by_unit.setdefault(result.units[j], []).append(j)
@@ -436,8 +442,13 @@ def _in_unit(model, cid: str, unit: str):
 # --- comprehension helper rows ------------------------------------------------------
 
 class ComprehensionsSheet(_Sheet):
+    """Helper rows, hidden: thousands of them would bury the model when printed."""
     title = "Comprehensions"
     FIRST = 2
+
+    def add(self) -> None:
+        super().add()
+        self.sheet.hide()
 
     def place(self) -> None:
         """Give every comprehension a block of rows and its result symbol an Excel text;
@@ -488,7 +499,6 @@ class ComprehensionsSheet(_Sheet):
                     "The cell named above each block takes the MAX, MIN, SUM or the matching n of its rows. "
                     "Do not edit.", self.st("note"))
         sheet.set_row(0, 40)
-        last = self.FIRST
         for block, row, start, texts in self.blocks:
             name = graph.cells[block.cell].name if block.cell in graph.cells else block.cell
             merged_text(sheet, row, 0, 3, f"{name}: {block.text}", self.st("section"))
@@ -503,8 +513,8 @@ class ComprehensionsSheet(_Sheet):
                 if text is not None:
                     sheet.write_formula(start + i, 1, text.replace(self._LOOP, f"$A{start + i + 1}"), style,
                                         _cacheable(cached))
-            last = start + len(block.rows) - 1
         sheet.set_column(0, 0, 12)
         sheet.set_column(1, 1, 24)
         sheet.set_column(2, 3, 20)
-        setup_print(sheet, 0, last, 3)
+        # Printing thousands of helper rows helps nobody (LibreOffice prints hidden sheets too).
+        setup_print(sheet, 0, 0, 3)
