@@ -8,8 +8,8 @@ Sheets, in order:
   Inputs are blue and editable; formulas are live Excel formulas.
 - **Library**: the imported cells the model uses (GPUs, links, model shapes),
   by module and record, laid out the same way.
-- **Checks**, one sheet per `table`, **Scenarios**, and **Comprehensions**
-  (helper rows for comprehensions): see `xlsx_sheets`.
+- **Checks** (`xlsx_checks`), one sheet per `table` (`xlsx_tables`),
+  **Scenarios** and the hidden **Comprehensions** helper rows (`xlsx_sheets`).
 
 Every exported cell gets a defined name (`excel_names`), so formulas read
 `=1073.741824*kv_state/link`. The file is written to a temporary file in
@@ -93,7 +93,9 @@ class WorkbookWriter:
         self.table_cells: dict[tuple[str, int, str], str] = {}  # (table, row, shown cell) -> Excel reference
 
     def write(self) -> None:
-        from .xlsx_sheets import ChecksSheet, ComprehensionsSheet, ScenariosSheet, TableSheet
+        from .xlsx_checks import ChecksSheet
+        from .xlsx_sheets import ComprehensionsSheet, ScenariosSheet
+        from .xlsx_tables import TableSheet
         self._build_formulas()
         main = [cid for cid in self.cells if not self.model.graph.cells[cid].module]
         library = [cid for cid in self.cells if self.model.graph.cells[cid].module]

@@ -1,0 +1,161 @@
+"""The Checks sheet: every `check` line, live, with ✓/✗ against its expected value.
+
+An equality passes when the value is within the tolerance of the expected
+one: half a unit in the literal's last printed digit (`48.3 ms` means
+48.25..48.35), or the `within` tolerance (relative `1%` or absolute
+`0.5 ms`). An inequality compares its two live sides.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import sympy as sp
+
+from ifr import ir
+from ifr.checks import _literal, half_step
+from ifr.evaluate import compile_node
+from ifr.tables import sweep_values
+
+from .excel_formula import number_text
+from .xlsx import merged_text, setup_print, write_number
+from .xlsx_formulas import NotLive, _replace, per_unit, symbol, unit_size
+from .xlsx_sheets import FAIL, PASS, _Sheet
+from .xlsx_style import RowHeights, input_format, number_format, text_width
+
+
+class ChecksSheet(_Sheet):
+    title = "Checks"
+    HEADER = 2
+    COLUMNS = ["Check", "Value", "Expected", "Unit", "Tolerance", "Rule", "Result", "Description", "Line"]
+
+    def write(self) -> None:
+        model, sheet = self.w.model, self.sheet
+        results = model.check()
+        merged_text(sheet, 0, 0, len(self.COLUMNS) - 1, f"Checks from {model.file}: {PASS} when the value "
+                    "matches the expected one (to the printed precision, or within the stated tolerance). Live: "
+                    "edit inputs and they re-evaluate.", self.st("note"))
+        checks = model.graph.checks
+        widths = [text_width([c.source for c in checks] + ["Check"], 16, 46), 13, 13,
+                  text_width([r.unit for r in results] + ["Unit"], 6, 16), 11, 18, 8,
+                  text_width([c.description for c in checks], 16, 40), 18]
+        heights = RowHeights()
+        for i, (check, result) in enumerate(zip(checks, results)):
+            row = self.HEADER + 1 + i
+            sheet.write_string(row, 0, check.source, self.st("code"))
+            sheet.write_string(row, 3, result.unit, self.st("unit"))
+            sheet.write_string(row, 7, check.description or "", self.st("wrap"))
+            heights.fit(row, check.description, widths[7])
+            heights.fit(row, check.source, widths[0], monospace=True)
+            sheet.write_string(row, 8, f"{Path(result.file).name}:{result.line}", self.st("muted"))
+            if check.expected is None:
+                self._condition(row, check, result)
+            else:
+                self._equality(row, check, result)
+        last = self.HEADER + len(results)
+        self.heading(self.HEADER, self.COLUMNS, widths, numeric={1, 2, 4})
+        heights.apply(sheet)
+        result_range = f"G{self.HEADER + 2}:G{last + 1}"
+        green = self.w.workbook.add_format({"font_color": "#006100", "bg_color": "#C6EFCE"})
+        red = self.w.workbook.add_format({"font_color": "#9C0006", "bg_color": "#FFC7CE"})
+        sheet.conditional_format(result_range, {"type": "cell", "criteria": "==", "value": f'"{PASS}"',
+                                                "format": green})
+        sheet.conditional_format(result_range, {"type": "cell", "criteria": "==", "value": f'"{FAIL}"',
+                                                "format": red})
+        sheet.freeze_panes(self.HEADER + 1, 1)
+        setup_print(sheet, self.HEADER, last, len(self.COLUMNS) - 1)
+
+    def _scaled(self, node, scale):
+        def make():
+            return per_unit(self._expression(node), scale)
+        return make
+
+    def _expression(self, node):
+        """A check's expression; `table[value].column` reads the table sheet's cell."""
+        placeholders: dict[str, str] = {}
+
+        def swap(row: ir.TableRow) -> ir.Node:
+            reference = self.w.table_cells.get((row.table, self._row_index(row), row.column))
+            if reference is None:
+                raise NotLive(f"`{row.text}` has no cell in the table's sheet; a value computed by ifr.")
+            key = f"__table_row_{len(self.w.refs)}"
+            self.w.refs[key] = reference
+            placeholders[key] = row.column
+            return ir.Ref(row.span, row.text, key)
+
+        builder = self.w.builder
+        rewritten = _replace(node, ir.TableRow, swap)
+
+        def ref(key):
+            if key in placeholders:
+                return symbol(key) * unit_size(self.w.model.units[placeholders[key]])
+            return builder.display_ref(key)
+        return builder.expression(rewritten, ref)
+
+    def _row_index(self, row: ir.TableRow) -> int | None:
+        table = next(t for t in self.w.model.graph.tables if t.name == row.table)
+        if table.var_is_record:
+            return next((i for i, r in enumerate(table.values) if r is row.key or r.id == row.key.id), None)
+        values = sweep_values(self.w.model, table)
+        wanted = float(compile_node(row.key)(self.w.model.values, {}))
+        close = np.isclose(values, wanted, rtol=1e-9, atol=0)
+        return int(np.argmax(close)) if close.any() else None
+
+    def _equality(self, row: int, check, result) -> None:
+        scale = _scale(result.unit)
+        fmt = number_format(result.expected if result.expected is not None else result.actual, 6)
+        self.live(row, 1, self._scaled(check.expr, scale), None, result.actual, fmt=fmt)
+        literal = _literal(check.expected)
+        if literal is not None:
+            write_number(self.sheet, row, 2, result.expected, self.st("formula", input_format(result.expected)))
+        else:
+            self.live(row, 2, self._scaled(check.expected, scale), None, result.expected, fmt=fmt)
+        expected_ref = f"C{row + 1}"
+        tolerance = check.tolerance
+        if tolerance is not None and isinstance(tolerance, ir.Const) and tolerance.unit == "%":
+            rule, tol = f"within {tolerance.text}", abs(result.expected) * tolerance.value
+            self.sheet.write_formula(row, 4, f"=ABS({expected_ref})*{number_text(sp.nsimplify(tolerance.value))}",
+                                     self.st("formula", _plus_minus(number_format(tol))), tol)
+        elif tolerance is not None:
+            rule = f"within {tolerance.text}"
+            tol = abs(float(compile_node(tolerance)(self.w.model.values, {}))) / float(scale)
+            self.live(row, 4, lambda: per_unit(sp.Abs(self._expression(tolerance)), scale), None, tol, fmt=_plus_minus(number_format(tol)))
+        elif literal is not None:
+            sign = "-" if literal[2] < 0 else ""
+            rule, tol = f"rounds to {sign}{literal[0]}", half_step(literal[0])
+            write_number(self.sheet, row, 4, tol, self.st("formula", _plus_minus(input_format(tol))))
+        else:
+            rule, tol = "relative 1e-9", 1e-9 * abs(result.expected)
+            self.sheet.write_formula(row, 4, f"=ABS({expected_ref})*1E-9",
+                                     self.st("formula", _plus_minus(number_format(tol))), tol)
+        self.sheet.write_string(row, 5, rule, self.st("muted"))
+        self.sheet.write_formula(row, 6, f'=IF(ABS(B{row + 1}-C{row + 1})<=E{row + 1}*(1+1E-12)+1E-300,'
+                                 f'"{PASS}","{FAIL}")', self.st("pass"), PASS if result.passed else FAIL)
+
+    def _condition(self, row: int, check, result) -> None:
+        node = check.expr
+        if isinstance(node, ir.Cmp):
+            scale = _scale(result.unit)
+            fmt = number_format(result.actual, 6)
+            self.live(row, 1, self._scaled(node.left, scale), None, result.actual, fmt=fmt)
+            self.live(row, 2, self._scaled(node.right, scale), None, result.expected, fmt=fmt)
+            op = {"==": "=", "!=": "<>"}.get(node.op, node.op)
+            self.sheet.write_string(row, 5, node.op, self.st("muted"))
+            test = f"B{row + 1}{op}C{row + 1}"
+        else:
+            self.live(row, 1, lambda: self._expression(node), None,
+                      bool(result.passed), fmt="General")
+            self.sheet.write_string(row, 5, "true", self.st("muted"))
+            test = f"B{row + 1}"
+        self.sheet.write_formula(row, 6, f'=IF({test},"{PASS}","{FAIL}")', self.st("pass"),
+                                 PASS if result.passed else FAIL)
+
+
+def _plus_minus(num_format: str) -> str:
+    return f'"±"{num_format}'
+
+
+def _scale(unit_text: str):
+    if unit_text == "%":
+        return sp.Rational(1, 100)
+    return unit_size(unit_text)

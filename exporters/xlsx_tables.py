@@ -1,0 +1,145 @@
+"""One sheet per `table`: a live row per value of the varied input, and charts.
+
+Each row's formulas are the shown cells' formulas with the varied cell
+replaced by the row's first cell (or, for a list of records, by the row's
+record's fields), expanded through every cell the varied one affects.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .cells import table_result
+from .xlsx import _col, _quote, merged_text, setup_print, write_number
+from .xlsx_formulas import NotLive, per_unit, symbol, unit_size
+from .xlsx_sheets import _Sheet, sheet_title
+from .xlsx_style import LINE_HEIGHT, input_format, text_width
+
+
+class TableSheet(_Sheet):
+    HEADER = 3
+
+    def __init__(self, writer, table, used_titles: set[str]):
+        super().__init__(writer)
+        self.table = table
+        self.title = sheet_title(table.name, used_titles)
+
+    def write(self) -> None:
+        model, table, sheet = self.w.model, self.table, self.sheet
+        result = table_result(model, table.name)
+        graph = model.graph
+        var_name = result.columns[0]
+        shown = ", ".join(graph.cells[c].name for c in table.show)
+        headers = [f"{c} [{u}]" if u else c for c, u in zip(result.columns, result.units)]
+        span = len(headers) + 8          # across the charts beside the table
+        merged_text(sheet, 0, 0, span, f"table {table.name}: vary {var_name} over {self._values_text()} show {shown}",
+                    self.st("title"))
+        how = ("Each row recomputes the shown cells with "
+               f"{var_name} replaced by the row's value (blue: edit it); other inputs come from the Model sheet.")
+        if table.var_is_record:
+            how = how.replace(" (blue: edit it)", "'s fields")
+        merged_text(sheet, 1, 0, span, (table.description + ". " if table.description else "") + how,
+                    self.st("note"))
+        sheet.set_row(1, 27)
+        first = self.HEADER + 1
+        if table.var_is_record:
+            bindings = [self._record_binding(record) for record in table.values]
+        else:
+            size = unit_size(result.units[0])
+            bindings = [{table.var: symbol("__row") * size}] * len(result.rows)
+        affected = self._affected()
+        memos: dict[int, dict] = {}
+        for i, values in enumerate(result.rows):
+            row = first + i
+            if table.var_is_record:
+                sheet.write_string(row, 0, str(values[0]), self.st("text"))
+            else:
+                write_number(sheet, row, 0, float(values[0]), self.st("input", input_format(float(values[0]))))
+            refs = dict(self.w.refs)
+            refs["__row"] = f"$A{row + 1}"
+            memo = memos.setdefault(id(bindings[i]), {})
+            for j, cid in enumerate(table.show, start=1):
+                self.w.table_cells[(table.name, i, cid)] = f"{_quote(self.title)}!${_col(j)}${row + 1}"
+                make = self._maker(cid, bindings[i], affected, memo)
+                if self._is_condition(cid):
+                    self.live(row, j, make, refs, bool(values[j]), fmt="General")
+                else:
+                    self.live(row, j, make, refs, values[j])
+        last = first + len(result.rows) - 1
+        widths = [max(text_width(headers[:1], 12, 30), 12)] + [text_width([h], 12, 28) for h in headers[1:]]
+        self.heading(self.HEADER, headers, widths, numeric=set(range(0 if not table.var_is_record else 1,
+                                                                      len(headers))))
+        sheet.set_row(self.HEADER, LINE_HEIGHT * 2)
+        sheet.freeze_panes(self.HEADER + 1, 1)
+        self._charts(result, headers, first, last)
+        setup_print(sheet, self.HEADER, max(last, self.HEADER + 18 * self._chart_count), len(headers) + 8)
+
+    _chart_count = 0
+
+    def _is_condition(self, cid: str) -> bool:
+        """A cell holding true/false (a table sweep hands it back as 1.0/0.0)."""
+        return isinstance(self.w.model.values[cid], (bool, np.bool_))
+
+    def _maker(self, cid, binding, affected, memo):
+        builder, units = self.w.builder, self.w.model.units
+
+        def make():
+            if any(v is None for v in binding.values()):
+                raise NotLive("the row's record lacks a field the varied record has; values computed by ifr.")
+            return per_unit(builder.expanded(cid, binding, affected, memo), unit_size(units[cid]))
+        return make
+
+    def _record_binding(self, record) -> dict:
+        alias = self.w.model.graph.records[self.table.var]
+        binding = {}
+        for field_name, cid in alias.fields.items():
+            source = record.fields.get(field_name)
+            binding[cid] = self.w.builder.display_ref(source) if source in self.w.names else None
+        return binding
+
+    def _affected(self) -> set[str]:
+        model, table = self.w.model, self.table
+        varied = model.graph.records[table.var].fields.values() if table.var_is_record else [table.var]
+        out: set[str] = set()
+        for cid in varied:
+            out |= model.affected(cid)
+        return out
+
+    def _values_text(self) -> str:
+        table = self.table
+        if table.var_is_record:
+            return "[" + ", ".join(r.name for r in table.values) + "]"
+        if table.range is not None:
+            lo, hi, step = (n.text for n in table.range)
+            return f"{lo}..{hi} step {step}"
+        return "[" + ", ".join(n.text for n in table.values) + "]"
+
+    def _charts(self, result, headers, first: int, last: int) -> None:
+        """Native charts of the shown columns: one per unit, against the varied input."""
+        if last < first:
+            return
+        numeric = [j for j, cid in enumerate(self.table.show, start=1) if not self._is_condition(cid)
+                   and all(isinstance(r[j], (int, float, np.floating)) for r in result.rows)]
+        by_unit: dict[str, list[int]] = {}
+        for j in numeric:
+            by_unit.setdefault(result.units[j], []).append(j)
+        anchor_col = len(headers) + 1
+        for k, (unit, columns) in enumerate(by_unit.items()):
+            if self.table.var_is_record:
+                chart = self.w.workbook.add_chart({"type": "column"})
+            else:
+                chart = self.w.workbook.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+            for j in columns:
+                chart.add_series({
+                    "name": [self.title, self.HEADER, j],
+                    "categories": [self.title, first, 0, last, 0],
+                    "values": [self.title, first, j, last, j],
+                    "marker": {"type": "circle", "size": 5},
+                })
+            chart.set_title({"name": ", ".join(result.columns[j] for j in columns), "name_font": {"size": 11}})
+            chart.set_x_axis({"name": headers[0], "major_gridlines": {"visible": False}})
+            chart.set_y_axis({"name": unit or "(no unit)", "major_gridlines": {"visible": True,
+                                                                             "line": {"color": "#E0E0E0"}}})
+            chart.set_legend({"position": "bottom"} if len(columns) > 1 else {"none": True})
+            chart.set_size({"width": 520, "height": 300})
+            self.sheet.insert_chart(self.HEADER + 16 * k, anchor_col, chart)
+        self._chart_count = len(by_unit)
