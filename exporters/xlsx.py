@@ -29,7 +29,7 @@ from ifr import ir
 
 from .cells import atomic_path, display_value, exported_cells, source_text, title_and_text
 from .excel_formula import NotExcel, excel_formula
-from .excel_names import assign_names
+from .excel_names import assign_names, is_excel_name
 from .xlsx_formulas import FormulaBuilder, NotLive, _find
 from .xlsx_style import RowHeights, Styles, input_format, number_format, text_width
 
@@ -180,7 +180,8 @@ class WorkbookWriter:
         graph = self.model.graph
         widths = self._widths(cids)
         for col, heading in enumerate(HEADINGS):
-            sheet.write_string(header_row, col, heading, st("header_number" if col == VALUE_COL else "header"))
+            kind = {VALUE_COL: "header_number", UNIT_COL: "unit_header"}.get(col, "header")
+            sheet.write_string(header_row, col, heading, st(kind))
             sheet.set_column(col, col, widths[col])
         heights = RowHeights()
         last_row = header_row
@@ -310,6 +311,8 @@ def _col(index: int) -> str:
 
 
 def _quote(sheet_name: str) -> str:
-    if sheet_name.replace("_", "").isalnum() and not sheet_name[0].isdigit():
+    """A sheet name as a formula refers to it: quoted unless it is a plain name
+    (a table named `AB12` must read 'AB12'!B5, or Excel takes it for a cell)."""
+    if is_excel_name(sheet_name):
         return sheet_name
     return "'" + sheet_name.replace("'", "''") + "'"
