@@ -30,6 +30,8 @@ INLINE_NODES = 400
 MAX_HELPER_ROWS = 20_000
 # ... and one whose rows need a formula each (not one shared formula), over more than this.
 MAX_UNROLLED_ROWS = 500
+# Rows to spare past the current end of a range that ends at a cell's value.
+SPARE_ROWS = 64
 # The symbol a helper row's formula reads its loop variable from.
 LOOP_VARIABLE = "__loop_variable"
 # Table rows expand formulas through the cells the varied input affects;
@@ -106,6 +108,9 @@ class HelperBlock:
     keep: object = None
     # ... or, where that cannot be written once, each row's own (value, condition).
     per_row: list | None = None
+    # A range ending at a cell's value: that end (base SI), and the last row's n.
+    guard: object = None
+    last: int = 0
     rows: list = field(default_factory=list)   # (n, cached value, "" where the condition fails)
 
 
@@ -203,12 +208,23 @@ class FormulaBuilder:
 
     def _helper_block(self, node: ir.Reduce, ref, cid: str | None) -> HelperBlock:
         from ifr.evaluate import compile_node
-        if ir.refs(node.lo) or ir.refs(node.hi) or _find(node.lo, ir.Var) or _find(node.hi, ir.Var):
-            raise NotLive(f"`{node.text}` runs over a range that depends on other cells; "
+        if ir.refs(node.lo) or _find(node.lo, ir.Var) or _find(node.hi, ir.Var):
+            raise NotLive(f"`{node.text}` starts its range at a value that depends on other cells; "
                           "a value computed by ifr.")
-        lo, hi = (int(round(float(compile_node(b)({}, {})))) for b in (node.lo, node.hi))
-        if hi - lo + 1 > MAX_HELPER_ROWS:
-            raise NotLive(f"`{node.text}` runs over {hi - lo + 1:,} values, too many for helper rows; "
+        lo = int(round(float(compile_node(node.lo)({}, {}))))
+        hi = int(round(float(compile_node(node.hi)(self.model.values, {}))))
+        # A range that ends at a cell's value gets rows to spare, guarded by the
+        # live end; past the last row the result is #N/A rather than wrong.
+        guard = None
+        last = hi
+        if ir.refs(node.hi):
+            try:
+                guard = to_sympy(node.hi, ref)
+            except NotSymbolic as exc:
+                raise NotLive(f"Excel cannot express `{exc}`; a value computed by ifr.") from None
+            last = hi + max(hi - lo + 1, SPARE_ROWS)
+        if last - lo + 1 > MAX_HELPER_ROWS:
+            raise NotLive(f"`{node.text}` runs over {last - lo + 1:,} values, too many for helper rows; "
                           "a value computed by ifr.")
         unit = "" if node.func == "first" else auto_unit(dim_of(node.body, self.model.dims),
                                                          _typical(node, self.model.values))
@@ -220,23 +236,27 @@ class FormulaBuilder:
             variables = {node.var: n}
             value = n if node.func == "first" else per_unit(to_sympy(node.body, ref, variables), size)
             keep = tidy(to_sympy(node.cond, ref, variables)) if node.cond is not None else sp.true
+            if guard is not None:
+                keep = sp.And(sp.Le(n, guard, evaluate=False), keep)
             return value, keep
         try:
             # One formula for every row, reading the loop variable from the row's first cell.
             block.value, block.keep = row_exprs(symbol(LOOP_VARIABLE))
         except NotSymbolic:
             # An inner comprehension whose range depends on the loop variable: unroll row by row.
-            if hi - lo + 1 > MAX_UNROLLED_ROWS:
+            if last - lo + 1 > MAX_UNROLLED_ROWS:
                 raise NotLive(f"Excel cannot express `{node.text}` row by row; a value computed by ifr.") from None
             try:
-                block.per_row = [row_exprs(sp.Integer(n)) for n in range(lo, hi + 1)]
+                block.per_row = [row_exprs(sp.Integer(n)) for n in range(lo, last + 1)]
             except NotSymbolic as exc:
-                raise NotLive(f"Excel cannot express `{exc}`; a value computed by ifr.") from None
+                raise NotLive(f"Excel cannot express `{exc}` (a comprehension inside `{node.text}` whose range "
+                              "depends on other cells); a value computed by ifr.") from None
         body, cond = compile_node(node.body), compile_node(node.cond) if node.cond is not None else None
         env = self.model.values
-        for n in range(lo, hi + 1):
+        block.guard, block.last = guard, last
+        for n in range(lo, last + 1):
             local = {node.var: float(n)}
-            kept = bool(cond(env, local)) if cond is not None else True
+            kept = n <= hi and (bool(cond(env, local)) if cond is not None else True)
             cached = (float(n) if node.func == "first" else float(body(env, local)) / float(size)) if kept else ""
             block.rows.append((n, cached))
         return block

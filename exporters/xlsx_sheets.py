@@ -201,6 +201,14 @@ class ComprehensionsSheet(_Sheet):
                 "argmax": f"INDEX({numbers},MATCH(MAX({values}),{values},0))",
                 "argmin": f"INDEX({numbers},MATCH(MIN({values}),{values},0))",
             }[block.func]
+            if block.guard is not None:
+                try:
+                    limit = self.w.formula_text(block.guard)[1:]
+                except NotExcel as exc:
+                    self.w.formulas[block.cell] = NotLive(
+                        f"Excel cannot express the end of `{block.text}` ({exc}); a value computed by ifr.")
+                    continue
+                aggregate = f"IF({limit}>{block.last},NA(),{aggregate})"
             self.w.refs[block.key] = aggregate
             self.blocks.append((block, row, start, texts))
             row = end + 2

@@ -26,7 +26,7 @@ from ifr.exporters.excel_names import assign_names, is_excel_name, mangle
 from ifr.exporters.cells import display_value, exported_cells, table_result
 from ifr.exporters.xlsx import MODEL_HEADER_ROW, NAME_COL, VALUE_COL, cell_names
 from ifr.exporters.xlsx_style import INPUT_BLUE
-from recalc import errors_in, recalculate_many
+from recalc import errors_in, read_values, recalculate_many
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = sorted((ROOT / "models").glob("*.ifr"))
@@ -201,11 +201,31 @@ def test_features_workbook_marks_what_is_not_live(exported):
     numeric = sheet.cell(rows["numeric"], 2)
     assert not str(numeric.value).startswith("=") and "numeric" in numeric.comment.text
     assert "computed by ifr" in sheet.cell(rows["mc"], 2).comment.text     # an input: no cell in its formula
-    assert "range that depends" in sheet.cell(rows["ranged"], 2).comment.text
+    assert sheet.cell(rows["ranged"], 2).value.startswith("=IF(x>")       # rows to spare, then #N/A
     assert sheet.cell(rows["first_n"], 2).value.startswith("=MIN(Comprehensions!")
     assert sheet.cell(rows["neg_square"], 2).value == "=-(x^2)"
     assert sheet.cell(rows["tower"], 2).value == "=2^(x^2)"
     assert sheet.cell(rows["f_ceil"], 2).value.startswith("=-INT(")
+
+
+def test_a_comprehension_over_a_range_ending_at_a_cell_follows_the_cell(soffice, tmp_path):
+    """`ranged = sum(n for n in 1..x)`: helper rows to spare past x = 3, and #N/A,
+    not a wrong sum, once x runs past them."""
+    model = ifr.load(ROOT / "tests" / "export" / "features.ifr")
+    path = tmp_path / "features.xlsx"
+    model.export(path)
+    book = load_workbook(path)
+    sheet = book["Model"]
+    rows = {sheet.cell(r, 1).value: r for r in range(1, sheet.max_row + 1)}
+    edited = []
+    for x in (5, 60, 1000):
+        sheet.cell(rows["x"], 2).value = x
+        edited.append(tmp_path / f"x{x}.xlsx")
+        book.save(edited[-1])
+    recalculated = recalculate_many(edited, tmp_path / "out")
+    ranged = [read_values(out)[("Model", f"B{rows['ranged']}")] for out in recalculated]
+    assert ranged[:2] == [sum(range(1, 6)), sum(range(1, 61))]
+    assert ranged[2] == "#N/A" and ("Model", f"B{rows['ranged']}", "#N/A") in errors_in(recalculated[2])
 
 
 def test_text_that_starts_with_equals_stays_text(exported):
