@@ -166,7 +166,7 @@ class Binder(ExpressionResolver):
                     cell.bracket = (self.expr(stmt.bracket.lo, scope), self.expr(stmt.bracket.hi, scope))
             else:
                 cell.expr = self.expr(stmt.expr, scope)
-                cell.kind = "formula" if ir.refs(cell.expr) else "input"
+                cell.kind = "formula" if ir.refs(cell.expr) or _computes(cell.expr) else "input"
         except IfrError as e:
             self.errors.add(e)
 
@@ -334,6 +334,14 @@ class Binder(ExpressionResolver):
                                hint="a cell cannot use its own value; use solve for a goal seek") from None
             raise IfrError("cycle", "these cells depend on each other: " + " -> ".join(names), first.span,
                            hint="break the cycle, or use solve to find a consistent value") from None
+
+
+def _computes(node: ir.Node) -> bool:
+    """Whether an expression without cell references is still a computation
+    (a comprehension or a Monte Carlo), not a value to edit."""
+    if isinstance(node, (ir.Reduce, ir.MonteCarlo)):
+        return True
+    return any(_computes(c) for c in ir.children(node))
 
 
 def reachable(start: str, edges: dict[str, set[str]]) -> set[str]:

@@ -9,7 +9,7 @@ from .errors import IfrError
 from .evaluate import compile_node
 
 
-def _literal(node: ir.Node):
+def printed_literal(node: ir.Node):
     """(number text, unit text, sign) of a literal, or None for an expression."""
     sign = 1.0
     while isinstance(node, ir.Neg):
@@ -43,7 +43,7 @@ def run_checks(model) -> list:
         if check.expected is None:
             results.append(_inequality(model, check, value))
             continue
-        literal = _literal(check.expected)
+        literal = printed_literal(check.expected)
         expected_si = _eval(check.expected, model)
         if literal is not None:
             number_text, unit_text, sign = literal

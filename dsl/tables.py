@@ -75,18 +75,40 @@ def run_table(model, name: str):
     else:
         overrides[table.var] = values
         varied = {table.var}
-    env = model.evaluator.run(overrides, only=model.needed_for(varied, table.show), base=model.values)
     size = len(values)
     columns = [model.graph.records[table.var].name if table.var_is_record else model.graph.cells[table.var].name]
     units = ["" if table.var_is_record else model.units[table.var]]
     data = [[r.name for r in values] if table.var_is_record else list(values / _f(units[0]))]
-    for cid in table.show:
+    for cid, column in zip(table.show, _sweep(model, overrides, varied, table.show, size)):
         columns.append(model.graph.cells[cid].name)
         units.append(model.units[cid])
-        col = np.broadcast_to(np.asarray(env[cid], dtype=float), (size,))
-        data.append(list(col / _f(model.units[cid])))
+        data.append([_shown(v, model.units[cid]) for v in column])
     rows = [[data[c][i] for c in range(len(columns))] for i in range(size)]
     return TableResult(table.name, columns[0], columns, units, rows)
+
+
+def _sweep(model, overrides: dict, varied: set, shown: list, size: int) -> list:
+    """Each shown cell's values over the sweep: one vectorised pass, or, where a
+    cell cannot take arrays (a Monte Carlo), one evaluation per row."""
+    only = model.needed_for(varied, shown)
+    try:
+        env = model.evaluator.run(overrides, only=only, base=model.values)
+        return [np.broadcast_to(np.asarray(env[cid]), (size,)) for cid in shown]
+    except IfrError as exc:
+        if exc.code != "vector-bound":
+            raise
+    columns = [[] for _ in shown]
+    for i in range(size):
+        env = model.evaluator.run({k: v[i] for k, v in overrides.items()}, only=only, base=model.values)
+        for column, cid in zip(columns, shown):
+            column.append(env[cid])
+    return columns
+
+
+def _shown(value, unit_text: str):
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    return float(value) / _f(unit_text)
 
 
 def _f(unit_text: str) -> float:

@@ -59,39 +59,8 @@ def source_text(cell) -> str:
 
 
 def table_result(model, name: str):
-    """`model.table(name)`, or the same rows evaluated one at a time where the
-    vectorised sweep cannot run (a Monte Carlo cell downstream of the varied one)."""
-    try:
-        return model.table(name)
-    except IfrError as exc:
-        if exc.code != "vector-bound":
-            raise
-    from ifr.model import TableResult
-    from ifr.tables import sweep_values
-    graph = model.graph
-    table = next(t for t in graph.tables if t.name == name)
-    if table.var_is_record:
-        alias = graph.records[table.var]
-        rows_overrides = [{cid: model.values[record.fields[f]] if f in record.fields else np.nan
-                           for f, cid in alias.fields.items()} for record in table.values]
-        first = [record.name for record in table.values]
-        columns, units = [alias.name], [""]
-    else:
-        values = sweep_values(model, table)
-        rows_overrides = [{table.var: float(v)} for v in values]
-        unit = model.units[table.var]
-        first = [float(v) / _size(unit) for v in values]
-        columns, units = [graph.cells[table.var].name], [unit]
-    columns += [graph.cells[cid].name for cid in table.show]
-    units += [model.units[cid] for cid in table.show]
-    affected: set[str] = set()
-    for cid in rows_overrides[0] if rows_overrides else ():
-        affected |= model.affected(cid)
-    rows = []
-    for lead, overrides in zip(first, rows_overrides):
-        env = model.evaluator.run(overrides, only=affected, base=model.values)
-        rows.append([lead] + [_shown(env[cid], model.units[cid]) for cid in table.show])
-    return TableResult(table.name, columns[0], columns, units, rows)
+    """`model.table(name)`: the rows a table sheet shows."""
+    return model.table(name)
 
 
 def _size(unit: str) -> float:

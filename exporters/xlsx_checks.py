@@ -13,7 +13,7 @@ import numpy as np
 import sympy as sp
 
 from ifr import ir
-from ifr.checks import _literal, half_step
+from ifr.checks import half_step, printed_literal
 from ifr.evaluate import compile_node
 from ifr.tables import sweep_values
 
@@ -105,7 +105,7 @@ class ChecksSheet(_Sheet):
         scale = _scale(result.unit)
         fmt = number_format(result.expected if result.expected is not None else result.actual, 6)
         self.live(row, 1, self._scaled(check.expr, scale), None, result.actual, fmt=fmt)
-        literal = _literal(check.expected)
+        literal = printed_literal(check.expected)
         if literal is not None:
             write_number(self.sheet, row, 2, result.expected, self.st("formula", input_format(result.expected)))
         else:

@@ -328,3 +328,14 @@ def test_solve_through_max_has_a_closed_form(tmp_path):
     assert m.solver.solutions["b_tie"].method == "closed form"
     # the closed form follows the other branch when the inputs move it there
     assert m.with_inputs(q="200 ms").value("b_tie") == pytest.approx(1 / 0.05)  # 0.2 + 2v/b = 0.3
+
+
+def test_a_table_through_a_monte_carlo_is_evaluated_row_by_row(tmp_path):
+    m = model(tmp_path, """
+        ranks = 8
+        u = ep_imbalance(tokens=64, topk=2, experts=16, ranks=ranks, batches=10, seed=0)
+        table t: vary ranks over [1, 8] show u
+    """)
+    rows = m.table("t").rows
+    assert rows[0][1] == 0  # one rank: no imbalance
+    assert rows[1][1] == m.values["u"]
