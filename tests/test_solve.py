@@ -100,3 +100,11 @@ def test_a_stale_cached_form_is_not_trusted(tmp_path):
     m = model(tmp_path, "a = 2\nx = 1\ny = solve x on 0..10: x^2 = a\nz = solve x on -10..0: x^2 = a\n")
     assert m.values["y"] == pytest.approx(2 ** 0.5)
     assert m.values["z"] == pytest.approx(-2 ** 0.5)
+
+
+def test_model_solve_api():
+    import ifr
+    m = ifr.load(ROOT / "models" / "pd_handoff.ifr")
+    q, how = m.solve("link", "kv_state / link = 856 ms")
+    assert q.to("GB/s").magnitude == pytest.approx(1.125 * 2 ** 30 / 0.856 / 1e9)  # 000 §5: 1.41 GB/s
+    assert how.method == "closed form"
