@@ -1,4 +1,4 @@
-"""The Excel workbook a non-coder receives (DESIGN.md §7).
+"""The Excel workbook a non-coder receives (README: Workbooks).
 
 Sheets, in order:
 

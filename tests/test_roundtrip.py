@@ -69,10 +69,10 @@ def test_edited_inputs_and_overwritten_formulas_are_read_back(model, workbook, t
 
 
 def test_library_inputs_are_read_back(model, workbook, tmp_path):
-    edited = edit(workbook, tmp_path / "edited.xlsx", {where(model, workbook, "hardware.nic_200g.bandwidth"): 100})
-    assert read_inputs(model, edited) == {"hardware.nic_200g.bandwidth": "100.0 GB/s"}
+    edited = edit(workbook, tmp_path / "edited.xlsx", {where(model, workbook, "hardware.nic_200g.line_rate"): 800})
+    assert read_inputs(model, edited) == {"hardware.nic_200g.line_rate": "800.0 Gbit/s"}
     variant = with_workbook_inputs(model, edited)
-    assert variant.value("link") == pytest.approx(100)          # link = nic_200g.bandwidth follows
+    assert variant.value("link") == pytest.approx(100)          # link = nic_200g.bandwidth = line rate in bytes
     assert variant.value("t_handoff") == pytest.approx(model.value("t_handoff") / 4)
 
 
