@@ -29,16 +29,30 @@ _UNIT_TEXT = re.compile(  # `1/s` too: display units of rates
 )
 
 
+@lru_cache(maxsize=1)
 def cache_dir() -> Path:
-    """Where ifr keeps its caches (unit registry, parser tables, solutions)."""
+    """Where ifr keeps its caches (unit registry, parser tables, solutions).
+
+    ``$IFR_CACHE_DIR``, else ``$XDG_CACHE_HOME/ifr`` or ``~/.cache/ifr``; a
+    folder that cannot be created falls back to one in the system's temporary
+    folder, since caches only save time.
+    """
     root = os.environ.get("IFR_CACHE_DIR")
     if root:
         path = Path(root)
     else:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         path = Path(base) / "ifr"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if os.access(path, os.W_OK):
+            return path
+    except OSError:
+        pass
+    import tempfile
+    fallback = Path(tempfile.gettempdir()) / f"ifr-cache-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
+    fallback.mkdir(parents=True, exist_ok=True)
+    return fallback
 
 
 class Dim:

@@ -108,3 +108,10 @@ def test_model_solve_api():
     q, how = m.solve("link", "kv_state / link = 856 ms")
     assert q.to("GB/s").magnitude == pytest.approx(1.125 * 2 ** 30 / 0.856 / 1e9)  # 000 §5: 1.41 GB/s
     assert how.method == "closed form"
+
+
+def test_an_unwritable_cache_folder_only_costs_time(tmp_path):
+    env = dict(os.environ, IFR_CACHE_DIR="/proc/no-such-cache")
+    result = subprocess.run([sys.executable, "-m", "ifr.cli", "check", str(ROOT / "models" / "pd_handoff.ifr"), "-q"],
+                            env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
