@@ -155,8 +155,7 @@ def test_check_json_shape(tmp_path):
     assert r["passed"] is True and r["line"] == 2 and r["source"] == "x = 2.0 ms"
 
 
-def test_tables_over_values_ranges_and_records(tmp_path):
-    m = model(tmp_path, """
+LINKS_AND_SIZES = """
         nic = { bandwidth = 25 GB/s }
         fast = { bandwidth = 50 GB/s }
         link = nic
@@ -164,6 +163,11 @@ def test_tables_over_values_ranges_and_records(tmp_path):
         t = size / link.bandwidth in ms
         table by_link: vary link over [nic, fast] show t
         table by_size: vary size over [1 GB, 2 GB, 5 GB] show t
+"""
+
+
+def test_tables_over_values_ranges_and_records(tmp_path):
+    m = model(tmp_path, LINKS_AND_SIZES + """
         table by_range: vary size over 1 GB..3 GB step 1 GB show t
     """)
     assert m.table("by_link").rows == [["nic", pytest.approx(40)], ["fast", pytest.approx(20)]]
@@ -269,14 +273,7 @@ def test_functions_from_another_module_and_nested_comprehensions(tmp_path):
 
 
 def test_checks_read_table_rows(tmp_path):
-    m = model(tmp_path, """
-        nic = { bandwidth = 25 GB/s }
-        fast = { bandwidth = 50 GB/s }
-        link = nic
-        size = 1 GB
-        t = size / link.bandwidth in ms
-        table by_link: vary link over [nic, fast] show t
-        table by_size: vary size over [1 GB, 2 GB, 5 GB] show t
+    m = model(tmp_path, LINKS_AND_SIZES + """
         check by_link[fast].t = 20 ms
         check by_size[5 GB].t = 200 ms
         check by_size[5 GB].t > by_link[fast].t
