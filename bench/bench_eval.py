@@ -9,7 +9,6 @@ Baselines measured in the same run:
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
 import time
 from pathlib import Path

@@ -344,9 +344,10 @@ def _computes(node: ir.Node) -> bool:
     return any(_computes(c) for c in ir.children(node))
 
 
-def reachable(start: str, edges: dict[str, set[str]]) -> set[str]:
-    """``start`` and every node reachable from it along ``edges``."""
-    seen, stack = {start}, [start]
+def reachable(start, edges: dict[str, set[str]]) -> set[str]:
+    """``start`` (a node or several) and every node reachable along ``edges``."""
+    starts = [start] if isinstance(start, str) else list(start)
+    seen, stack = set(starts), list(starts)
     while stack:
         for d in edges.get(stack.pop(), ()):
             if d not in seen:

@@ -29,12 +29,6 @@ def half_step(number_text: str) -> float:
     return 0.5 * 10.0 ** (-decimals + (int(exponent) if exponent else 0))
 
 
-def _unit_factor(unit_text: str) -> float:
-    if unit_text == "%":
-        return 0.01
-    return factor(unit_text) if unit_text else 1.0
-
-
 def run_checks(model) -> list:
     from .model import CheckResult
     results = []
@@ -47,11 +41,11 @@ def run_checks(model) -> list:
         expected_si = _eval(check.expected, model)
         if literal is not None:
             number_text, unit_text, sign = literal
-            scale = _unit_factor(unit_text)
+            scale = factor(unit_text)
             expected = sign * float(number_text.replace("_", ""))
         else:
             unit_text = model.units.get(_ref(check.expr), "") if _ref(check.expr) else ""
-            scale = _unit_factor(unit_text) if unit_text else 1.0
+            scale = factor(unit_text)
             expected = expected_si / scale
         actual = value / scale
         tol, how = _tolerance(check, model, literal, expected, scale)
@@ -90,7 +84,7 @@ def _inequality(model, check, value):
             from .display import auto_unit
             from .dimensions import dim_of
             unit_text = auto_unit(dim_of(node.left, model.dims), float(left))
-        scale = _unit_factor(unit_text) if unit_text else 1.0
+        scale = factor(unit_text)
         detail = f"{format_number(left / scale, 6)} {node.op} {format_number(right / scale, 6)} {unit_text}".strip()
         return CheckResult(check.span.file, check.span.line, check.source, check.description, right / scale,
                            left / scale, unit_text, bool(value), detail)
@@ -99,7 +93,7 @@ def _inequality(model, check, value):
 
 
 def _eval(node, model):
-    if any(isinstance(n, ir.TableRow) for n in _walk(node)):
+    if any(isinstance(n, ir.TableRow) for n in ir.walk(node)):
         node = _rows_as_constants(node, model)
     v = compile_node(node)(model.values, {})
     if isinstance(v, np.ndarray):
@@ -107,12 +101,6 @@ def _eval(node, model):
             raise IfrError("bad-check", "a check needs a single value", node.span)
         v = v.item()
     return float(v) if not isinstance(v, (bool, np.bool_)) else bool(v)
-
-
-def _walk(node):
-    yield node
-    for child in ir.children(node):
-        yield from _walk(child)
 
 
 def _rows_as_constants(node, model):

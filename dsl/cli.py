@@ -141,9 +141,8 @@ def _spaced(value: str) -> str:
 def _cell_rows(model):
     from .display import format_number
     rows = []
-    for cid, cell in model.graph.cells.items():
-        if cell.module and not _used_by_main(model, cid):
-            continue
+    for cid in model.used_cells():
+        cell = model.graph.cells[cid]
         unit = model.units[cid]
         kind = "override" if cid in model.overrides else cell.kind
         value = model.value(cid)
@@ -152,22 +151,6 @@ def _cell_rows(model):
                      "section": cell.section if not cell.module else f"from {cell.module}",
                      "text": format_number(value) + (f" {unit}" if unit else "")})
     return rows
-
-
-def _used_by_main(model, cid) -> bool:
-    if not hasattr(model, "_main_closure"):
-        needed, stack = set(), [c for c, cell in model.graph.cells.items() if not cell.module]
-        for check in model.graph.checks:
-            from .ir import refs
-            stack += list(refs(check.expr))
-        while stack:
-            c = stack.pop()
-            if c in needed:
-                continue
-            needed.add(c)
-            stack.extend(model.graph.deps.get(c, ()))
-        model._main_closure = needed
-    return cid in model._main_closure
 
 
 def _run(model, args) -> int:

@@ -105,8 +105,9 @@ def _prefixed(base: str, value: float, binary: bool) -> str:
 
 @lru_cache(maxsize=1024)
 def factor(text: str) -> float:
-    """Base-SI value of one `text` unit (1 for a bare dimension such as `[length]^0.5`,
-    shown when no unit of the field fits: the value is then in base SI)."""
+    """Base-SI value of one `text` unit: 1 for no unit (a plain number) and for a bare
+    dimension such as `[length]^0.5` (shown when no unit of the field fits: the
+    value is then in base SI); `%` is 0.01."""
     if not text or text.startswith("["):
         return 1.0
     return unit(text)[0]

@@ -133,14 +133,15 @@ def children(node: Node) -> list[Node]:
     return []
 
 
-def refs(node: Node) -> set[str]:
-    """Every cell an expression refers to."""
-    out: set[str] = set()
+def walk(node: Node):
+    """The node and every sub-expression below it."""
     stack = [node]
     while stack:
         n = stack.pop()
-        if isinstance(n, Ref):
-            out.add(n.cell)
-        else:
-            stack.extend(children(n))
-    return out
+        yield n
+        stack.extend(children(n))
+
+
+def refs(node: Node) -> set[str]:
+    """Every cell an expression refers to."""
+    return {n.cell for n in walk(node) if isinstance(n, Ref)}

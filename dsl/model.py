@@ -106,7 +106,7 @@ class Model:
     def value(self, name: str) -> float:
         """A cell's value in its display unit."""
         cid = self.cell_id(name)
-        return self.values[cid] / factor_or_one(self.units[cid])
+        return self.values[cid] / factor(self.units[cid])
 
     def __getitem__(self, name: str):
         from .units import quantity
@@ -218,12 +218,37 @@ class Model:
         from .exporters import export
         export(self, Path(path))
 
+    def used_cells(self) -> list[str]:
+        """The main file's cells and every imported cell they, the checks, tables
+        and scenarios need, in the model's order."""
+        graph = self.graph
+        start = [cid for cid, c in graph.cells.items() if not c.module]
+        for check in graph.checks:
+            for node in (check.expr, check.expected, check.tolerance):
+                if node is not None:
+                    start += ir.refs(node)
+        for table in graph.tables:
+            start += table.show
+            if table.var_is_record:
+                start += graph.records[table.var].fields.values()
+                for record in table.values:
+                    start += record.fields.values()
+            else:
+                start.append(table.var)
+                for node in table.values or table.range or ():
+                    start += ir.refs(node)
+        for scenario in graph.scenarios.values():
+            for cid, node, _span in scenario.overrides:
+                start += [cid, *ir.refs(node)]
+        needed = reachable(start, graph.deps)
+        return [cid for cid in graph.cells if cid in needed]
+
     def needed_for(self, varied, shown) -> set[str]:
         """The cells to recompute when ``varied`` change and only ``shown`` are read."""
         affected = set()
         for v in varied:
             affected |= self.affected(v)
-        return affected & _ancestors(self.graph, shown)
+        return affected & reachable(shown, self.graph.deps)
 
     def affected(self, cid: str) -> set[str]:
         """Every cell whose value depends on ``cid`` (through formulas and solves)."""
@@ -235,17 +260,6 @@ class Model:
         return reachable(cid, self._dependents)
 
 
-def _ancestors(graph, cids) -> set[str]:
-    """The cells and every cell they are computed from."""
-    seen, stack = set(), list(cids)
-    while stack:
-        c = stack.pop()
-        if c not in seen:
-            seen.add(c)
-            stack.extend(graph.deps.get(c, ()))
-    return seen
-
-
 def _shift(error: IfrError, file: str, original: str, columns: int) -> IfrError:
     """Move an error from the parsed `__value__ = v` text back onto `name=v`."""
     s = error.span
@@ -254,6 +268,3 @@ def _shift(error: IfrError, file: str, original: str, columns: int) -> IfrError:
         error.span = Span(file, s.line, max(1, s.column - columns), s.end_line, max(2, s.end_column - columns))
     return error
 
-
-def factor_or_one(unit_text: str) -> float:
-    return factor(unit_text) if unit_text else 1.0

@@ -102,9 +102,13 @@ class Solver:
         if cached is not None and cached.get("none"):  # sympy already failed on this equation
             tree, closed_roots, reason = None, [], cached["none"]
         else:
-            tree, closed_roots, reason = self._closed_form(cell, env, f)
-            if tree is None and reason and "within" not in reason:
-                self._cache.put(key, {"none": reason})
+            try:
+                tree, closed_roots, reason = self._closed_form(cell, env, f)
+            except _TimeUp:  # not remembered: a later run may have more time
+                tree, closed_roots, reason = None, [], f"sympy found none within {SYMPY_SECONDS} s"
+            else:
+                if tree is None and reason:
+                    self._cache.put(key, {"none": reason})
         numeric = self._numeric(cell, env, f)
         roots = _merge(closed_roots + numeric)
         roots = self._in_bracket(cell, env, roots)
@@ -191,7 +195,7 @@ class Solver:
         except NotSymbolic as exc:
             return None, [], f"`{exc}` has no symbolic form"
         except _TimeUp:
-            return None, [], f"sympy found none within {SYMPY_SECONDS} s"
+            raise
         except Exception as exc:  # sympy raises NotImplementedError and friends
             return None, [], f"sympy: {type(exc).__name__}"
         roots, kept = [], []

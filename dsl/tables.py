@@ -41,9 +41,8 @@ def table_row(model, row) -> float:
     """One row of a table, one column: the shown cell with the varied cell set to the row's value."""
     table = next(t for t in model.graph.tables if t.name == row.table)
     if table.var_is_record:
-        record = model.graph.records[table.var]
-        overrides = {cid: model.values[row.key.fields[f]] if f in row.key.fields else np.nan
-                     for f, cid in record.fields.items()}
+        fields = _record_fields(model, model.graph.records[table.var], [row.key])
+        overrides = {cid: float(values[0]) for cid, values in fields.items()}
     else:
         d = dim_of(row.key, model.dims)
         if d != model.dims[table.var]:
@@ -64,22 +63,15 @@ def run_table(model, name: str):
                        ("tables: " + ", ".join(tables)) if tables else "this file defines no table")
     table = tables[name]
     values = sweep_values(model, table)
-    overrides = {}
     if table.var_is_record:
-        record = model.graph.records[table.var]
-        for field, cid in record.fields.items():
-            # a field a listed record lacks is unused (the binder checked): NaN marks it
-            overrides[cid] = np.array([model.values[r.fields[field]] if field in r.fields else np.nan
-                                       for r in values], dtype=float)
-        varied = set(record.fields.values())
+        overrides = _record_fields(model, model.graph.records[table.var], values)
     else:
-        overrides[table.var] = values
-        varied = {table.var}
+        overrides = {table.var: values}
     size = len(values)
     columns = [model.graph.records[table.var].name if table.var_is_record else model.graph.cells[table.var].name]
     units = ["" if table.var_is_record else model.units[table.var]]
-    data = [[r.name for r in values] if table.var_is_record else list(values / _f(units[0]))]
-    for cid, column in zip(table.show, _sweep(model, overrides, varied, table.show, size)):
+    data = [[r.name for r in values] if table.var_is_record else list(values / factor(units[0]))]
+    for cid, column in zip(table.show, _sweep(model, overrides, table.show, size)):
         columns.append(model.graph.cells[cid].name)
         units.append(model.units[cid])
         data.append([_shown(v, model.units[cid]) for v in column])
@@ -87,10 +79,18 @@ def run_table(model, name: str):
     return TableResult(table.name, columns[0], columns, units, rows)
 
 
-def _sweep(model, overrides: dict, varied: set, shown: list, size: int) -> list:
+def _record_fields(model, alias, records) -> dict:
+    """Each field of a record alias over a list of records, as arrays.  A field
+    a listed record lacks is one nothing uses (the binder checked): NaN marks it."""
+    return {cid: np.array([model.values[r.fields[field]] if field in r.fields else np.nan for r in records],
+                          dtype=float)
+            for field, cid in alias.fields.items()}
+
+
+def _sweep(model, overrides: dict, shown: list, size: int) -> list:
     """Each shown cell's values over the sweep: one vectorised pass, or, where a
     cell cannot take arrays (a Monte Carlo), one evaluation per row."""
-    only = model.needed_for(varied, shown)
+    only = model.needed_for(overrides, shown)
     try:
         env = model.evaluator.run(overrides, only=only, base=model.values)
         return [np.broadcast_to(np.asarray(env[cid]), (size,)) for cid in shown]
@@ -108,8 +108,5 @@ def _sweep(model, overrides: dict, varied: set, shown: list, size: int) -> list:
 def _shown(value, unit_text: str):
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
-    return float(value) / _f(unit_text)
+    return float(value) / factor(unit_text)
 
-
-def _f(unit_text: str) -> float:
-    return factor(unit_text) if unit_text else 1.0

@@ -7,40 +7,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ifr import ir
 from ifr.errors import IfrError
 
 
 def exported_cells(model) -> list[str]:
-    """The main file's cells and every imported cell they, the checks, tables
-    and scenarios need, in the model's order."""
-    graph = model.graph
-    start = [cid for cid, c in graph.cells.items() if not c.module]
-    for check in graph.checks:
-        for node in (check.expr, check.expected, check.tolerance):
-            if node is not None:
-                start += ir.refs(node)
-    for table in graph.tables:
-        start += table.show
-        if table.var_is_record:
-            start += graph.records[table.var].fields.values()
-            for record in table.values:
-                start += record.fields.values()
-        else:
-            start.append(table.var)
-            for node in table.values or table.range or ():
-                start += ir.refs(node)
-    for scenario in graph.scenarios.values():
-        for cid, node, _span in scenario.overrides:
-            start += [cid, *ir.refs(node)]
-    needed, stack = set(), list(start)
-    while stack:
-        cid = stack.pop()
-        if cid in needed:
-            continue
-        needed.add(cid)
-        stack.extend(graph.deps.get(cid, ()))
-    return [cid for cid in graph.cells if cid in needed]
+    """The cells a workbook holds: the model's own and the imported ones it uses."""
+    return model.used_cells()
 
 
 def display_value(model, cid: str):
@@ -61,17 +33,6 @@ def source_text(cell) -> str:
 def table_result(model, name: str):
     """`model.table(name)`: the rows a table sheet shows."""
     return model.table(name)
-
-
-def _size(unit: str) -> float:
-    from ifr.display import factor
-    return factor(unit) if unit else 1.0
-
-
-def _shown(value, unit: str):
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    return float(value) / _size(unit)
 
 
 def title_and_text(model) -> tuple[str, str]:

@@ -156,6 +156,4 @@ def _plus_minus(num_format: str) -> str:
 
 
 def _scale(unit_text: str):
-    if unit_text == "%":
-        return sp.Rational(1, 100)
-    return unit_size(unit_text)
+    return unit_size(unit_text)  # `%` is 1/100
