@@ -186,8 +186,7 @@ class Binder(ExpressionResolver):
                 if isinstance(stmt, ast.Check):
                     checks.append(CheckDef(stmt.span, stmt.source, stmt.description, self._check_side(stmt.expr, scope),
                                            self.expr(stmt.expected, scope) if stmt.expected is not None else None,
-                                           self.expr(stmt.tolerance, scope) if stmt.tolerance is not None else None,
-                                           stmt.expected, stmt.tolerance))
+                                           self.expr(stmt.tolerance, scope) if stmt.tolerance is not None else None))
                 elif isinstance(stmt, ast.Scenario):
                     if stmt.name in scenarios:
                         raise IfrError("redefinition", f"scenario `{stmt.name}` is defined twice", stmt.name_span)

@@ -3,7 +3,8 @@
 Every mistake a user can make in a .ifr file or on the command line becomes an
 :class:`IfrError` with a stable code, a span and a hint.  Lark, pint and sympy
 exceptions are caught where those libraries are called and turned into
-IfrErrors there; anything else that escapes is a bug in ifr (:class:`InternalError`).
+IfrErrors there; anything else that escapes is a bug in ifr, which the command
+line reports in one line (exit 3), never as a traceback.
 """
 from __future__ import annotations
 
@@ -20,9 +21,6 @@ class Span:
     column: int
     end_line: int
     end_column: int
-
-    def point(self) -> "Span":
-        return Span(self.file, self.line, self.column, self.line, self.column + 1)
 
 
 @dataclass
@@ -48,10 +46,6 @@ class IfrErrors(Exception):
 
     def __str__(self) -> str:
         return "\n".join(render(e) for e in self.errors)
-
-
-class InternalError(Exception):
-    """A bug in ifr itself, never the user's fault."""
 
 
 def _source_order(error: IfrError):

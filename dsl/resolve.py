@@ -83,8 +83,6 @@ class CheckDef:
     expr: ir.Node
     expected: ir.Node | None
     tolerance: ir.Node | None
-    expected_syntax: ast.Expr | None
-    tolerance_syntax: ast.Expr | None
 
 
 @dataclass(eq=False)

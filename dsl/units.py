@@ -228,15 +228,6 @@ def unit(text: str, span: Span | None = None) -> tuple[float, Dim]:
         raise unknown_unit(text, span) from None
 
 
-def is_unit(name: str) -> bool:
-    """Whether a bare name is a unit pint knows (used for name resolution)."""
-    try:
-        unit(name)
-        return True
-    except IfrError:
-        return False
-
-
 def normalize_unit_text(text: str) -> str:
     text = text.replace("μ", "µ")
     return "percent" if text == "%" else text
