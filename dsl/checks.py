@@ -94,7 +94,9 @@ def _inequality(model, check, value):
 
 def _eval(node, model):
     if any(isinstance(n, ir.TableRow) for n in ir.walk(node)):
-        node = _rows_as_constants(node, model)
+        from .tables import table_row
+        node = ir.replace(node, ir.TableRow, lambda row: ir.Const(
+            row.span, row.text, float(table_row(model, row)), model.dims[row.column]))
     v = compile_node(node)(model.values, {})
     if isinstance(v, np.ndarray):
         if v.size != 1:
@@ -102,17 +104,3 @@ def _eval(node, model):
         v = v.item()
     return float(v) if not isinstance(v, (bool, np.bool_)) else bool(v)
 
-
-def _rows_as_constants(node, model):
-    """The expression with each table row replaced by its value."""
-    import copy
-    from .tables import table_row
-    if isinstance(node, ir.TableRow):
-        return ir.Const(node.span, node.text, float(table_row(model, node)), model.dims[node.column])
-    clone = copy.copy(node)
-    for name, value in vars(node).items():
-        if isinstance(value, ir.Node):
-            setattr(clone, name, _rows_as_constants(value, model))
-        elif isinstance(value, list):
-            setattr(clone, name, [_rows_as_constants(v, model) if isinstance(v, ir.Node) else v for v in value])
-    return clone

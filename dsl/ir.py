@@ -142,6 +142,23 @@ def walk(node: Node):
         stack.extend(children(n))
 
 
+def replace(node: Node, kind, swap) -> Node:
+    """A copy of an expression with each outermost node of ``kind`` replaced by ``swap(node)``."""
+    import dataclasses
+    if isinstance(node, kind):
+        return swap(node)
+    changes = {}
+    for f in dataclasses.fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, Node):
+            changes[f.name] = replace(value, kind, swap)
+        elif isinstance(value, list) and value and isinstance(value[0], Node):
+            changes[f.name] = [replace(v, kind, swap) for v in value]
+        elif isinstance(value, dict) and value and isinstance(next(iter(value.values())), Node):
+            changes[f.name] = {k: replace(v, kind, swap) for k, v in value.items()}
+    return dataclasses.replace(node, **changes) if changes else node
+
+
 def refs(node: Node) -> set[str]:
     """Every cell an expression refers to."""
     return {n.cell for n in walk(node) if isinstance(n, Ref)}

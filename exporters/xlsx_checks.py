@@ -19,7 +19,7 @@ from ifr.tables import sweep_values
 
 from .excel_formula import number_text
 from .xlsx import merged_text, setup_print, write_number
-from .xlsx_formulas import NotLive, _replace, per_unit, symbol, unit_size
+from .xlsx_formulas import NotLive, per_unit, symbol, unit_size
 from .xlsx_sheets import FAIL, PASS, _Sheet
 from .xlsx_style import RowHeights, input_format, number_format, text_width
 
@@ -84,7 +84,7 @@ class ChecksSheet(_Sheet):
             return ir.Ref(row.span, row.text, key)
 
         builder = self.w.builder
-        rewritten = _replace(node, ir.TableRow, swap)
+        rewritten = ir.replace(node, ir.TableRow, swap)
 
         def ref(key):
             if key in placeholders:

@@ -13,7 +13,6 @@ Excel cannot follow).
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -190,7 +189,7 @@ class FormulaBuilder:
             blocks.append(block)
             return ir.Ref(reduce.span, reduce.text, block.key)
 
-        rewritten = _replace(node, ir.Reduce, swap)
+        rewritten = ir.replace(node, ir.Reduce, swap)
         placeholders = {b.key: b for b in blocks}
 
         def ref_or_placeholder(key):
@@ -306,27 +305,5 @@ def _typical(node: ir.Reduce, values: dict) -> float:
 
 
 def _find(node: ir.Node, kind):
-    """The first node of a type in an expression (depth first), or None."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, kind):
-            return n
-        stack.extend(ir.children(n))
-    return None
-
-
-def _replace(node: ir.Node, kind, swap):
-    """A copy of an expression with each outermost node of `kind` replaced by swap(node)."""
-    if isinstance(node, kind):
-        return swap(node)
-    changes = {}
-    for f in dataclasses.fields(node):
-        value = getattr(node, f.name)
-        if isinstance(value, ir.Node):
-            changes[f.name] = _replace(value, kind, swap)
-        elif isinstance(value, list) and value and isinstance(value[0], ir.Node):
-            changes[f.name] = [_replace(v, kind, swap) for v in value]
-        elif isinstance(value, dict) and value and isinstance(next(iter(value.values())), ir.Node):
-            changes[f.name] = {k: _replace(v, kind, swap) for k, v in value.items()}
-    return dataclasses.replace(node, **changes) if changes else node
+    """The first node of a type in an expression, or None."""
+    return next((n for n in ir.walk(node) if isinstance(n, kind)), None)
