@@ -335,3 +335,11 @@ def test_a_table_through_a_monte_carlo_is_evaluated_row_by_row(tmp_path):
     rows = m.table("t").rows
     assert rows[0][1] == 0  # one rank: no imbalance
     assert rows[1][1] == m.values["u"]
+
+
+def test_a_ratio_shown_in_percent(tmp_path):
+    m = model(tmp_path, "split = 2.83\ncolocated = 3.05\nloss = 1 - split / colocated in %\n"
+                        "check loss = 7%\ncheck loss = 7.2% within 0.1 percent\n")
+    assert m.units["loss"] == "%"
+    assert m.value("loss") == pytest.approx(100 * (1 - 2.83 / 3.05))
+    assert all(r.passed for r in m.check())
