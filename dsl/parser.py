@@ -1,7 +1,6 @@
 """Source text -> syntax tree.  Lark's exceptions become IfrErrors here."""
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -47,10 +46,11 @@ class _Brackets:
 
 @lru_cache(maxsize=1)
 def _parser() -> tuple[Lark, _Brackets, list]:
-    from .units import cache_dir
+    from .cache import cache_dir
 
     comments: list[Token] = []
     brackets = _Brackets()
+    # lark unpickles this file: it lives only in the user's private cache folder
     cache = cache_dir() / "parser.lark.cache"
     lark = Lark(_GRAMMAR.read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
                 propagate_positions=True, maybe_placeholders=True, postlex=brackets,
@@ -62,30 +62,26 @@ def parse(text: str, file: str) -> ast.Program:
     """Parse one file's text.  Raises IfrError on the first syntax error.
 
     Syntax trees are cached on disk by the text, the file name and the
-    grammar, so an unchanged file (the standard library above all) is read
-    back instead of parsed again.
+    grammar, as plain JSON (never a pickle), so an unchanged file (the
+    standard library above all) is read back instead of parsed again.
     """
     import hashlib
-    import pickle
 
-    from .units import cache_dir
+    from . import cache
 
     key = hashlib.sha256("\0".join((_grammar_digest(), file, text)).encode()).hexdigest()
-    path = cache_dir() / "syntax" / f"{key}.pickle"
-    try:
-        with open(path, "rb") as f:
-            return pickle.load(f)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
-        pass
+    path = cache.cache_dir() / "syntax" / f"{key}.json"
+    data = cache.load(path, "syntax", key)
+    if data is not None:
+        try:
+            return ast.from_data(data)
+        except (ValueError, TypeError, RecursionError):
+            pass  # a corrupt entry is rebuilt below
     program = _parse(text, file)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        with open(tmp, "wb") as f:
-            pickle.dump(program, f, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a cache that cannot be written only costs time
+        cache.save(path, "syntax", key, ast.to_data(program))
+    except (TypeError, ValueError, RecursionError):
+        pass  # a tree too deep to store is parsed again next time
     return program
 
 

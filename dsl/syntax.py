@@ -220,3 +220,54 @@ class Program:
     text: str
     statements: list[Statement] = field(default_factory=list)
     docstring: str = ""
+
+
+# --- plain data, for the syntax-tree cache -----------------------------------
+# A tree is kept on disk as JSON, never as a pickle: reading it back can only
+# build the node classes below, with the fields they declare.
+
+def _node_classes() -> dict[str, type]:
+    import dataclasses
+    found = {"Span": Span}
+    for name, obj in globals().items():
+        if isinstance(obj, type) and dataclasses.is_dataclass(obj):
+            found[name] = obj
+    return found
+
+
+def to_data(node):
+    """A node (or list, tuple, scalar) as JSON-ready data."""
+    import dataclasses
+    if dataclasses.is_dataclass(node):
+        data = {"@": type(node).__name__}
+        for f in dataclasses.fields(node):
+            data[f.name] = to_data(getattr(node, f.name))
+        return data
+    if isinstance(node, list):
+        return [to_data(x) for x in node]
+    if isinstance(node, tuple):
+        return {"@tuple": [to_data(x) for x in node]}
+    if node is None or isinstance(node, (str, int, float, bool)):
+        return node
+    raise TypeError(f"cannot store {type(node).__name__} in the syntax cache")
+
+
+def from_data(data, classes: dict[str, type] | None = None):
+    """The inverse of :func:`to_data`; raises ValueError on anything it did not write."""
+    import dataclasses
+    classes = classes if classes is not None else _node_classes()
+    if isinstance(data, list):
+        return [from_data(x, classes) for x in data]
+    if isinstance(data, dict):
+        if "@tuple" in data:
+            return tuple(from_data(x, classes) for x in data["@tuple"])
+        cls = classes.get(data.get("@"))
+        if cls is None:
+            raise ValueError("unknown node in the syntax cache")
+        names = {f.name for f in dataclasses.fields(cls)}
+        if set(data) - {"@"} != names:
+            raise ValueError("wrong fields in the syntax cache")
+        return cls(**{k: from_data(v, classes) for k, v in data.items() if k != "@"})
+    if data is None or isinstance(data, (str, int, float, bool)):
+        return data
+    raise ValueError("unexpected value in the syntax cache")

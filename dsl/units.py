@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import json
-import os
 import re
 from functools import lru_cache
 from pathlib import Path
 
+from .cache import cache_dir
+from . import cache
 from .errors import IfrError, Span
 
 _HERE = Path(__file__).resolve().parent
@@ -27,32 +27,6 @@ _UNIT_TEXT = re.compile(  # `1/s` too: display units of rates
     r"^(?:1/)?(?:[^\W\d]\w*|\((?:[^\W\d]\w*|[*/()]|\^-?\d+|\*\*-?\d+)+\))(?:(?:\^|\*\*)-?\d+)?"
     r"(?:[*/](?:[^\W\d]\w*|\((?:[^\W\d]\w*|[*/()]|\^-?\d+|\*\*-?\d+)+\))(?:(?:\^|\*\*)-?\d+)?)*$"
 )
-
-
-@lru_cache(maxsize=1)
-def cache_dir() -> Path:
-    """Where ifr keeps its caches (unit registry, parser tables, solutions).
-
-    ``$IFR_CACHE_DIR``, else ``$XDG_CACHE_HOME/ifr`` or ``~/.cache/ifr``; a
-    folder that cannot be created falls back to one in the system's temporary
-    folder, since caches only save time.
-    """
-    root = os.environ.get("IFR_CACHE_DIR")
-    if root:
-        path = Path(root)
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        path = Path(base) / "ifr"
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        if os.access(path, os.W_OK):
-            return path
-    except OSError:
-        pass
-    import tempfile
-    fallback = Path(tempfile.gettempdir()) / f"ifr-cache-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
-    fallback.mkdir(parents=True, exist_ok=True)
-    return fallback
 
 
 class Dim:
@@ -134,19 +108,33 @@ def _definitions() -> tuple[str, str]:
     return combined, hashlib.sha256(combined.encode()).hexdigest()[:16]
 
 
-@lru_cache(maxsize=1)
-def registry():
-    """The pint registry (built once per process, cached on disk)."""
+@lru_cache(maxsize=2)
+def registry(fresh: bool = False):
+    """The pint registry, built once per process.
+
+    Its definitions file and pint's own cache live in the user's private cache
+    folder; the definitions file is used only if it holds exactly ifr's
+    definitions.  ``fresh=True`` builds it without pint's cache, for when a
+    cached registry does not know a unit it should (a cache cut short).
+    """
     import pint
 
     combined, digest = _definitions()
     folder = cache_dir()
     path = folder / f"units-{digest}.txt"
-    if not path.exists():
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(combined, encoding="utf-8")
-        os.replace(tmp, path)
-    ureg = pint.UnitRegistry(str(path), cache_folder=str(folder / "pint"), autoconvert_offset_to_baseunit=True)
+    try:
+        current = path.read_text(encoding="utf-8") == combined
+    except (OSError, UnicodeDecodeError):
+        current = False
+    if not current:
+        cache.write_atomic(path, combined)
+    pint_cache = None if fresh else str(folder / "pint")
+    try:
+        ureg = pint.UnitRegistry(str(path), cache_folder=pint_cache, autoconvert_offset_to_baseunit=True)
+    except Exception:  # a corrupt pint cache: build from the definitions alone
+        if fresh:
+            raise
+        return registry(fresh=True)
     pint.set_application_registry(ureg)
     return ureg
 
@@ -165,16 +153,16 @@ class _Lookups:
         self.dirty = False
 
     def path(self) -> Path:
-        return cache_dir() / f"units-{_definitions()[1]}.lookups.json"
+        return cache_dir() / "units-lookups.json"
 
     def _load(self) -> None:
         self.table = {}
+        raw = cache.load(self.path(), "unit-lookups", _definitions()[1])
         try:
-            raw = json.loads(self.path().read_text(encoding="utf-8"))
-            for text, (factor, items) in raw.items():
-                self.table[text] = (float(factor), Dim({k: v for k, v in items}))
-        except (OSError, ValueError, TypeError):
-            pass
+            for text, (factor, items) in (raw or {}).items():
+                self.table[text] = (float(factor), Dim({str(k): int(v) for k, v in items}))
+        except (ValueError, TypeError, AttributeError):
+            self.table = {}
 
     def get(self, text: str):
         if self.table is None:
@@ -191,13 +179,7 @@ class _Lookups:
     def save(self) -> None:
         data = {t: [f, [[k, v] for k, v in d.items]] for t, (f, d) in self.table.items()
                 if all(float(v).is_integer() for _, v in d.items)}
-        path = self.path()
-        try:
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(data), encoding="utf-8")
-            os.replace(tmp, path)
-        except OSError:
-            pass  # a cache that cannot be written only costs time
+        cache.save(self.path(), "unit-lookups", _definitions()[1], data)
 
 
 _LOOKUPS = _Lookups()
@@ -206,7 +188,11 @@ _LOOKUPS = _Lookups()
 @lru_cache(maxsize=4096)
 def _lookup(text: str):
     ureg = registry()
-    units = ureg.parse_units(text)
+    try:
+        units = ureg.parse_units(text)
+    except Exception:  # a registry from a cache cut short may miss ifr's units: retry without it
+        ureg = registry(fresh=True)
+        units = ureg.parse_units(text)
     factor, _ = ureg.get_base_units(units)
     dims = ureg.get_dimensionality(units)
     return float(factor), Dim({k: v for k, v in dims.items()})

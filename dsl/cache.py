@@ -1,0 +1,111 @@
+"""The folder ifr keeps its caches in, and how entries are written and read.
+
+A cache only saves time, so nothing in it is trusted beyond what this user
+wrote: the folder must belong to the user and be writable by nobody else
+(another user could otherwise plant an entry), entries are plain JSON that
+carry a format version and the key they were written under (checked on
+read), and an entry that is missing, corrupt or for another key is ignored
+and rebuilt.  Entries are written to a private temporary file and renamed, so
+a reader never sees half of one.
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import stat
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+FORMAT = 1   # bump when the layout of any entry changes
+
+
+def _is_private(path: Path) -> bool:
+    """A folder (not a link to one) of this user's that group and others cannot write."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    if not stat.S_ISDIR(st.st_mode):
+        return False
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        return False
+    return not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _make_private(path: Path) -> bool:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return False
+    return _is_private(path) and os.access(path, os.W_OK | os.X_OK)
+
+
+@lru_cache(maxsize=1)
+def cache_dir() -> Path:
+    """Where ifr keeps its caches (unit lookups, syntax trees, parser tables, solutions).
+
+    ``$IFR_CACHE_DIR``, else ``$XDG_CACHE_HOME/ifr`` or ``~/.cache/ifr``, made
+    0700 when ifr creates it.  A folder that belongs to someone else, that group
+    or others may write, or that cannot be made is not used: the run gets a
+    fresh private folder (``tempfile.mkdtemp``) that is removed at exit.
+    """
+    root = os.environ.get("IFR_CACHE_DIR")
+    if root:
+        path = Path(root)
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        path = Path(base) / "ifr"
+    if _make_private(path):
+        return path
+    scratch = Path(tempfile.mkdtemp(prefix="ifr-cache-"))
+    atexit.register(shutil.rmtree, scratch, True)
+    return scratch
+
+
+def write_atomic(path: Path, data: str) -> None:
+    """Write ``data`` to ``path`` through a private temporary file and a rename.
+
+    Failures are swallowed: a cache that cannot be written only costs time.
+    """
+    tmp = None
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(data)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError:
+        pass
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def save(path: Path, kind: str, key: str, payload) -> None:
+    """Keep ``payload`` (plain JSON data) as the entry of ``kind`` under ``key``."""
+    write_atomic(path, json.dumps({"format": FORMAT, "kind": kind, "key": key, "payload": payload},
+                                  separators=(",", ":")))
+
+
+def load(path: Path, kind: str, key: str):
+    """The payload saved under ``key``, or None if the entry is missing, corrupt or another's."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        entry = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    if (not isinstance(entry, dict) or entry.get("format") != FORMAT or entry.get("kind") != kind
+            or entry.get("key") != key or "payload" not in entry):
+        return None
+    return entry["payload"]

@@ -1,0 +1,153 @@
+"""The cache folder: only the user's own private folder is read, entries are
+plain data checked on load, and a cache cut short is rebuilt."""
+from __future__ import annotations
+
+import os
+import pickle
+import stat
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL = ROOT / "models" / "pd_handoff.ifr"
+
+
+class _Payload:
+    """Unpickling this touches a marker file: proof that code from the cache ran."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+def _ifr(*args, env=None, cwd=None):
+    return subprocess.run([sys.executable, "-m", "ifr.cli", *args], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=300)
+
+
+def _env(**extra):
+    env = {k: v for k, v in os.environ.items() if k not in ("IFR_CACHE_DIR", "XDG_CACHE_HOME")}
+    env.update(extra)
+    return env
+
+
+def _filled_cache(tmp_path) -> Path:
+    """A cache folder as a normal run leaves it: the names a planted file would take."""
+    folder = tmp_path / "own"
+    assert _ifr("check", str(MODEL), "-q", env=_env(IFR_CACHE_DIR=str(folder))).returncode == 0
+    return folder
+
+
+def _plant(folder: Path, names: list[Path], marker: Path) -> None:
+    """Put a payload at every name a cache entry takes, plus the names of the
+    old pickle layout (syntax/<key>.pickle)."""
+    payload = pickle.dumps(_Payload(marker))
+    for rel in names:
+        target = folder / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(payload)
+        if target.suffix == ".json":
+            target.with_suffix(".pickle").write_bytes(payload)
+
+
+def _cache_names(folder: Path) -> list[Path]:
+    return [p.relative_to(folder) for p in folder.rglob("*") if p.is_file()]
+
+
+def test_a_world_writable_cache_folder_is_not_read(tmp_path):
+    names = _cache_names(_filled_cache(tmp_path))
+    assert any(n.name == "parser.lark.cache" for n in names)
+    hostile = tmp_path / "shared"
+    hostile.mkdir()
+    marker = tmp_path / "ran"
+    _plant(hostile, names, marker)
+    hostile.chmod(0o1777)
+    run = _ifr("check", str(MODEL), "-q", env=_env(IFR_CACHE_DIR=str(hostile)))
+    assert run.returncode == 0, run.stderr
+    assert not marker.exists()
+    assert "passed, 0 failed" in run.stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to hand a folder to another user")
+def test_a_cache_folder_owned_by_another_user_is_not_read(tmp_path):
+    names = _cache_names(_filled_cache(tmp_path))
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    marker = tmp_path / "ran"
+    _plant(foreign, names, marker)
+    for p in [foreign, *foreign.rglob("*")]:
+        os.chown(p, 65534, 65534)
+    foreign.chmod(0o755)
+    run = _ifr("check", str(MODEL), "-q", env=_env(IFR_CACHE_DIR=str(foreign)))
+    assert run.returncode == 0, run.stderr
+    assert not marker.exists()
+
+
+def test_a_premade_fallback_folder_is_not_used(tmp_path):
+    """Without a usable home, the run takes a fresh private folder, never a
+    predictable name someone else may have made first."""
+    names = _cache_names(_filled_cache(tmp_path))
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    marker = tmp_path / "ran"
+    uid = os.getuid() if hasattr(os, "getuid") else "user"
+    premade = tmp / f"ifr-cache-{uid}"
+    premade.mkdir()
+    _plant(premade, names, marker)
+    home = tmp_path / "home"
+    home.mkdir()
+    home.chmod(0o555)   # ~/.cache cannot be made (root ignores this; then XDG points at a file)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    env = _env(HOME=str(home), TMPDIR=str(tmp), XDG_CACHE_HOME=str(blocker))
+    run = _ifr("check", str(MODEL), "-q", env=env)
+    assert run.returncode == 0, run.stderr
+    assert not marker.exists()
+    assert sorted(p.name for p in tmp.iterdir()) == [premade.name]   # its scratch folder is gone
+
+
+def test_the_cache_folder_is_made_private(tmp_path):
+    folder = tmp_path / "new" / "ifr"
+    assert _ifr("check", str(MODEL), "-q", env=_env(IFR_CACHE_DIR=str(folder))).returncode == 0
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert not list(folder.rglob("*.pickle")) or all("pint" in p.parts for p in folder.rglob("*.pickle"))
+
+
+def test_a_planted_units_file_is_not_believed(tmp_path):
+    """A definitions file that is not ifr's (here: a gigabit of 8e9 bits) is rewritten."""
+    folder = _filled_cache(tmp_path)
+    for units in folder.glob("units-*.txt"):
+        units.write_text(units.read_text().replace("gigabit", "gigabit_") + "\nGb = 8e9 * bit\n")
+    (folder / "units-lookups.json").unlink()
+    run = _ifr("run", str(MODEL), "--format", "json", env=_env(IFR_CACHE_DIR=str(folder)))
+    assert run.returncode == 0, run.stderr
+    fresh = _ifr("run", str(MODEL), "--format", "json", env=_env(IFR_CACHE_DIR=str(tmp_path / "fresh")))
+    assert run.stdout == fresh.stdout
+
+
+def test_every_cache_file_cut_short_is_rebuilt(tmp_path):
+    folder = _filled_cache(tmp_path)
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    assert len(files) >= 4
+    for p in files:
+        data = p.read_bytes()
+        p.write_bytes(data[: len(data) // 2])
+    for _ in range(2):   # the run after the repair too
+        run = _ifr("check", str(MODEL), env=_env(IFR_CACHE_DIR=str(folder)))
+        assert run.returncode == 0, run.stderr
+        assert "passed, 0 failed" in run.stdout
+
+
+def test_twenty_parallel_runs_on_a_fresh_cache_all_succeed(tmp_path):
+    folder = tmp_path / "fresh"
+    env = _env(IFR_CACHE_DIR=str(folder))
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        runs = list(pool.map(lambda _: _ifr("check", str(MODEL), "-q", env=env), range(20)))
+    failed = [r.stderr for r in runs if r.returncode != 0]
+    assert not failed, failed[0]
