@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from . import ir
 from . import syntax as ast
-from .bind import _Scope
+from .bind import Scope
 from .dimensions import dim_of
 from .errors import IfrError, remember_source
 from .parser import parse
@@ -22,7 +22,7 @@ def solve_equation(model, unknown: str, equation: str, origin: str = "<equation>
     stmt = program.statements[0]
     if not isinstance(stmt, ast.SolveCell):
         raise IfrError("bad-equation", f"`{equation}` is not an equation", None, hint='write "lhs = rhs"')
-    scope = _Scope(model.graph.main)
+    scope = Scope(model.graph.main)
     cell = CellDef("__solve__", "__solve__", "", "solve", stmt.span, equation, "", "", None, None)
     cell.unknown = cid
     cell.lhs = model.binder.expr(stmt.lhs, scope)

@@ -5,53 +5,70 @@ import graphlib
 
 from . import ir
 from . import syntax as ast
-from .errors import Collector, IfrError, Span
-from .resolve import (CellDef, CheckDef, FnBinding, Graph, Loader, ModuleDef, RecordDef,
-                      ScenarioDef, TableDef)
-from .expressions import ExpressionResolver, _Scope, _field_span, _text
+from .errors import IfrError, Span
+from .resolve import (UNRESOLVED, CellDef, CheckDef, FnBinding, FunctionDef, Graph, Loader, ModuleDef,
+                      RecordDef, ScenarioDef, TableDef)
+from .expressions import ExpressionResolver, Scope, _field_span
 from .units import suggest
 
 
 class Binder(ExpressionResolver):
-    """Binds every module of a loader, main file last, into one Graph."""
+    """Binds every module of a loader, main file last, into one Graph.
+
+    Mistakes do not stop it: each is a diagnostic; a cell whose definition has
+    one holds that error (``cell_errors``), an unknown name becomes a
+    placeholder, and everything else is bound.
+    """
 
     def __init__(self, loader: Loader, main: ModuleDef):
         self.loader = loader
+        self.sources = loader.sources
         self.main = main
-        self.errors = Collector()
+        self.diagnostics: list[IfrError] = []
+        self.cell_errors: dict[str, IfrError] = {}
         self.cells: dict[str, CellDef] = {}
         self.records: dict[str, RecordDef] = {}
         self.syntax: dict[str, ast.Statement] = {}
-        self.scopes: dict[str, _Scope] = {}
-        self.warnings: list[IfrError] = []
+        self.scopes: dict[str, Scope] = {}
         self.fn_stack: list[str] = []
         self.sections: list[str] = []
+        self.tables: dict[str, TableDef] = {}
+
+    def _guarded(self, action) -> bool:
+        """Run one step; a mistake is reported.  Whether it went through."""
+        try:
+            action()
+            return True
+        except IfrError as e:
+            self.report(e)
+            return False
 
     # --- the whole graph
     def bind(self) -> Graph:
         modules = list(self.loader.modules.values())
         for module in modules:
             self._declare(module, module is self.main)
-        self.errors.raise_if_any()
         for module in modules:
             self._aliases(module)
-        self.errors.raise_if_any()
-        for cell_id, cell in list(self.cells.items()):
+        for cell in list(self.cells.values()):
             self._resolve_cell(cell)
-        self.errors.raise_if_any()
         checks, tables, scenarios = self._main_statements()
-        self.errors.raise_if_any()
+        functions = self._functions(modules)
         deps = {cid: self._deps(c) for cid, c in self.cells.items()}
-        self.errors.raise_if_any()
         order = self._order(deps)
         ordered = dict(sorted(self.cells.items(), key=lambda kv: kv[1].module != ""))
         return Graph(self.main, self.loader.modules, ordered, self.records, order, deps,
-                     checks, tables, scenarios, self.sections, self.warnings)
+                     checks, tables, scenarios, self.sections, functions, self.cell_errors)
+
+    def _errors_since(self, before: int) -> list[IfrError]:
+        return [e for e in self.diagnostics[before:] if e.severity == "error"]
 
     # --- pass 1: declarations
     def _declare(self, module: ModuleDef, is_main: bool) -> None:
         prefix = "" if is_main else module.key + "."
         section = ""
+        for name in module.program.broken:   # defined on a line with a syntax error: no second error for its uses
+            module.namespace.setdefault(name, UNRESOLVED)
         for stmt in module.program.statements:
             try:
                 if isinstance(stmt, ast.Use):
@@ -63,7 +80,7 @@ class Binder(ExpressionResolver):
                 elif isinstance(stmt, (ast.Cell, ast.SolveCell)):
                     self._define(module, stmt.name, stmt.name_span, prefix + stmt.name)
                     cell = self._cell(stmt, prefix + stmt.name, stmt.name, module, section)
-                    self.scopes[cell.id] = _Scope(module)
+                    self.scopes[cell.id] = Scope(module)
                 elif isinstance(stmt, ast.Record):
                     rec = RecordDef(prefix + stmt.name, stmt.name, module.key if not is_main else "", {},
                                     stmt.name_span, stmt.description, section)
@@ -76,11 +93,11 @@ class Binder(ExpressionResolver):
                         cell = self._cell(f, f"{rec.id}.{f.name}", f"{stmt.name}.{f.name}", module, section)
                         cell.record = rec.id
                         rec.fields[f.name] = cell.id
-                        self.scopes[cell.id] = _Scope(module, rec)
+                        self.scopes[cell.id] = Scope(module, rec)
                 elif isinstance(stmt, ast.FnDef):
                     self._define(module, stmt.name, stmt.name_span, FnBinding(stmt, module))
             except IfrError as e:
-                self.errors.add(e)
+                self.report(e)
 
     def _cell(self, stmt, cell_id: str, name: str, module: ModuleDef, section: str) -> CellDef:
         kind = "solve" if isinstance(stmt, ast.SolveCell) else "formula"
@@ -93,16 +110,21 @@ class Binder(ExpressionResolver):
         return cell
 
     def _define(self, module: ModuleDef, name: str, span: Span, binding) -> None:
-        if name in module.namespace:
+        if name in module.origin:
             first = module.origin[name]
             raise IfrError("redefinition", f"`{name}` is defined twice", span,
-                           notes=[f"first defined at {first.file}:{first.line}:{first.column}"],
-                           hint="give one of them another name")
+                           related=[(first, "first defined here")], hint="give one of them another name")
         module.namespace[name] = binding
         module.origin[name] = span
 
     def _bind_use(self, module: ModuleDef, stmt: ast.Use) -> None:
-        target: ModuleDef = stmt.loaded
+        target: ModuleDef | None = getattr(stmt, "loaded", None)
+        if target is None:   # it could not be loaded: already reported
+            if stmt.names is None:
+                self._define(module, stmt.alias or stmt.module.split(".")[-1], stmt.span, UNRESOLVED)
+            for name, span in stmt.names or ():
+                self._define(module, name, span, UNRESOLVED)
+            return
         if stmt.names is None:
             name = stmt.alias or stmt.module.split(".")[-1]
             self._define(module, name, stmt.span, target)
@@ -154,54 +176,92 @@ class Binder(ExpressionResolver):
             return
         stmt = self.syntax[cell.id]
         scope = self.scopes[cell.id]
-        try:
-            if isinstance(stmt, ast.SolveCell):
-                target = scope.lookup(stmt.unknown)
-                if not isinstance(target, str):
-                    raise self._unknown(stmt.unknown, stmt.unknown_span, scope, what="a cell to solve for")
+        before = len(self.diagnostics)
+        if isinstance(stmt, ast.SolveCell):
+            target = scope.lookup(stmt.unknown)
+            if not isinstance(target, str):
+                if target is not UNRESOLVED:
+                    self.report(self._unknown(stmt.unknown, stmt.unknown_span, scope, what="a cell to solve for"))
+                cell.kind = "formula"
+                cell.expr = ir.Invalid(stmt.span, stmt.unknown)
+            else:
                 cell.unknown = target
                 cell.lhs = self.expr(stmt.lhs, scope)
                 cell.rhs = self.expr(stmt.rhs, scope)
                 if stmt.bracket is not None:
                     cell.bracket = (self.expr(stmt.bracket.lo, scope), self.expr(stmt.bracket.hi, scope))
-            else:
-                cell.expr = self.expr(stmt.expr, scope)
-                cell.kind = "formula" if ir.refs(cell.expr) or _computes(cell.expr) else "input"
-        except IfrError as e:
-            self.errors.add(e)
+        else:
+            cell.expr = self.expr(stmt.expr, scope)
+            cell.kind = "formula" if ir.refs(cell.expr) or _computes(cell.expr) else "input"
+        errors = self._errors_since(before)
+        if errors:
+            self.cell_errors[cell.id] = errors[0]
+            if cell.kind == "input":
+                cell.kind = "formula"   # nothing to edit: it has no value
 
-    # --- checks, tables, scenarios of the main file
+    # --- checks, tables, scenarios of the main file; functions of every module
     def _main_statements(self):
         checks, tables, scenarios = [], [], {}
-        scope = _Scope(self.main)
+        scope = Scope(self.main)
         for stmt in self.main.program.statements:  # tables first: checks may read their rows
             if isinstance(stmt, ast.Table):
-                try:
-                    tables.append(self._table(stmt, scope))
-                except IfrError as e:
-                    self.errors.add(e)
+                self._guarded(lambda: tables.append(self._table(stmt, scope)))
         self.tables = {t.name: t for t in tables}
         for stmt in self.main.program.statements:
-            try:
-                if isinstance(stmt, ast.Check):
-                    checks.append(CheckDef(stmt.span, stmt.source, stmt.description, self._check_side(stmt.expr, scope),
-                                           self.expr(stmt.expected, scope) if stmt.expected is not None else None,
-                                           self.expr(stmt.tolerance, scope) if stmt.tolerance is not None else None))
-                elif isinstance(stmt, ast.Scenario):
-                    if stmt.name in scenarios:
-                        raise IfrError("redefinition", f"scenario `{stmt.name}` is defined twice", stmt.name_span)
-                    overrides = []
-                    for name, span, value in stmt.assignments:
-                        target = scope.lookup(name)
-                        if not isinstance(target, str):
-                            raise self._unknown(name, span, scope, what="a cell")
-                        overrides.append((target, self.expr(value, scope), span))
-                    scenarios[stmt.name] = ScenarioDef(stmt.name, stmt.span, overrides, stmt.description)
-            except IfrError as e:
-                self.errors.add(e)
+            if isinstance(stmt, ast.Check):
+                checks.append(CheckDef(stmt.span, stmt.source, stmt.description, self._check_side(stmt.expr, scope),
+                                       self.expr(stmt.expected, scope) if stmt.expected is not None else None,
+                                       self.expr(stmt.tolerance, scope) if stmt.tolerance is not None else None))
+            elif isinstance(stmt, ast.Scenario):
+                if stmt.name in scenarios:
+                    self.report(IfrError("redefinition", f"scenario `{stmt.name}` is defined twice", stmt.name_span))
+                    continue
+                scenarios[stmt.name] = ScenarioDef(stmt.name, stmt.span, self._overrides(stmt, scope),
+                                                   stmt.description)
         return checks, tables, scenarios
 
-    def _check_side(self, node: ast.Expr, scope: _Scope) -> ir.Node:
+    def _overrides(self, stmt: ast.Scenario, scope: Scope) -> list:
+        """A scenario's (cell id, value, span) triples.  `case = worst`, where
+        `case` is a record alias, sets each of its fields to `worst`'s."""
+        overrides = []
+        for name, span, value in stmt.assignments:
+            target = scope.lookup(name)
+            if isinstance(target, RecordDef) and target.alias_of is not None:
+                other = self._binding(value, scope) if isinstance(value, (ast.Name, ast.FieldAccess)) else None
+                if not isinstance(other, RecordDef):
+                    self.report(IfrError("not-a-record", f"`{name}` is a record alias, so its value must be a record",
+                                         value.span, hint=f"name a record, e.g. {name} = "
+                                         f"{self.records[target.alias_of].name}"))
+                    continue
+                for field, cid in target.fields.items():
+                    if field in other.fields:
+                        overrides.append((cid, ir.Ref(value.span, f"{self._text(value)}.{field}",
+                                                      other.fields[field]), span))
+                continue
+            if not isinstance(target, str):
+                if target is not UNRESOLVED:
+                    self.report(self._unknown(name, span, scope, what="a cell"))
+                continue
+            overrides.append((target, self.expr(value, scope), span))
+        return overrides
+
+    def _functions(self, modules) -> list[FunctionDef]:
+        """Every function's body on its own, parameters of any dimension: so a
+        function nothing calls is checked too."""
+        out = []
+        for module in modules:
+            for stmt in module.program.statements:
+                if isinstance(stmt, ast.FnDef) and isinstance(module.namespace.get(stmt.name), FnBinding):
+                    local = {p: ir.Param(stmt.span, p, p) for p in stmt.params}
+                    self.fn_stack.append(stmt.name)
+                    try:
+                        body = self.expr(stmt.body, Scope(module, None, local))
+                    finally:
+                        self.fn_stack.pop()
+                    out.append(FunctionDef(stmt.name, stmt.span, module.key, body))
+        return out
+
+    def _check_side(self, node: ast.Expr, scope: Scope) -> ir.Node:
         """A check's expression, where `table[value].column` reads a table's row."""
         self.in_check = True
         try:
@@ -209,11 +269,15 @@ class Binder(ExpressionResolver):
         finally:
             self.in_check = False
 
-    def _table_row(self, node: ast.FieldAccess, scope: _Scope) -> ir.Node:
+    def _table_row(self, node: ast.FieldAccess, scope: Scope) -> ir.Node:
         index = node.obj
+        if isinstance(index.obj, ast.Name) and index.obj.id not in self.tables and (
+                index.obj.id in self.main.program.broken or any(
+                isinstance(st, ast.Table) and st.name == index.obj.id for st in self.main.program.statements)):
+            return ir.Invalid(node.span, self._text(node))   # the table has a mistake of its own
         if not isinstance(index.obj, ast.Name) or index.obj.id not in self.tables:
-            close = suggest(_text(index.obj), self.tables)
-            raise IfrError("unknown-table", f"`{_text(index.obj)}` is not a table of this file", index.obj.span,
+            close = suggest(self._text(index.obj), self.tables)
+            raise IfrError("unknown-table", f"`{self._text(index.obj)}` is not a table of this file", index.obj.span,
                            hint=f"did you mean {close}?" if close else "define it with `table NAME: vary ...`")
         table = self.tables[index.obj.id]
         column = scope.lookup(node.name)
@@ -228,14 +292,14 @@ class Binder(ExpressionResolver):
                                index.key.span)
             if key not in table.values:
                 listed = ", ".join(r.name for r in table.values)
-                raise IfrError("unknown-row", f"`{_text(index.key)}` is not a row of table `{table.name}`",
+                raise IfrError("unknown-row", f"`{self._text(index.key)}` is not a row of table `{table.name}`",
                                index.key.span, hint=f"its rows are {listed}")
         else:
             key = self.expr(index.key, scope)
-        return ir.TableRow(node.span, _text(node), table.name, key, column,
+        return ir.TableRow(node.span, self._text(node), table.name, key, column,
                            None if table.var_is_record else table.var)
 
-    def _table(self, stmt: ast.Table, scope: _Scope) -> TableDef:
+    def _table(self, stmt: ast.Table, scope: Scope) -> TableDef:
         var = scope.lookup(stmt.var)
         if not isinstance(var, (str, RecordDef)):
             raise self._unknown(stmt.var, stmt.var_span, scope, what="a cell to vary")
@@ -257,7 +321,7 @@ class Binder(ExpressionResolver):
                     used = self._dependents()
                     missing = [f for f in var.fields if f not in rec.fields and used.get(var.fields[f])]
                     if missing:
-                        raise IfrError("unknown-field", f"`{_text(item)}` has no field `{missing[0]}`, "
+                        raise IfrError("unknown-field", f"`{self._text(item)}` has no field `{missing[0]}`, "
                                        f"which `{var.name}.{missing[0]}` is used for", item.span)
                     values.append(rec)
                 else:
@@ -310,29 +374,40 @@ class Binder(ExpressionResolver):
                 deps.add(r)
         if cell.bracket:
             deps |= ir.refs(cell.bracket[0]) | ir.refs(cell.bracket[1])
-        if not reached:
+        if not reached and cell.id not in self.cell_errors:
             stmt = self.syntax[cell.id]
-            self.errors.add(IfrError("solve-independent", f"the equation does not depend on `{stmt.unknown}`",
-                                     stmt.lhs.span, hint="solve for a cell the equation uses"))
+            error = IfrError("solve-independent", f"the equation does not depend on `{stmt.unknown}`",
+                             stmt.lhs.span, hint="solve for a cell the equation uses")
+            self.report(error)
+            self.cell_errors[cell.id] = error
         # The value does not depend on the unknown or the cells between it and
         # the equation, but their dimensions (and the unknown's current value,
         # the scale of the numeric search) are needed first.
         return deps | {cell.unknown} | (seen & affected)
 
     def _order(self, deps: dict[str, set[str]]) -> list[str]:
-        sorter = graphlib.TopologicalSorter({k: v & self.cells.keys() for k, v in deps.items()})
-        try:
-            return list(sorter.static_order())
-        except graphlib.CycleError as exc:
-            cycle = list(exc.args[1])
-            cycle = cycle[::-1]  # graphlib lists the cycle from dependency to dependent
-            first = self.cells[cycle[0]]
-            names = [self.cells[c].name for c in cycle]
-            if len(set(names)) == 1:
-                raise IfrError("cycle", f"`{names[0]}` refers to itself", first.span,
-                               hint="a cell cannot use its own value; use solve for a goal seek") from None
-            raise IfrError("cycle", "these cells depend on each other: " + " -> ".join(names), first.span,
-                           hint="break the cycle, or use solve to find a consistent value") from None
+        """The evaluation order.  Each cycle is reported once, its cells hold
+        the error and lose their edges, and the rest is ordered."""
+        while True:
+            sorter = graphlib.TopologicalSorter({k: v & self.cells.keys() for k, v in deps.items()})
+            try:
+                return list(sorter.static_order())
+            except graphlib.CycleError as exc:
+                cycle = list(dict.fromkeys(exc.args[1][::-1]))  # graphlib lists it dependency first
+                error = self._cycle_error(cycle)
+                self.report(error)
+                for cid in cycle:
+                    self.cell_errors.setdefault(cid, error)
+                    deps[cid] = set()
+
+    def _cycle_error(self, cycle: list[str]) -> IfrError:
+        first = self.cells[cycle[0]]
+        names = [self.cells[c].name for c in cycle]
+        if len(names) == 1:
+            return IfrError("cycle", f"`{names[0]}` refers to itself", first.span,
+                            hint="a cell cannot use its own value; use solve for a goal seek")
+        return IfrError("cycle", "these cells depend on each other: " + " -> ".join(names + names[:1]), first.span,
+                        hint="break the cycle, or use solve to find a consistent value")
 
 
 def _computes(node: ir.Node) -> bool:

@@ -97,13 +97,15 @@ def save(path: Path, kind: str, key: str, payload) -> None:
                                   separators=(",", ":")))
 
 
-def load(path: Path, kind: str, key: str):
-    """The payload saved under ``key``, or None if the entry is missing, corrupt or another's."""
+def load(path: Path, kind: str, key: str, object_hook=None):
+    """The payload saved under ``key``, or None if the entry is missing, corrupt
+    or another's.  ``object_hook`` builds objects while the JSON is read; it
+    raises ValueError on data it does not accept."""
     try:
         if not stat.S_ISREG(os.lstat(path).st_mode):
             return None
-        entry = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
+        entry = json.loads(path.read_text(encoding="utf-8"), object_hook=object_hook)
+    except (OSError, ValueError, TypeError, UnicodeDecodeError, RecursionError):
         return None
     if (not isinstance(entry, dict) or entry.get("format") != FORMAT or entry.get("kind") != kind
             or entry.get("key") != key or "payload" not in entry):

@@ -1,12 +1,39 @@
 """`check` lines: printed-precision equality, tolerances and inequalities."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from . import ir
 from .display import factor, format_number
 from .errors import IfrError
 from .evaluate import compile_node
+
+
+@dataclass
+class CheckResult:
+    file: str
+    line: int
+    source: str
+    description: str
+    expected: float | None     # in `unit`
+    actual: float | None       # in `unit`; None when it could not be computed
+    unit: str
+    passed: bool
+    detail: str
+    error: object = None       # the IfrError that kept it from being computed
+
+    def as_json(self) -> dict:
+        out = {"file": self.file, "line": self.line, "source": self.source,
+               "expected": {"value": self.expected, "unit": self.unit} if self.expected is not None else None,
+               "actual": {"value": self.actual, "unit": self.unit} if self.actual is not None else None,
+               "passed": self.passed, "description": self.description, "detail": self.detail}
+        if self.error is not None:
+            s = self.error.span
+            out["error"] = {"code": self.error.code, "message": self.error.message,
+                            "line": s.line if s else None, "column": s.column if s else None}
+        return out
 
 
 def printed_literal(node: ir.Node):
@@ -29,31 +56,55 @@ def half_step(number_text: str) -> float:
     return 0.5 * 10.0 ** (-decimals + (int(exponent) if exponent else 0))
 
 
-def run_checks(model) -> list:
-    from .model import CheckResult
+def run_checks(model) -> list[CheckResult]:
+    """Every check of the model.  A check that cannot be computed (a mistake in
+    it, or a cell it reads has an error) fails with that reason."""
     results = []
     for check in model.graph.checks:
-        value = _eval(check.expr, model)
-        if check.expected is None:
-            results.append(_inequality(model, check, value))
-            continue
-        literal = printed_literal(check.expected)
-        expected_si = _eval(check.expected, model)
-        if literal is not None:
-            number_text, unit_text, sign = literal
-            scale = factor(unit_text)
-            expected = sign * float(number_text.replace("_", ""))
-        else:
-            unit_text = model.units.get(_ref(check.expr), "") if _ref(check.expr) else ""
-            scale = factor(unit_text)
-            expected = expected_si / scale
-        actual = value / scale
-        tol, how = _tolerance(check, model, literal, expected, scale)
-        passed = bool(abs(actual - expected) <= tol * (1 + 1e-12) + 1e-300) if np.isfinite(actual) else False
-        detail = f"{format_number(actual, 6)} vs {format_number(expected, 6)} {unit_text} ({how})".replace(" %", "%")
-        results.append(CheckResult(check.span.file, check.span.line, check.source, check.description,
-                                   expected, float(actual), unit_text, passed, detail))
+        try:
+            results.append(_run_check(model, check))
+        except IfrError as e:
+            results.append(CheckResult(check.span.file, check.span.line, check.source, check.description, None,
+                                       None, "", False, f"error: {e.message}", e))
     return results
+
+
+def _run_check(model, check) -> CheckResult:
+    for node in (check.expr, check.expected, check.tolerance):
+        if node is not None:
+            _raise_cell_errors(node, model)
+    if check.error is not None:
+        raise check.error
+    value = _eval(check.expr, model)
+    if check.expected is None:
+        return _inequality(model, check, value)
+    literal = printed_literal(check.expected)
+    expected_si = _eval(check.expected, model)
+    if literal is not None:
+        number_text, unit_text, sign = literal
+        scale = factor(unit_text)
+        expected = sign * float(number_text.replace("_", ""))
+    else:
+        unit_text = model.units.get(_ref(check.expr), "") if _ref(check.expr) else ""
+        scale = factor(unit_text)
+        expected = expected_si / scale
+    actual = value / scale
+    tol, how = _tolerance(check, model, literal, expected, scale)
+    passed = bool(abs(actual - expected) <= tol * (1 + 1e-12) + 1e-300) if np.isfinite(actual) else False
+    detail = f"{format_number(actual, 6)} vs {format_number(expected, 6)} {unit_text} ({how})".replace(" %", "%")
+    return CheckResult(check.span.file, check.span.line, check.source, check.description,
+                       expected, float(actual), unit_text, passed, detail)
+
+
+def _raise_cell_errors(node, model) -> None:
+    for n in ir.walk(node):
+        if isinstance(n, ir.Ref) and n.cell in model.errors:
+            failed = model.errors[n.cell]
+            root = failed.cause or n.cell
+            raise IfrError(failed.code, f"`{model.graph.cells[root].name}` has an error: "
+                           f"{model.errors[root].message}", n.span)
+        if isinstance(n, ir.Invalid):
+            raise IfrError("invalid", f"`{n.text}` has an error", n.span)
 
 
 def _ref(node):
@@ -75,7 +126,6 @@ def _tolerance(check, model, literal, expected, scale):
 
 
 def _inequality(model, check, value):
-    from .model import CheckResult
     node = check.expr
     if isinstance(node, ir.Cmp):
         left, right = _eval(node.left, model), _eval(node.right, model)

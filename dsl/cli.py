@@ -20,27 +20,31 @@ def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="ifr", description="Capacity-planning models for LLM inference, as checked spreadsheets in text.")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
-    def model_args(sp, sets=True):
+    def what_if_args(sp):
+        sp.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="override a cell, e.g. --set link=50GB/s or --set 'link=50 GB/s'")
+        sp.add_argument("--scenario", action="append", default=[], help="apply a scenario defined in the file")
+        sp.add_argument("--inputs-from", metavar="XLSX", help="read edited inputs back from an exported workbook")
+
+    def model_args(sp):
         sp.add_argument("file", help="an .ifr file")
-        if sets:
-            sp.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                            help="override a cell, e.g. --set link=50GB/s or --set 'link=50 GB/s'")
-            sp.add_argument("--scenario", help="apply a scenario defined in the file")
+        what_if_args(sp)
 
     run = sub.add_parser("run", help="evaluate a file and print every cell")
     model_args(run)
     run.add_argument("--format", choices=["table", "json"], default="table")
-    run.add_argument("--inputs-from", metavar="XLSX", help="read edited inputs back from an exported workbook")
 
     check = sub.add_parser("check", help="evaluate the check lines of files or folders")
     check.add_argument("paths", nargs="+", metavar="FILE|DIR")
     check.add_argument("--format", choices=["table", "json"], default="table")
     check.add_argument("--quiet", "-q", action="store_true", help="print failures and the summary only")
+    what_if_args(check)
 
     solve = sub.add_parser("solve", help="solve an equation for a cell")
     model_args(solve)
     solve.add_argument("unknown", help="the cell to solve for")
     solve.add_argument("--for", dest="equation", required=True, metavar='"LHS = RHS"')
+    solve.add_argument("--on", dest="bracket", metavar="LO..HI", help="search only this range, e.g. '1 GB/s..1 TB/s'")
 
     explain = sub.add_parser("explain", help="show a cell's formula, expanded, and its value")
     model_args(explain)
@@ -73,6 +77,14 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except RecursionError:
+        print("error[too-deep]: the expression is nested too deeply to evaluate\n"
+              "  hint: split it into cells", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("error[too-large]: the model needs more memory than this machine has\n"
+              "  hint: make ranges, tables and Monte Carlo sizes smaller", file=sys.stderr)
+        return 2
     except Exception as exc:  # a bug in ifr: say so, without a traceback
         import traceback
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
@@ -90,21 +102,41 @@ def _main(argv: list[str]) -> int:
         raise IfrError("usage", "no command given", None, hint="ifr run FILE, ifr check FILE|DIR, ... " + USAGE_HINT)
     if args.command == "check":
         return _check(args)
-    model = _model(args)
-    for w in model.warnings:
-        print(render(w).replace("error[", "warning[", 1), file=sys.stderr)
-    return {"run": _run, "solve": _solve, "explain": _explain, "table": _table, "export": _export}[args.command](model, args)
+    from .model import analyse
+    analysis = analyse(Path(args.file))
+    _print_diagnostics(analysis.diagnostics)
+    if analysis.errors and args.command != "run":
+        return 2
+    model = _what_if(analysis.evaluate(), args)
+    code = {"run": _run, "solve": _solve, "explain": _explain, "table": _table, "export": _export}[args.command](model, args)
+    return 2 if analysis.errors else code
 
 
-def _model(args):
-    from .model import load
-    path = Path(args.file)
-    model = load(path)
+def _own_cell_errors(model) -> list:
+    """The errors of the file's cells that could not be computed, each once:
+    not those that only depend on another's (their cause is listed)."""
+    from .errors import source_order
+    return sorted((e.error for cid, e in model.errors.items()
+                   if e.cause is None and cid not in model.graph.cell_errors and not model.graph.cells[cid].module),
+                  key=source_order)
+
+
+def _print_diagnostics(diagnostics) -> None:
+    for d in diagnostics:
+        print(render(d), file=sys.stderr)
+
+
+def _what_if(model, args):
+    """The model with the workbook's edits, a scenario and --set values applied, in that order."""
     if getattr(args, "inputs_from", None):
         from .roundtrip import read_inputs
         model = model.with_inputs(**read_inputs(model, Path(args.inputs_from)))
-    if getattr(args, "scenario", None):
-        model = model.scenario(args.scenario)
+    scenarios = getattr(args, "scenario", None) or []
+    if len(scenarios) > 1:
+        raise IfrError("usage", "--scenario is given " + f"{len(scenarios)} times: " + ", ".join(scenarios), None,
+                       hint="apply one scenario; add --set NAME=VALUE for more changes")
+    if scenarios:
+        model = model.scenario(scenarios[0])
     if getattr(args, "set", None):
         overrides = {}
         for i, item in enumerate(args.set):
@@ -114,13 +146,14 @@ def _model(args):
                 raise IfrError("usage", f"--set takes NAME=VALUE, got `{item}`", None,
                                hint="e.g. --set link=50GB/s, or quote it: --set 'link=50 GB/s'")
             name, value = item.split("=", 1)
+            start = len(name) + 1 + (len(value) - len(value.lstrip()))
             name = name.strip()
             cid = model.cell_id(name, _arg_span(origin, item, 0, len(name)))
-            overrides[cid] = model.parse_value(cid, _spaced(value.strip()), origin=origin)
-        from .model import Model
-        merged = dict(model.overrides)
-        merged.update(overrides)
-        model = Model(model.graph, model.dims, model.binder, merged)
+            spaced = _spaced(value.strip())
+            if spaced != value.strip():
+                remember_source(origin, item[:start] + spaced)
+            overrides[cid] = model.parse_value(cid, spaced, origin=origin, column=start + 1)
+        model = model.with_overrides(overrides)
     return model
 
 
@@ -130,9 +163,9 @@ def _arg_span(origin, text, start, end):
 
 
 def _spaced(value: str) -> str:
-    """Accept `50GB/s` on a command line as `50 GB/s`."""
+    """Accept `50GB/s` on a command line as `50 GB/s` (but not `1e3 GB` as `1 e3 GB`)."""
     import re
-    m = re.match(r"^(-?\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?)([^\W\d].*)$", value)
+    m = re.match(r"^(-?\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?)(?![\d_.]|[eE][+-]?\d)([^\W\d].*)$", value)
     return f"{m.group(1)} {m.group(2)}" if m else value
 
 
@@ -145,21 +178,32 @@ def _cell_rows(model):
         cell = model.graph.cells[cid]
         unit = model.units[cid]
         kind = "override" if cid in model.overrides else cell.kind
-        value = model.value(cid)
-        rows.append({"name": cell.name, "value": float(value), "unit": unit, "kind": kind,
-                     "formula": cell.source, "description": cell.description,
-                     "section": cell.section if not cell.module else f"from {cell.module}",
-                     "text": format_number(value) + (f" {unit}" if unit else "")})
+        row = {"name": cell.name, "value": None, "unit": unit, "kind": kind,
+               "formula": cell.source, "description": cell.description,
+               "section": cell.section if not cell.module else f"from {cell.module}"}
+        failed = model.errors.get(cid)
+        if failed is None:
+            value = model.value(cid)
+            row["value"] = float(value)
+            row["text"] = format_number(value) + (f" {unit}" if unit else "")
+        else:
+            s = failed.error.span
+            row["error"] = {"code": failed.code, "message": failed.message,
+                            "line": s.line if s else None, "column": s.column if s else None}
+            row["text"] = "#ERROR"
+        rows.append(row)
     return rows
 
 
 def _run(model, args) -> int:
     rows = _cell_rows(model)
+    failed = any("error" in r for r in rows)
+    _print_diagnostics(_own_cell_errors(model))
     if args.format == "json":
         json.dump({"file": model.file, "title": model.docstring, "cells": rows}, sys.stdout, indent=2,
                   ensure_ascii=False, default=_json_default)
         print()
-        return 0
+        return 2 if failed else 0
     if model.docstring:
         print(model.docstring)
         print()
@@ -175,7 +219,13 @@ def _run(model, args) -> int:
             formula = "(set)"
         desc = f"  # {r['description']}" if r["description"] else ""
         print(f"  {r['name']:<{width}}  {r['text']:>{vwidth}}  {formula}{desc}".rstrip())
-    return 0
+        if "error" in r:
+            e = r["error"]
+            print(f"  {'':<{width}}  {'':>{vwidth}}  error[{e['code']}]: {e['message']}")
+    if failed:
+        count = sum("error" in r for r in rows)
+        print(f"\n{count} cell(s) could not be computed", file=sys.stderr)
+    return 2 if failed else 0
 
 
 def _json_default(o):
@@ -188,15 +238,17 @@ def _json_default(o):
 # --- check ---------------------------------------------------------------------
 
 def _check_files(paths: list[str]) -> list[Path]:
+    import os
+    import stat
     files = []
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            found = sorted(path.rglob("*.ifr"))
+            found = sorted(f for f in path.rglob("*.ifr") if stat.S_ISREG(os.stat(f).st_mode))
             if not found:
                 raise IfrError("no-files", f"no .ifr files in {p}", None, hint="give a file or a folder of .ifr files")
             files += found
-        elif path.exists():
+        elif path.exists() or path.is_symlink():
             files.append(path)
         else:
             raise IfrError("no-such-file", f"no such file or folder: {p}", None)
@@ -204,23 +256,35 @@ def _check_files(paths: list[str]) -> list[Path]:
 
 
 def _check(args) -> int:
-    from .model import load
+    from .model import analyse
     files = _check_files(args.paths)
+    if len(files) > 1 and (args.set or args.scenario or args.inputs_from):
+        raise IfrError("usage", "--set, --scenario and --inputs-from apply to one file", None,
+                       hint="check one file at a time with them")
     results, failed, broken = [], 0, 0
     for f in files:
         try:
-            model = load(f)
-            for r in model.check():
-                results.append(r)
-                failed += not r.passed
-        except (IfrError, IfrErrors) as exc:
+            analysis = analyse(f)
+        except IfrError as e:
+            print(render(e), file=sys.stderr)
             broken += 1
-            errs = exc.errors if isinstance(exc, IfrErrors) else [exc]
-            for e in errs:
-                print(render(e), file=sys.stderr)
+            continue
+        _print_diagnostics(analysis.diagnostics)
+        if analysis.errors:
+            broken += 1
+            continue
+        model = _what_if(analysis.evaluate(), args)
+        own = _own_cell_errors(model)
+        _print_diagnostics(own)
+        broken += bool(own)
+        for r in model.check():
+            results.append(r)
+            failed += not r.passed
+    errored = sum(r.error is not None for r in results)   # could not be computed: exit 2, like a cell error
     if args.format == "json":
         json.dump({"checks": [r.as_json() for r in results], "passed": len(results) - failed, "failed": failed,
-                   "files": len(files), "files_with_errors": broken}, sys.stdout, indent=2, ensure_ascii=False)
+                   "files": len(files), "files_with_errors": broken}, sys.stdout, indent=2,
+                  ensure_ascii=False)
         print()
     else:
         for r in results:
@@ -230,7 +294,7 @@ def _check(args) -> int:
             print(f"{mark} {r.file}:{r.line}: {r.source}   [{r.detail}]")
         print(f"{len(results) - failed} checks passed, {failed} failed, in {len(files)} file(s)"
               + (f"; {broken} file(s) with errors" if broken else ""))
-    if broken:
+    if broken or errored:
         return 2
     return 1 if failed else 0
 
@@ -280,6 +344,10 @@ def _table(model, args) -> int:
 def _export(model, args) -> int:
     model.export(args.output)
     print(f"wrote {args.output}")
+    if model.errors:
+        names = ", ".join(model.graph.cells[c].name for c in model.errors)
+        print(f"{len(model.errors)} cell(s) could not be computed and show #N/A: {names}", file=sys.stderr)
+        return 2
     return 0
 
 

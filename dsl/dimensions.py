@@ -8,19 +8,24 @@ from __future__ import annotations
 from fractions import Fraction
 
 from . import ir
-from .errors import Collector, IfrError
+from .errors import IfrError
 from .resolve import Graph
 from .units import DIMENSIONLESS, Dim
 
 _NEED_DIMENSIONLESS = {"exp", "ln", "log10", "log2", "ceil", "floor", "round"}
 
 
-def check_graph(graph: Graph) -> dict[str, Dim]:
-    """The dimension of every cell; all mismatches are reported together."""
-    errors = Collector()
-    dims: dict[str, Dim] = {}
+def check_graph(graph: Graph) -> tuple[dict[str, Dim | None], list[IfrError]]:
+    """The dimension of every cell (None where it has a mistake) and every
+    mistake of every statement: cells, solves, checks, tables, scenarios and
+    functions, whether called or not."""
+    errors: list[IfrError] = []
+    dims: dict[str, Dim | None] = {}
     for cid in graph.order:
         cell = graph.cells[cid]
+        if cid in graph.cell_errors:
+            dims[cid] = None
+            continue
         try:
             if cell.kind == "solve":
                 dims[cid] = _check_solve(cell, dims)
@@ -28,16 +33,66 @@ def check_graph(graph: Graph) -> dict[str, Dim]:
                 dims[cid] = dim_of(cell.expr, dims)
             if cell.display is not None:
                 check_display(cell.display, cell.display_span, dims[cid], cell.name)
+        except _Unknown:
+            dims[cid] = None
         except IfrError as e:
-            errors.add(e)
+            errors.append(e)
+            graph.cell_errors[cid] = e
             dims[cid] = None  # unknown: dependants are not re-reported
     for check in graph.checks:
-        try:
-            check_assertion(check, dims)
-        except IfrError as e:
-            errors.add(e)
-    errors.raise_if_any()
-    return dims
+        check.error = _first_error(lambda: check_assertion(check, dims), errors)
+    for table in graph.tables:
+        table.error = _first_error(lambda: check_table(graph, table, dims), errors)
+    for scenario in graph.scenarios.values():
+        kept = []
+        for cid, node, span in scenario.overrides:
+            if _first_error(lambda: check_override(graph, cid, node, dims), errors) is None:
+                kept.append((cid, node, span))
+        scenario.overrides = kept
+    for fn in graph.functions:
+        _first_error(lambda: dim_of(fn.body, dims), errors)
+    return dims, errors
+
+
+def _first_error(action, errors: list) -> IfrError | None:
+    """Run a check; a mistake is added to ``errors`` and returned (an unknown
+    dimension, already reported elsewhere, is returned but not added)."""
+    try:
+        action()
+    except _Unknown as e:
+        return e
+    except IfrError as e:
+        errors.append(e)
+        return e
+    return None
+
+
+def check_table(graph: Graph, table, dims) -> None:
+    """The varied values (or range) have the varied cell's dimension."""
+    if table.var_is_record:
+        return
+    want = dims.get(table.var)
+    name = graph.cells[table.var].name
+    nodes = list(table.values) if table.range is None else list(table.range)
+    for node in nodes:
+        d = dim_of(node, dims)
+        if want is not None and d != want:
+            from .display import example_unit
+            what = "the range bound" if table.range is not None else "the value"
+            raise IfrError("unit-mismatch", f"{what} `{node.text}` is {d}, but `{name}` is {want}", node.span,
+                           hint=f"vary `{name}` over values of {want}, such as {example_unit(want)}")
+    if want is None:
+        raise _Unknown()
+
+
+def check_override(graph: Graph, cid: str, node, dims) -> None:
+    """A scenario's value has the dimension of the cell it sets."""
+    d, want = dim_of(node, dims), dims.get(cid)
+    if want is not None and d != want:
+        from .display import example_unit
+        name = graph.cells[cid].name
+        raise IfrError("unit-mismatch", f"`{name}` is {want}, but `{node.text}` is {d}", node.span,
+                       hint=f"set `{name}` to a value of {want}, such as {example_unit(want)}")
 
 
 def check_display(text: str, span, dim: Dim, name: str) -> None:
@@ -82,7 +137,35 @@ def check_assertion(check, dims) -> None:
 
 
 def dim_of(node: ir.Node, dims: dict) -> Dim:
-    """The dimension of an expression; raises IfrError on a mismatch."""
+    """The dimension of an expression; raises IfrError on a mismatch.
+
+    A mistake inside a function's body expanded inline names the call too.
+    """
+    try:
+        return _dim_of(node, dims)
+    except _Unknown:
+        raise
+    except IfrError as e:
+        if node.via is not None and not e.related:
+            e.related.append((node.via[0], f"in `{node.via[1]}`, called here"))
+        raise
+
+
+def _both(nodes, dims) -> list:
+    """The dimensions of several sub-expressions, each checked even when
+    another one's is unknown, so independent mistakes are all found."""
+    out, unknown = [], False
+    for n in nodes:
+        try:
+            out.append(dim_of(n, dims))
+        except _Unknown:
+            unknown = True
+    if unknown:
+        raise _Unknown()
+    return out
+
+
+def _dim_of(node: ir.Node, dims: dict) -> Dim:
     if isinstance(node, ir.Const):
         return node.dim
     if isinstance(node, ir.Ref):
@@ -92,11 +175,13 @@ def dim_of(node: ir.Node, dims: dict) -> Dim:
         return d
     if isinstance(node, ir.Var):
         return DIMENSIONLESS
+    if isinstance(node, (ir.Invalid, ir.Param)):
+        raise _Unknown()
     if isinstance(node, ir.Bin):
-        a, b = dim_of(node.left, dims), dim_of(node.right, dims)
+        a, b = _both((node.left, node.right), dims)
         if node.op in "+-":
             if a != b:
-                raise _mismatch("add" if node.op == "+" else "subtract", node.left, a, node.right, b)
+                raise _mismatch("add" if node.op == "+" else "subtract", node.left, a, node.right, b, at=node)
             return a
         if node.op == "*":
             return a * b
@@ -106,19 +191,17 @@ def dim_of(node: ir.Node, dims: dict) -> Dim:
     if isinstance(node, ir.Neg):
         return dim_of(node.operand, dims)
     if isinstance(node, ir.Cmp):
-        a, b = dim_of(node.left, dims), dim_of(node.right, dims)
+        a, b = _both((node.left, node.right), dims)
         if a != b:
-            raise _mismatch("compare", node.left, a, node.right, b)
+            raise _mismatch("compare", node.left, a, node.right, b, at=node)
         return DIMENSIONLESS
     if isinstance(node, (ir.Logic, ir.Not)):
-        for o in ir.children(node):
-            dim_of(o, dims)
+        _both(ir.children(node), dims)
         return DIMENSIONLESS
     if isinstance(node, ir.If):
-        dim_of(node.cond, dims)
-        a, b = dim_of(node.then, dims), dim_of(node.other, dims)
+        _, a, b = _both((node.cond, node.then, node.other), dims)
         if a != b:
-            raise _mismatch("choose between", node.then, a, node.other, b, verb="the branches of if")
+            raise _mismatch("choose between", node.then, a, node.other, b, verb="the branches of if", at=node)
         return a
     if isinstance(node, ir.Func):
         return _func(node, dims)
@@ -156,7 +239,7 @@ class _Unknown(IfrError):
 
 
 def _func(node: ir.Func, dims) -> Dim:
-    args = [dim_of(a, dims) for a in node.args]
+    args = _both(node.args, dims)
     if node.name in ("max", "min"):
         for a, d in zip(node.args[1:], args[1:]):
             if d != args[0]:
@@ -207,7 +290,8 @@ def constant_value(node: ir.Node) -> float | None:
     return None
 
 
-def _mismatch(action: str, left: ir.Node, a: Dim, right: ir.Node, b: Dim, verb: str | None = None) -> IfrError:
+def _mismatch(action: str, left: ir.Node, a: Dim, right: ir.Node, b: Dim, verb: str | None = None,
+              at: ir.Node | None = None) -> IfrError:
     what = f"cannot {action} {a} (`{left.text}`) and {b} (`{right.text}`)"
     if verb:
         what = f"{verb} differ: {a} (`{left.text}`) and {b} (`{right.text}`)"
@@ -218,6 +302,11 @@ def _mismatch(action: str, left: ir.Node, a: Dim, right: ir.Node, b: Dim, verb: 
         hint = f"they differ by {ratio}: multiply `{right.text}` by a {ratio} quantity, or divide `{left.text}` by one"
     span = left.span
     from .errors import Span
-    joined = Span(span.file, span.line, span.column, right.span.end_line, right.span.end_column) \
-        if right.span.file == span.file and right.span.line >= span.line else span
-    return IfrError("unit-mismatch", what, joined, hint=hint)
+    # One span over both sides, unless they come from different places (an
+    # argument at a call site and a function's body).
+    same_place = right.span.file == span.file and right.span.line >= span.line and left.via == right.via
+    if same_place:
+        span = Span(span.file, span.line, span.column, right.span.end_line, right.span.end_column)
+    elif at is not None:
+        span = at.span   # where the two meet: the operation in the function's body
+    return IfrError("unit-mismatch", what, span, hint=hint)

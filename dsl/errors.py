@@ -9,7 +9,6 @@ line reports in one line (exit 3), never as a traceback.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -25,16 +24,29 @@ class Span:
 
 @dataclass
 class IfrError(Exception):
-    """A mistake in the user's input (exit code 2)."""
+    """A diagnostic: a mistake in the user's input (exit code 2), or a warning.
+
+    ``related`` are other places that explain this one (the call site of a
+    function whose body has the mistake, a first definition), each with its
+    own message.
+    """
 
     code: str
     message: str
     span: Span | None = None
     hint: str | None = None
     notes: list[str] = field(default_factory=list)
+    severity: str = "error"      # error | warning
+    related: list[tuple[Span, str]] = field(default_factory=list)
 
     def __str__(self) -> str:
         return render(self)
+
+    def __hash__(self):
+        return id(self)
+
+
+Diagnostic = IfrError
 
 
 class IfrErrors(Exception):
@@ -42,33 +54,19 @@ class IfrErrors(Exception):
 
     def __init__(self, errors: list[IfrError]):
         super().__init__(f"{len(errors)} error(s)")
-        self.errors = sorted(errors, key=_source_order)
+        self.errors = sorted(unique(errors), key=source_order)
 
     def __str__(self) -> str:
         return "\n".join(render(e) for e in self.errors)
 
 
-def _source_order(error: IfrError):
+def source_order(error: IfrError):
     s = error.span
-    return (0, s.file, s.line, s.column) if s else (1, "", 0, 0)
+    return (0, s.file, s.line, s.column, error.code) if s else (1, "", 0, 0, error.code)
 
 
-class Collector:
-    """Gathers the errors of a phase so that all of them are reported at once."""
-
-    def __init__(self):
-        self.errors: list[IfrError] = []
-
-    def add(self, error: IfrError) -> None:
-        self.errors.append(error)
-
-    def raise_if_any(self) -> None:
-        if self.errors:
-            errors, self.errors = self.errors, []
-            raise IfrErrors(_unique(errors))
-
-
-def _unique(errors: list[IfrError]) -> list[IfrError]:
+def unique(errors: list[IfrError]) -> list[IfrError]:
+    """The diagnostics without repeats (the same code, message and place)."""
     seen, out = set(), []
     for e in errors:
         key = (e.code, e.message, e.span)
@@ -78,42 +76,94 @@ def _unique(errors: list[IfrError]) -> list[IfrError]:
     return out
 
 
-_source_cache: dict[str, list[str]] = {}
+class Sources:
+    """The texts of the sources being analysed, by the file name messages use.
+
+    An editor's unsaved buffers are given here, so imports are read from them
+    before the disk; errors quote lines only from texts held here (never from
+    a file read for the purpose, which may not be an .ifr source at all).
+    """
+
+    def __init__(self, buffers: dict[str, str] | None = None):
+        self.texts: dict[str, str] = {}
+        self._lines: dict[str, list[str]] = {}
+        self.buffers = {str(k): v for k, v in (buffers or {}).items()}
+        self.unquotable: set[str] = set()
+
+    def put(self, file: str, text: str, quote: bool = True) -> None:
+        """Hold a text; ``quote=False`` for a file that may not be a model
+        (its lines are used for names in messages, never printed whole)."""
+        self.texts[file] = text
+        self._lines.pop(file, None)
+        if not quote:
+            self.unquotable.add(file)
+
+    def get(self, file: str) -> str | None:
+        return self.texts.get(file)
+
+    def line(self, file: str, number: int) -> str | None:
+        lines = self._lines.get(file)
+        if lines is None:
+            text = self.texts.get(file)
+            if text is None:
+                return None
+            lines = self._lines[file] = text.split("\n")
+        if not 0 < number <= len(lines):
+            return None
+        return lines[number - 1].rstrip("\r")
+
+
+# Where the command line and the Python API keep the texts they loaded, for
+# messages rendered without an explicit Sources.
+DEFAULT_SOURCES = Sources()
 
 
 def remember_source(file: str, text: str) -> None:
     """Keep a file's text so that errors can quote its lines."""
-    _source_cache[file] = text.splitlines()
+    DEFAULT_SOURCES.put(file, text)
 
 
-def _source_line(file: str, line: int) -> str | None:
-    lines = _source_cache.get(file)
-    if lines is None:
-        try:
-            lines = Path(file).read_bytes().decode("utf-8", errors="replace").splitlines()
-        except OSError:
-            return None
-        _source_cache[file] = lines
-    return lines[line - 1] if 0 < line <= len(lines) else None
+def _source_line(file: str, line: int, sources: Sources | None = None) -> str | None:
+    return (sources or DEFAULT_SOURCES).line(file, line)
 
 
-def render(error: IfrError) -> str:
-    """``file:line:col: error[code]: message``, the source line, a caret, hint."""
+def _printable(text: str) -> str:
+    """A source line safe for a terminal: control characters (escape codes,
+    form feeds) shown as visible escapes, tabs kept."""
+    if text.isprintable():
+        return text
+    return "".join(c if c == "\t" or c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def render(error: IfrError, sources: Sources | None = None) -> str:
+    """``file:line:col: error[code]: message``, the source line, a caret, notes, hint."""
     out = []
     s = error.span
     where = f"{s.file}:{s.line}:{s.column}: " if s else ""
-    out.append(f"{where}error[{error.code}]: {error.message}")
+    out.append(f"{where}{error.severity}[{error.code}]: {_printable(error.message)}")
     if s is not None:
-        text = _source_line(s.file, s.line)
-        if text is not None:
-            width = (s.end_column - s.column) if s.end_line == s.line else len(text) - s.column + 1
-            width = max(1, width)
-            gutter = f"{s.line:>4} | "
-            out.append(gutter + text)
-            prefix = "".join(c if c == "\t" else " " for c in text[: s.column - 1])
-            out.append(" " * (len(gutter) - 2) + "| " + prefix + "^" * width)
+        out += _quote(s, sources)
+    for span, message in error.related:
+        out.append(f"  note: {span.file}:{span.line}:{span.column}: {_printable(message)}")
+        out += _quote(span, sources)
     for note in error.notes:
-        out.append(f"  note: {note}")
+        out.append(f"  note: {_printable(note)}")
     if error.hint:
-        out.append(f"  hint: {error.hint}")
+        out.append(f"  hint: {_printable(error.hint)}")
     return "\n".join(out)
+
+
+def _quote(s: Span, sources: Sources | None) -> list[str]:
+    if s.file in (sources or DEFAULT_SOURCES).unquotable:
+        return []
+    text = _source_line(s.file, s.line, sources)
+    if text is None:
+        return []
+    shown = _printable(text)
+    if shown != text:   # escapes shift columns: point at the line, not a column
+        return [f"{s.line:>4} | " + shown]
+    width = (s.end_column - s.column) if s.end_line == s.line else len(text) - s.column + 1
+    width = max(1, width)
+    gutter = f"{s.line:>4} | "
+    prefix = "".join(c if c == "\t" else " " for c in text[: s.column - 1])
+    return [gutter + text, " " * (len(gutter) - 2) + "| " + prefix + "^" * width]

@@ -7,6 +7,7 @@ both, and `if` switches to ``numpy.where`` only when its condition is an array.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -66,6 +67,12 @@ def compile_node(node: ir.Node) -> Fn:
     if isinstance(node, ir.MonteCarlo):
         args = {k: compile_node(v) for k, v in node.kwargs.items()}
         return lambda env, var: _monte_carlo(node, {k: f(env, var) for k, f in args.items()})
+    if isinstance(node, (ir.Invalid, ir.Param)):
+        def invalid(env, var):
+            error = node.error if isinstance(node, ir.Invalid) and node.error is not None else None
+            raise IfrError(error.code if error else "invalid", f"`{node.text}` has an error"
+                           + (f": {error.message}" if error else ""), node.span)
+        return invalid
     raise TypeError(f"cannot evaluate {type(node).__name__}")
 
 
@@ -287,8 +294,30 @@ def _monte_carlo(node: ir.MonteCarlo, args: dict):
     return _MC_CACHE[key]
 
 
+@dataclass
+class CellError:
+    """Why a cell has no value, like a spreadsheet's #DIV/0! or #N/A: its own
+    mistake, or the cell it depends on that has one (``cause``)."""
+
+    error: IfrError
+    cause: str | None = None     # the id of the erroneous cell this one depends on
+
+    @property
+    def code(self) -> str:
+        return self.error.code
+
+    @property
+    def message(self) -> str:
+        return self.error.message
+
+
 class Evaluator:
-    """Compiled closures for the cells of a graph, evaluated in order."""
+    """Compiled closures for the cells of a graph, evaluated in order.
+
+    A cell that cannot be computed holds a CellError (and NaN among the
+    values); the cells that depend on it hold one naming it; every other cell
+    is computed.
+    """
 
     def __init__(self, graph, solver=None):
         self.graph = graph
@@ -296,23 +325,59 @@ class Evaluator:
         self.compiled: dict[str, Fn] = {}
         for cid in graph.order:
             cell = graph.cells[cid]
-            if cell.kind != "solve":
+            if cell.kind != "solve" and cid not in graph.cell_errors:
                 self.compiled[cid] = compile_node(cell.expr)
 
-    def run(self, overrides: dict | None = None, only: set | None = None, base: Env | None = None) -> Env:
-        """Evaluate every cell (or only those in ``only``, taking others from ``base``)."""
+    def run(self, overrides: dict | None = None, only: set | None = None, base: Env | None = None,
+            base_errors: dict | None = None) -> tuple[Env, dict[str, CellError]]:
+        """Evaluate every cell (or only those in ``only``, taking others from
+        ``base``): the values, and the errors of the cells that have none."""
         overrides = overrides or {}
         env: Env = dict(base) if base else {}
-        var: dict = {}
-        for cid in self.graph.order:
+        errors: dict[str, CellError] = dict(base_errors) if base_errors else {}
+        graph, var = self.graph, {}
+        static, deps = graph.cell_errors, graph.deps
+        for cid in graph.order:
             if only is not None and cid not in only:
                 continue
             if cid in overrides:
                 env[cid] = overrides[cid]
+                errors.pop(cid, None)
                 continue
-            cell = self.graph.cells[cid]
-            if cell.kind == "solve":
-                env[cid] = self.solver(cell, env)
-            else:
-                env[cid] = self.compiled[cid](env, var)
-        return env
+            failed = static.get(cid)
+            if failed is not None:
+                errors[cid] = CellError(failed)
+                env[cid] = math.nan
+                continue
+            if errors:
+                bad = next((d for d in deps[cid] if d in errors), None)
+                if bad is not None:
+                    errors[cid] = self._depends(cid, bad, errors)
+                    env[cid] = math.nan
+                    continue
+            cell = graph.cells[cid]
+            try:
+                value = self.solver(cell, env) if cell.kind == "solve" else self.compiled[cid](env, var)
+                if isinstance(value, float) and not math.isfinite(value):
+                    raise _not_finite(cell, value)
+            except IfrError as e:
+                errors[cid] = CellError(e)
+                env[cid] = math.nan
+                continue
+            env[cid] = value
+            errors.pop(cid, None)
+        return env, errors
+
+    def _depends(self, cid: str, bad: str, errors: dict) -> CellError:
+        root = errors[bad].cause or bad
+        cell, name = self.graph.cells[cid], self.graph.cells[root].name
+        return CellError(IfrError("depends-on-error", f"depends on `{name}`, which has an error: "
+                                  f"{errors[root].message}", cell.span), cause=root)
+
+
+def _not_finite(cell, value: float) -> IfrError:
+    if math.isnan(value):
+        return IfrError("not-a-number", f"`{cell.name}` is not a number (an undefined operation such as "
+                        "0/0 or inf - inf)", cell.span)
+    return IfrError("overflow", f"`{cell.name}` is too large to compute (it overflows to infinity)", cell.span,
+                    hint="check the magnitudes and units of its inputs")

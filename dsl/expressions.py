@@ -8,11 +8,13 @@ from __future__ import annotations
 from . import ir
 from . import syntax as ast
 from .errors import IfrError, Span
-from .resolve import FnBinding, ModuleDef, RecordDef
+from .resolve import UNRESOLVED, FnBinding, ModuleDef, RecordDef
 from .units import DIMENSIONLESS, suggest, suggest_unit, unit
 
 
-class _Scope:
+class Scope:
+    """What names mean at one place: a function's locals, a record's fields, then the module's names."""
+
     def __init__(self, module: ModuleDef, record: RecordDef | None = None, local: dict | None = None):
         self.module = module
         self.record = record
@@ -31,18 +33,32 @@ class _Scope:
             out += list(self.record.fields)
         return out
 
-    def child(self, local: dict) -> "_Scope":
+    def child(self, local: dict) -> "Scope":
         merged = dict(self.local)
         merged.update(local)
-        return _Scope(self.module, self.record, merged)
+        return Scope(self.module, self.record, merged)
 
 
 class ExpressionResolver:
     """Turns syntax expressions into IR; mixed into the Binder, whose cells and warnings it uses."""
 
-    def expr(self, node: ast.Expr, scope: _Scope) -> ir.Node:
-        """Resolve one syntax expression in a scope."""
-        text = _text(node)
+    def expr(self, node: ast.Expr, scope: Scope) -> ir.Node:
+        """Resolve one syntax expression in a scope.  A mistake is reported and
+        its sub-expression becomes a placeholder, so the rest is still resolved."""
+        try:
+            return self._expr(node, scope)
+        except IfrError as e:
+            self.report(e)
+            return ir.Invalid(node.span, self._text(node), error=e)
+
+    def report(self, error: IfrError) -> None:
+        self.diagnostics.append(error)
+
+    def _text(self, node: ast.Expr) -> str:
+        return _text(node, self.sources)
+
+    def _expr(self, node: ast.Expr, scope: Scope) -> ir.Node:
+        text = self._text(node)
         if isinstance(node, ast.Number):
             return ir.Const(node.span, text, node.value, DIMENSIONLESS, None, node.text)
         if isinstance(node, ast.Percent):
@@ -77,10 +93,12 @@ class ExpressionResolver:
                            hint="write `check table[value].column = ...`")
         raise IfrError("syntax", "a list or range is not a value here", node.span)
 
-    def _value(self, node, scope: _Scope) -> ir.Node:
+    def _value(self, node, scope: Scope) -> ir.Node:
         binding = self._binding(node, scope)
+        if binding is UNRESOLVED:
+            return ir.Invalid(node.span, self._text(node))
         if isinstance(binding, str):
-            return ir.Ref(node.span, _text(node), binding)
+            return ir.Ref(node.span, self._text(node), binding)
         if isinstance(binding, ir.Node):
             return binding
         if isinstance(binding, tuple) and binding[0] == "unit":
@@ -88,12 +106,12 @@ class ExpressionResolver:
         what = _describe(binding)
         hint = None
         if isinstance(binding, RecordDef) and binding.fields:
-            hint = f"pick a field, e.g. {_text(node)}.{next(iter(binding.fields))}"
+            hint = f"pick a field, e.g. {self._text(node)}.{next(iter(binding.fields))}"
         elif isinstance(binding, FnBinding):
-            hint = f"call it: {_text(node)}({', '.join(binding.node.params)})"
-        raise IfrError("not-a-value", f"`{_text(node)}` is {what}, not a value", node.span, hint=hint)
+            hint = f"call it: {self._text(node)}({', '.join(binding.node.params)})"
+        raise IfrError("not-a-value", f"`{self._text(node)}` is {what}, not a value", node.span, hint=hint)
 
-    def _binding(self, node, scope: _Scope):
+    def _binding(self, node, scope: Scope):
         """What a name or a.b.c refers to: a cell id, RecordDef, ModuleDef, FnBinding, IR or unit."""
         if isinstance(node, ast.Name):
             found = scope.lookup(node.id)
@@ -104,44 +122,54 @@ class ExpressionResolver:
             except IfrError:
                 raise self._unknown(node.id, node.span, scope) from None
             if len(node.id) == 1:
-                self.warnings.append(IfrError(
+                self.report(IfrError(
                     "unit-fallback", f"`{node.id}` is read as a unit: no cell `{node.id}` is defined", node.span,
-                    hint=f"if you meant a cell, define `{node.id} = ...`; for the unit, write 1 {node.id}"))
+                    hint=f"if you meant a cell, define `{node.id} = ...`; for the unit, write 1 {node.id}",
+                    severity="warning"))
             return ("unit", ir.Const(node.span, node.id, factor, dim, node.id, "1"))
         if isinstance(node, ast.FieldAccess):
             owner = self._binding(node.obj, scope)
+            if owner is UNRESOLVED or isinstance(owner, ir.Invalid):   # already reported
+                return owner
+            if isinstance(owner, ir.Param):   # a parameter may be a record: its field is of any dimension
+                return ir.Param(node.span, self._text(node), f"{owner.name}.{node.name}")
             if isinstance(owner, RecordDef):
                 if node.name in owner.fields:
                     return owner.fields[node.name]
                 close = suggest(node.name, owner.fields)
-                raise IfrError("unknown-field", f"`{_text(node.obj)}` has no field `{node.name}`",
+                raise IfrError("unknown-field", f"`{self._text(node.obj)}` has no field `{node.name}`",
                                _field_span(node), hint=f"did you mean {close}?" if close else
                                "its fields are " + ", ".join(owner.fields))
             if isinstance(owner, ModuleDef):
                 if node.name in owner.namespace:
                     return owner.namespace[node.name]
                 close = suggest(node.name, owner.namespace)
-                raise IfrError("unknown-name", f"module `{_text(node.obj)}` has no `{node.name}`",
+                raise IfrError("unknown-name", f"module `{self._text(node.obj)}` has no `{node.name}`",
                                _field_span(node), hint=f"did you mean {close}?" if close else None)
-            raise IfrError("not-a-record", f"`{_text(node.obj)}` is {_describe(owner)}; it has no fields",
+            raise IfrError("not-a-record", f"`{self._text(node.obj)}` is {_describe(owner)}; it has no fields",
                            node.obj.span)
         return self.expr(node, scope)
 
-    def _unknown(self, name: str, span: Span, scope: _Scope, what: str = "a cell or a unit") -> IfrError:
-        close = suggest(name, scope.names())
+    def _unknown(self, name: str, span: Span, scope: Scope, what: str = "a cell or a unit") -> IfrError:
+        found = scope.lookup(name)
+        if found is not None and what != "a cell or a unit":   # a name that exists, but of another kind
+            return IfrError("not-a-cell", f"`{name}` is {_describe(found)}, not {what}", span)
+        close = suggest(name, [n for n in scope.names() if n != name])
         if close is None and what == "a cell or a unit":
             close = suggest_unit(name)
         hint = f"did you mean {close}?" if close else None
         return IfrError("unknown-name", f"`{name}` is neither a cell nor a unit" if what == "a cell or a unit"
                         else f"`{name}` is not {what}", span, hint=hint)
 
-    def _call(self, node: ast.Call, scope: _Scope) -> ir.Node:
-        text = _text(node)
+    def _call(self, node: ast.Call, scope: Scope) -> ir.Node:
+        text = self._text(node)
         if node.owner is not None:
             owner = self._binding(node.owner, scope)
+            if owner is UNRESOLVED:
+                return ir.Invalid(node.span, text)
             fn = owner.namespace.get(node.func) if isinstance(owner, ModuleDef) else None
             if not isinstance(fn, FnBinding):
-                where = f"module `{_text(node.owner)}`" if isinstance(owner, ModuleDef) else f"`{_text(node.owner)}`"
+                where = f"module `{self._text(node.owner)}`" if isinstance(owner, ModuleDef) else f"`{self._text(node.owner)}`"
                 raise IfrError("unknown-function", f"{where} has no function `{node.func}`", node.func_span)
             return self._inline(node, fn, scope)
         fn = scope.lookup(node.func)
@@ -166,7 +194,7 @@ class ExpressionResolver:
             hint = "use ln (natural), log10 or log2"
         raise IfrError("unknown-function", f"no function named `{node.func}`", node.func_span, hint=hint)
 
-    def _inline(self, node: ast.Call, fn: FnBinding, scope: _Scope) -> ir.Node:
+    def _inline(self, node: ast.Call, fn: FnBinding, scope: Scope) -> ir.Node:
         params = fn.node.params
         if node.kwargs:
             raise IfrError("wrong-arity", f"{node.func}() takes positional arguments only",
@@ -190,12 +218,21 @@ class ExpressionResolver:
                     pass
             local[param] = bound if bound is not None else self.expr(arg, scope)
         self.fn_stack.append(node.func)
+        before = len(self.diagnostics)
         try:
-            return self.expr(fn.node.body, _Scope(fn.module, None, local))
+            body = self.expr(fn.node.body, Scope(fn.module, None, local))
         finally:
             self.fn_stack.pop()
+        via = (node.span, node.func)
+        for e in self.diagnostics[before:]:
+            if not e.related and e.span is not None and _within(e.span, fn.node.span):
+                e.related.append((node.span, f"in `{node.func}`, called here"))
+        for n in ir.walk(body):
+            if n.via is None and _within(n.span, fn.node.span):
+                n.via = via
+        return body
 
-    def _monte_carlo(self, node: ast.Call, scope: _Scope) -> ir.Node:
+    def _monte_carlo(self, node: ast.Call, scope: Scope) -> ir.Node:
         wanted = ir.MONTE_CARLO[node.func]
         if node.args:
             raise IfrError("wrong-arity", f"{node.func}() takes named arguments: " + ", ".join(f"{w}=..." for w in wanted),
@@ -207,18 +244,23 @@ class ExpressionResolver:
             raise IfrError("wrong-arity", f"{node.func}() needs " + ", ".join(wanted) +
                            (f"; missing {', '.join(missing)}" if missing else "") +
                            (f"; unknown {', '.join(extra)}" if extra else ""), node.span)
-        return ir.MonteCarlo(node.span, _text(node), node.func,
+        return ir.MonteCarlo(node.span, self._text(node), node.func,
                              {k: self.expr(given[k], scope) for k in wanted})
 
-    def _comprehension(self, node: ast.Comprehension, scope: _Scope) -> ir.Node:
+    def _comprehension(self, node: ast.Comprehension, scope: Scope) -> ir.Node:
         if node.func not in ir.REDUCERS:
             raise IfrError("unknown-function", f"`{node.func}(... for ...)` is not a comprehension",
                            node.func_span, hint="comprehensions are " + ", ".join(ir.REDUCERS))
         var = ir.Var(node.span, node.var, node.var)
         inner = scope.child({node.var: var})
-        return ir.Reduce(node.span, _text(node), node.func, self.expr(node.body, inner), node.var,
+        return ir.Reduce(node.span, self._text(node), node.func, self.expr(node.body, inner), node.var,
                          self.expr(node.lo, scope), self.expr(node.hi, scope),
                          self.expr(node.cond, inner) if node.cond is not None else None)
+
+
+def _within(inner: Span, outer: Span) -> bool:
+    return (inner.file == outer.file and (inner.line, inner.column) >= (outer.line, outer.column)
+            and (inner.end_line, inner.end_column) <= (outer.end_line, outer.end_column))
 
 
 def _describe(binding) -> str:
@@ -228,7 +270,9 @@ def _describe(binding) -> str:
         return "a module"
     if isinstance(binding, FnBinding):
         return "a function"
-    return "a cell"
+    if isinstance(binding, str):
+        return "a cell"
+    return "not a value"
 
 
 def _field_span(node: ast.FieldAccess) -> Span:
@@ -241,16 +285,17 @@ def _unit_span(node: ast.Quantity) -> Span:
     return Span(s.file, s.end_line, max(1, s.end_column - len(node.unit)), s.end_line, s.end_column)
 
 
-def _text(node: ast.Expr) -> str:
+def _text(node: ast.Expr, sources=None) -> str:
+    """The source text of an expression, on one line."""
     from .errors import _source_line
     s = node.span
     if s.line == s.end_line:
-        line = _source_line(s.file, s.line)
+        line = _source_line(s.file, s.line, sources)
         if line is not None:
             return line[s.column - 1: s.end_column - 1]
     parts = []
     for ln in range(s.line, s.end_line + 1):
-        line = _source_line(s.file, ln) or ""
+        line = _source_line(s.file, ln, sources) or ""
         start = s.column - 1 if ln == s.line else 0
         end = s.end_column - 1 if ln == s.end_line else len(line)
         parts.append(line[start:end].strip())

@@ -6,7 +6,8 @@ Functions (``fn``) are already expanded inline here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 
 from .errors import Span
 from .units import Dim
@@ -16,6 +17,9 @@ from .units import Dim
 class Node:
     span: Span
     text: str  # the source text of the sub-expression, for messages
+    # For a node of a function's body expanded inline: (the call's span, the
+    # function's name), so a mistake in the body names the call too.
+    via: tuple | None = field(default=None, kw_only=True, repr=False)
 
 
 @dataclass(eq=False)
@@ -29,6 +33,20 @@ class Const(Node):
 @dataclass(eq=False)
 class Ref(Node):
     cell: str           # a cell id
+
+
+@dataclass(eq=False)
+class Invalid(Node):
+    """A placeholder for an expression that could not be resolved (an unknown
+    name, a wrong call): its mistake is already a diagnostic."""
+    error: object = None   # the IfrError, or None when reported elsewhere
+
+
+@dataclass(eq=False)
+class Param(Node):
+    """A function's parameter while its body is checked on its own: a value
+    of any dimension."""
+    name: str
 
 
 @dataclass(eq=False)
@@ -112,25 +130,30 @@ REDUCERS = ("max", "min", "sum", "argmax", "argmin", "first")
 MONTE_CARLO = {"ep_imbalance": ("tokens", "topk", "experts", "ranks", "batches", "seed")}
 
 
+def _child_fields(cls) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls) if f.name not in ("span", "text", "via"))
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def children(node: Node) -> list[Node]:
-    """The direct sub-expressions of a node."""
-    if isinstance(node, (Bin, Cmp)):
-        return [node.left, node.right]
-    if isinstance(node, (Neg, Not)):
-        return [node.operand]
-    if isinstance(node, Logic):
-        return list(node.operands)
-    if isinstance(node, If):
-        return [node.cond, node.then, node.other]
-    if isinstance(node, Func):
-        return list(node.args)
-    if isinstance(node, Reduce):
-        return [node.body, node.lo, node.hi] + ([node.cond] if node.cond is not None else [])
-    if isinstance(node, MonteCarlo):
-        return list(node.kwargs.values())
-    if isinstance(node, TableRow) and isinstance(node.key, Node):
-        return [node.key]
-    return []
+    """The direct sub-expressions of a node: every field that holds a node, a
+    list of nodes or a dict of nodes (derived from the fields, so a new node
+    kind cannot drop out of the graph)."""
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = _child_fields(type(node))
+    out = []
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, Node):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend(v for v in value if isinstance(v, Node))
+        elif isinstance(value, dict):
+            out.extend(v for v in value.values() if isinstance(v, Node))
+    return out
 
 
 def walk(node: Node):

@@ -1,80 +1,117 @@
-"""The pipeline, in one place, and the Model a user holds.
+"""The pipeline, in one place: the Analysis of a file, and the Model a user holds.
 
     source -> parse (parser) -> bind names (resolve, bind) -> check dimensions
-           -> evaluate in order (evaluate; solve for goal seeks) -> Model
+           = Analysis (graph, dimensions, diagnostics; no values)
+           -> evaluate in order (evaluate; solve for goal seeks) = Model
 
-A Model answers `m["name"]` with a pint Quantity, makes variants
-(`with_inputs`, `scenario`), runs checks, sweeps tables, solves equations and
-explains cells.  Exporters read a Model.
+Every phase goes on past a mistake: an Analysis holds all the diagnostics of
+a file, and a Model computes every cell it can (a cell that cannot be
+computed holds its error).  A Model answers `m["name"]` with a pint Quantity,
+makes variants (`with_inputs`, `scenario`), runs checks, sweeps tables,
+solves equations and explains cells.  Exporters read a Model.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import ir
-from .bind import Binder, _Scope, reachable
+from .bind import Binder, Scope, reachable
 from .dimensions import check_graph, dim_of
 from .display import display_unit, factor, format_number, uses_binary
-from .errors import IfrError, Span, remember_source
-from .evaluate import Evaluator, compile_node
+from .errors import DEFAULT_SOURCES, IfrError, IfrErrors, Sources, Span, remember_source, source_order, unique
+from .evaluate import CellError, Evaluator, compile_node
 from .parser import parse, parse_expression
 from .resolve import Graph, Loader
 from .solve import Solver
 from .units import Dim, suggest
 
+if TYPE_CHECKING:
+    from .checks import CheckResult
+    from .tables import TableResult
 
-def load(path, text: str | None = None) -> "Model":
-    """Parse, bind, check and evaluate an .ifr file."""
+
+def analyse(path, text: str | None = None, sources: Sources | None = None) -> "Analysis":
+    """Parse, bind and check an .ifr file and its imports, past every mistake.
+
+    ``text`` is the main file's text (an unsaved buffer); ``sources`` may hold
+    other unsaved buffers by resolved path (``Sources(buffers=...)``).
+    Raises IfrError only when the main file itself cannot be read.
+    """
     path = Path(path)
-    loader = Loader(parse)
+    loader = Loader(parse, sources if sources is not None else DEFAULT_SOURCES)
     loader.main_name = str(path)
     main = loader.load(path, "", None, text)
     binder = Binder(loader, main)
     graph = binder.bind()
-    dims = check_graph(graph)
-    return Model(graph, dims, binder)
+    dims, dim_errors = check_graph(graph)
+    return Analysis(graph, dims, binder, loader.diagnostics + binder.diagnostics + dim_errors)
 
 
-@dataclass
-class CheckResult:
-    file: str
-    line: int
-    source: str
-    description: str
-    expected: float | None     # in `unit`
-    actual: float              # in `unit`
-    unit: str
-    passed: bool
-    detail: str
-
-    def as_json(self) -> dict:
-        return {"file": self.file, "line": self.line, "source": self.source,
-                "expected": {"value": self.expected, "unit": self.unit} if self.expected is not None else None,
-                "actual": {"value": self.actual, "unit": self.unit}, "passed": self.passed,
-                "description": self.description, "detail": self.detail}
+def load(path, text: str | None = None) -> "Model":
+    """Parse, bind, check and evaluate an .ifr file.  Raises IfrErrors when
+    the file has mistakes (all of them); cells that cannot be computed are
+    errors only when read."""
+    analysis = analyse(path, text)
+    if analysis.errors:
+        raise IfrErrors(analysis.errors)
+    return analysis.evaluate()
 
 
-@dataclass
-class TableResult:
-    name: str
-    var: str
-    columns: list[str]      # var first, then the shown cells
-    units: list[str]
-    rows: list[list]        # values in the columns' units (records: their name)
+class Analysis:
+    """A file checked before anything runs: the graph, every cell's dimension,
+    and the diagnostics (errors and warnings, in source order)."""
 
-
-class Model:
-    def __init__(self, graph: Graph, dims: dict[str, Dim], binder: Binder, overrides: dict | None = None):
+    def __init__(self, graph: Graph, dims: dict[str, Dim | None], binder: Binder, diagnostics: list[IfrError]):
         self.graph = graph
         self.dims = dims
         self.binder = binder
+        self.diagnostics = sorted(unique(diagnostics), key=source_order)
+
+    @property
+    def errors(self) -> list[IfrError]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+    @property
+    def warnings(self) -> list[IfrError]:
+        return [d for d in self.diagnostics if d.severity == "warning"]
+
+    @property
+    def sources(self) -> Sources:
+        return self.binder.sources
+
+    def evaluate(self, overrides: dict | None = None) -> "Model":
+        return Model(self, overrides)
+
+
+class Model:
+    """An evaluation of an Analysis, with some inputs overridden."""
+
+    def __init__(self, analysis: Analysis, overrides: dict | None = None):
+        self.analysis = analysis
         self.overrides = dict(overrides or {})
-        self.solver = Solver(graph, binder.affected_by)
-        self.solver.dims = dims
-        self.evaluator = Evaluator(graph, self.solver)
-        self.values = self.evaluator.run(self.overrides)
+        self.solver = Solver(analysis.graph, analysis.binder.affected_by)
+        self.solver.dims = analysis.dims
+        self.evaluator = Evaluator(analysis.graph, self.solver)
+        self.values, self.errors = self.evaluator.run(self.overrides)
         self.units = self._display_units()
+
+    @property
+    def graph(self) -> Graph:
+        return self.analysis.graph
+
+    @property
+    def dims(self) -> dict:
+        return self.analysis.dims
+
+    @property
+    def binder(self) -> Binder:
+        return self.analysis.binder
+
+    @property
+    def warnings(self) -> list[IfrError]:
+        return self.analysis.warnings
 
     # --- cells
     @property
@@ -84,10 +121,6 @@ class Model:
     @property
     def docstring(self) -> str:
         return self.graph.main.program.docstring
-
-    @property
-    def warnings(self) -> list[IfrError]:
-        return self.graph.warnings
 
     def cell_id(self, name: str, span: Span | None = None) -> str:
         """The id of a cell named as the user writes it (kv_state, a100.flops)."""
@@ -103,9 +136,18 @@ class Model:
     def kind(self, name: str) -> str:
         return self.graph.cells[self.cell_id(name)].kind
 
+    def error(self, name: str) -> CellError | None:
+        """Why a cell has no value, or None when it has one."""
+        return self.errors.get(self.cell_id(name))
+
     def value(self, name: str) -> float:
-        """A cell's value in its display unit."""
+        """A cell's value in its display unit; raises IfrError for a cell that has none."""
         cid = self.cell_id(name)
+        failed = self.errors.get(cid)
+        if failed is not None:
+            cause = failed.error
+            raise IfrError(cause.code, f"`{self.graph.cells[cid].name}` has no value: {cause.message}",
+                           cause.span, hint=cause.hint)
         return self.values[cid] / factor(self.units[cid])
 
     def __getitem__(self, name: str):
@@ -118,11 +160,18 @@ class Model:
         units, binary = {}, set()
         for cid in self.graph.order:
             cell = self.graph.cells[cid]
+            dim = self.dims.get(cid)
+            if dim is None:
+                units[cid] = cell.display or ""
+                continue
             expr = cell.expr if cell.kind != "solve" else ir.Ref(cell.span, "", cell.unknown)
             is_binary = uses_binary(expr, binary) if expr is not None else False
             if is_binary:
                 binary.add(cid)
-            units[cid] = display_unit(cell, self.dims[cid], self.values[cid], is_binary)
+            value = self.values[cid]
+            if isinstance(value, float) and not math.isfinite(value):
+                value = 1.0
+            units[cid] = display_unit(cell, dim, value, is_binary)
         return units
 
     # --- variants
@@ -132,12 +181,24 @@ class Model:
         for name, value in values.items():
             cid = self.cell_id(name)
             overrides[cid] = self.parse_value(cid, value)
-        return Model(self.graph, self.dims, self.binder, overrides)
+        return Model(self.analysis, overrides)
 
-    def parse_value(self, cid: str, value, origin: str | None = None) -> float:
-        """A user-given value for a cell, in base SI, dimension-checked."""
+    def with_overrides(self, overrides: dict) -> "Model":
+        """A new model with cell ids set to base-SI values, on top of this one's."""
+        merged = dict(self.overrides)
+        merged.update(overrides)
+        return Model(self.analysis, merged)
+
+    def parse_value(self, cid: str, value, origin: str | None = None, column: int = 1) -> float:
+        """A user-given value for a cell, in base SI, dimension-checked.
+
+        ``origin`` names where a text value came from (`--set[1]`), ``column``
+        where in that text it starts, for the position of an error.
+        """
         dim = self.dims[cid]
         name = self.graph.cells[cid].name
+        if dim is None:
+            raise IfrError("bad-value", f"`{name}` has an error, so it cannot be set", None)
         if hasattr(value, "to_base_units"):  # a pint Quantity
             q = value.to_base_units()
             given = Dim(dict(q.dimensionality))
@@ -151,21 +212,28 @@ class Model:
             return float(value)
         text = str(value)
         file = origin or f"<value of {name}>"
+        if origin is None:
+            remember_source(file, text)
         try:
             return self._parse_text_value(cid, text, file)
         except IfrError as e:
-            raise _shift(e, file, f"{name}={text}", len("__value__ = ") - len(name) - 1) from None
+            raise _shift(e, file, column - 1) from None
 
     def _parse_text_value(self, cid: str, text: str, file: str) -> float:
         dim = self.dims[cid]
         name = self.graph.cells[cid].name
-        remember_source(file, f"__value__ = {text}")
         try:
             expr = parse_expression(text, file)
         except IfrError as e:
             raise IfrError("bad-value", f"`{text}` is not a value for `{name}`", e.span,
                            hint="write a number and a unit, e.g. 50 GB/s") from None
-        node = self.binder.expr(expr, _Scope(self.graph.main))
+        binder = self.binder
+        before = len(binder.diagnostics)
+        node = binder.expr(expr, Scope(self.graph.main))
+        new = [d for d in binder.diagnostics[before:] if d.severity == "error"]
+        del binder.diagnostics[before:]
+        if new:
+            raise new[0]
         if ir.refs(node):
             raise IfrError("bad-value", f"a value for `{name}` cannot refer to cells", node.span,
                            hint="write a number and a unit, e.g. 50 GB/s")
@@ -174,7 +242,10 @@ class Model:
             from .display import example_unit
             raise IfrError("bad-value", f"`{name}` is {dim}, but `{text}` is {given}", node.span,
                            hint=f"give a value in a unit of {dim}, such as {example_unit(dim)}")
-        return float(compile_node(node)({}, {}))
+        value = float(compile_node(node)({}, {}))
+        if not math.isfinite(value):
+            raise IfrError("bad-value", f"`{text}` is too large to compute", node.span)
+        return value
 
     def scenario(self, name: str) -> "Model":
         if name not in self.graph.scenarios:
@@ -185,13 +256,9 @@ class Model:
                            else "this file defines no scenario")
         sc = self.graph.scenarios[name]
         overrides = dict(self.overrides)
-        for cid, node, span in sc.overrides:
-            d = dim_of(node, self.dims)
-            if d != self.dims[cid]:
-                raise IfrError("unit-mismatch", f"`{self.graph.cells[cid].name}` is {self.dims[cid]}, "
-                               f"but `{node.text}` is {d}", node.span)
+        for cid, node, span in sc.overrides:   # dimensions were checked with the file
             overrides[cid] = compile_node(node)(self.values, {})
-        return Model(self.graph, self.dims, self.binder, overrides)
+        return Model(self.analysis, overrides)
 
     # --- checks
     def check(self) -> list[CheckResult]:
@@ -205,7 +272,7 @@ class Model:
 
     # --- solving on demand
     def solve(self, unknown: str, equation: str):
-        """Solve ``equation`` ("lhs = rhs") for the cell ``unknown``; a pint Quantity."""
+        """Solve ``equation`` ("lhs = rhs") for the cell ``unknown``: (pint Quantity, how it was solved)."""
         from .adhoc import solve_equation
         return solve_equation(self, unknown, equation)
 
@@ -260,11 +327,9 @@ class Model:
         return reachable(cid, self._dependents)
 
 
-def _shift(error: IfrError, file: str, original: str, columns: int) -> IfrError:
-    """Move an error from the parsed `__value__ = v` text back onto `name=v`."""
+def _shift(error: IfrError, file: str, columns: int) -> IfrError:
+    """Move an error in a parsed value onto its place in the text it came from."""
     s = error.span
-    if s is not None and s.file == file:
-        remember_source(file, original)
-        error.span = Span(file, s.line, max(1, s.column - columns), s.end_line, max(2, s.end_column - columns))
+    if s is not None and s.file == file and columns:
+        error.span = Span(file, s.line, s.column + columns, s.end_line, s.end_column + columns)
     return error
-

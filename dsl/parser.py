@@ -1,6 +1,7 @@
 """Source text -> syntax tree.  Lark's exceptions become IfrErrors here."""
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -52,17 +53,18 @@ def _parser() -> tuple[Lark, _Brackets, list]:
     brackets = _Brackets()
     # lark unpickles this file: it lives only in the user's private cache folder
     cache = cache_dir() / "parser.lark.cache"
-    lark = Lark(_GRAMMAR.read_text(encoding="utf-8"), parser="lalr", lexer="contextual",
+    lark = Lark(_GRAMMAR.read_text(encoding="utf-8"), parser="lalr", lexer="contextual", start=["start", "value"],
                 propagate_positions=True, maybe_placeholders=True, postlex=brackets,
                 lexer_callbacks={"COMMENT": comments.append}, cache=str(cache))
     return lark, brackets, comments
 
 
 def parse(text: str, file: str) -> ast.Program:
-    """Parse one file's text.  Raises IfrError on the first syntax error.
+    """Parse one file's text.  Syntax errors do not stop it: each is in
+    ``program.diagnostics`` and the statements are the ones that parsed.
 
-    Syntax trees are cached on disk by the text, the file name and the
-    grammar, as plain JSON (never a pickle), so an unchanged file (the
+    Syntax trees of clean files are cached on disk by the text, the file name
+    and the grammar, as plain JSON (never a pickle), so an unchanged file (the
     standard library above all) is read back instead of parsed again.
     """
     import hashlib
@@ -71,17 +73,15 @@ def parse(text: str, file: str) -> ast.Program:
 
     key = hashlib.sha256("\0".join((_grammar_digest(), file, text)).encode()).hexdigest()
     path = cache.cache_dir() / "syntax" / f"{key}.json"
-    data = cache.load(path, "syntax", key)
-    if data is not None:
-        try:
-            return ast.from_data(data)
-        except (ValueError, TypeError, RecursionError):
-            pass  # a corrupt entry is rebuilt below
+    program = cache.load(path, "syntax", key, object_hook=ast.node_hook())
+    if isinstance(program, ast.Program):
+        return program   # anything else (a corrupt entry) is rebuilt below
     program = _parse(text, file)
-    try:
-        cache.save(path, "syntax", key, ast.to_data(program))
-    except (TypeError, ValueError, RecursionError):
-        pass  # a tree too deep to store is parsed again next time
+    if not program.diagnostics:
+        try:
+            cache.save(path, "syntax", key, ast.to_data(program))
+        except (TypeError, ValueError, RecursionError):
+            pass  # a tree too deep to store is parsed again next time
     return program
 
 
@@ -93,11 +93,42 @@ def _grammar_digest() -> str:
 
 
 def _parse(text: str, file: str) -> ast.Program:
+    source = text if text.endswith("\n") else text + "\n"
+    diagnostics: list[IfrError] = []
+    broken: list[str] = []
+    try:
+        statements = _parse_text(source, file)
+    except IfrError:
+        # Parse again one statement at a time, so every mistake is found.
+        statements = []
+        for start, end in split_statements(source):
+            line = source.count("\n", 0, start)
+            try:
+                statements += _parse_text("\n" * line + source[start:end], file)
+            except IfrError as e:
+                diagnostics.append(e)
+                defined = _DEFINES.match(source, start)
+                if defined:
+                    broken.append(next(g for g in defined.groups() if g))
+    program = ast.Program(file, text, statements)
+    if statements and isinstance(statements[0], ast.Docstring):
+        program.docstring = statements[0].text
+    for stmt in statements[1:]:
+        if isinstance(stmt, ast.Docstring):
+            diagnostics.append(IfrError("misplaced-docstring", "a docstring may only open the file", stmt.span,
+                                        hint="use a # comment here, or move the docstring to the first line"))
+    program.statements = [s for s in statements if not isinstance(s, ast.Docstring) or s is statements[0]]
+    program.diagnostics = diagnostics
+    program.broken = broken
+    return program
+
+
+def _parse_text(source: str, file: str) -> list:
+    """The statements of ``source``; raises the first syntax error."""
     lark, brackets, comments = _parser()
     comments.clear()
-    source = text if text.endswith("\n") else text + "\n"
     try:
-        tree = lark.parse(source)
+        tree = lark.parse(source, start="start")
     except UnexpectedInput as exc:
         raise _syntax_error(exc, source, file, brackets) from None
     by_line = {c.line: c.value[1:].strip() for c in comments}
@@ -107,16 +138,56 @@ def _parse(text: str, file: str) -> ast.Program:
         if isinstance(exc.orig_exc, IfrError):
             raise exc.orig_exc from None
         raise
-    program = ast.Program(file, text, statements)
     for stmt in statements:
         _attach_descriptions(stmt, by_line)
-    if statements and isinstance(statements[0], ast.Docstring):
-        program.docstring = statements[0].text
-    for stmt in statements[1:]:
-        if isinstance(stmt, ast.Docstring):
-            raise IfrError("misplaced-docstring", "a docstring may only open the file", stmt.span,
-                           hint="use a # comment here, or move the docstring to the first line")
-    return program
+    return statements
+
+
+# The name a statement that failed to parse would have defined, so that its
+# uses are not reported again.
+_DEFINES = re.compile(r"[ \t]*(?:(?:table|scenario|fn)[ \t]+([^\W\d]\w*)|([^\W\d]\w*)[ \t]*=)")
+_STATEMENT_START = re.compile(r"(?:[^\W\d]\w*[ \t]*=|(?:use|section|fn|check|table|scenario)\b)")
+
+
+def split_statements(source: str) -> list[tuple[int, int]]:
+    """The logical lines of a source as (start, end) offsets: a line goes on
+    while a bracket is open or after a trailing backslash.  An unindented line
+    that starts a statement ends a bracket left open above it, so one unclosed
+    `(` does not swallow the rest of the file."""
+    chunks, start, depth, i, n = [], 0, 0, 0, len(source)
+    while i < n:
+        c = source[i]
+        if source.startswith('"""', i):
+            j = source.find('"""', i + 3)
+            i = n if j < 0 else j + 3
+            continue
+        if c == '"':
+            j = i + 1
+            while j < n and source[j] not in '"\n':
+                j += 2 if source[j] == "\\" else 1
+            i = j + 1 if j < n and source[j] == '"' else j
+            continue
+        if c == "#":
+            j = source.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if c == "\\" and source[i + 1: i + 2] in ("\n", "\r"):
+            i = source.find("\n", i) + 1
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth = max(0, depth - 1)
+        elif c == "\n":
+            if depth and _STATEMENT_START.match(source, i + 1):
+                depth = 0
+            if not depth:
+                chunks.append((start, i + 1))
+                start = i + 1
+        i += 1
+    if start < n:
+        chunks.append((start, n))
+    return chunks
 
 
 def _attach_descriptions(stmt, by_line: dict[int, str]) -> None:
@@ -155,7 +226,7 @@ def _syntax_error(exc: UnexpectedInput, source: str, file: str, brackets: _Brack
     value = tok.value if tok is not None else ""
     width = max(1, len(value.split("\n")[0])) if tok is not None and tok.type != "_NL" else 1
     span = Span(file, line, column, line, column + width)
-    what = "the end of the line" if tok is not None and tok.type == "_NL" else f"`{value}`"
+    what = "end of the line" if tok is not None and tok.type == "_NL" else f"`{value}`"
     expected = sorted({_READABLE.get(t, f"`{t.lower()}`" if t.isupper() and not t.startswith("_") else t)
                        for t in getattr(exc, "expected", set()) if not t.startswith("__")})
     hint = _hint_for(tok, expected, source)
@@ -173,6 +244,8 @@ def _hint_for(tok: Token | None, expected: list[str], source: str) -> str | None
             return "write a quantity as a number, a space and a unit without spaces (25 GB/s); to multiply, use *"
     if "a number" in expected and "a name" in expected and tok.type in ("MUL_OP", "POW_OP", "RPAR", "COMMA", "_NL"):
         return "expected a value here: a number, a quantity, a name or `(`"
+    if tok.value == "step" and ".." in source[: tok.start_pos].rsplit("\n", 1)[-1]:
+        return "a range's step is written with `by`: 1 GB..4 GB by 1 GB"
     if tok.type == "COMP_OP" and tok.value == "==":
         return "a cell is defined with a single `=`"
     if tok.type == "UNIT" or (tok.type == "NAME" and "`=`" in expected):
@@ -185,6 +258,23 @@ def _unclosed(opener: Token, file: str) -> IfrError:
     span = Span(file, opener.line, opener.column, opener.line, opener.column + 1)
     return IfrError("unclosed-bracket", f"`{opener.value}` is never closed", span,
                     hint=f"add the matching `{close}`")
+
+
+# Prefixes that are no unit by themselves: `64k` would otherwise be 64
+# Boltzmann constants, `2M` two molar, `1G` one gauss-less accident.
+_SI_SUFFIXES = {"k": 1, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4}
+
+
+def _si_suffix(num: Token, unit: Token, file: str) -> IfrError:
+    power = _SI_SUFFIXES[str(unit)]
+    value = _number(str(num))
+    decimal, binary = value * 1000 ** power, value * 1024 ** power
+    fmt = lambda v: f"{int(v):_}" if float(v).is_integer() else f"{v:g}"
+    written = f"{num}{unit}" if unit.start_pos == num.end_pos else f"{num} {unit}"
+    span = Span(file, num.line, num.column, unit.end_line, unit.end_column)
+    return IfrError("si-suffix", f"`{written}` is not a number: a prefix is not a unit", span,
+                    hint=f"write {fmt(decimal)} or {fmt(binary)}; with a unit, write it whole ({num} {unit}B, "
+                         f"{num} {unit}B/s)")
 
 
 def _unquote(text: str) -> str:
@@ -315,12 +405,21 @@ class _ToAst(Transformer):
     def number(self, meta, items):
         return ast.Number(self._span(meta), _number(items[0]), str(items[0]))
 
+    def value(self, meta, items):
+        return items[0]
+
     def percent(self, meta, items):
         text = str(items[0])
         return ast.Percent(self._span(meta), _number(text[:-1]) / 100.0, text)
 
+    def percent_spaced(self, meta, items):
+        text = str(items[0])
+        return ast.Percent(self._span(meta), _number(text) / 100.0, text + "%")
+
     def quantity(self, meta, items):
         num, unit = items
+        if str(unit) in _SI_SUFFIXES:
+            raise _si_suffix(num, unit, self.file)
         return ast.Quantity(self._span(meta), _number(num), str(num), str(unit))
 
     def name(self, meta, items):
@@ -392,7 +491,17 @@ class _ToAst(Transformer):
 
 
 def parse_expression(text: str, file: str = "<command line>") -> ast.Expr:
-    """Parse a lone expression (used for --set values and --for equations)."""
-    program = parse(f"__value__ = {text}", file)
-    cell = program.statements[0]
-    return cell.expr
+    """Parse a lone expression (a --set value, a --for side) with the grammar's
+    `value` start symbol; raises IfrError on a syntax error."""
+    lark, brackets, comments = _parser()
+    source = text if text.endswith("\n") else text + "\n"
+    try:
+        tree = lark.parse(source, start="value")
+    except UnexpectedInput as exc:
+        raise _syntax_error(exc, source, file, brackets) from None
+    try:
+        return _ToAst(file, source).transform(tree)
+    except VisitError as exc:
+        if isinstance(exc.orig_exc, IfrError):
+            raise exc.orig_exc from None
+        raise

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import ir
 from . import syntax as ast
-from .errors import IfrError, Span
+from .errors import DEFAULT_SOURCES, IfrError, Sources, Span
 from .units import suggest
 
 STDLIB = Path(__file__).resolve().parent.parent / "stdlib"
@@ -83,6 +83,7 @@ class CheckDef:
     expr: ir.Node
     expected: ir.Node | None
     tolerance: ir.Node | None
+    error: IfrError | None = None      # a mistake found before evaluation
 
 
 @dataclass(eq=False)
@@ -95,6 +96,7 @@ class TableDef:
     range: tuple | None            # (lo, hi, step) ir nodes
     show: list[str]                # cell ids
     description: str = ""
+    error: IfrError | None = None
 
 
 @dataclass(eq=False)
@@ -103,6 +105,15 @@ class ScenarioDef:
     span: Span
     overrides: list[tuple[str, ir.Node, Span]]
     description: str = ""
+
+
+@dataclass(eq=False)
+class FunctionDef:
+    """A function's body bound on its own (parameters as ir.Param), for checking."""
+    name: str
+    span: Span
+    module: str
+    body: ir.Node
 
 
 @dataclass(eq=False)
@@ -117,29 +128,78 @@ class Graph:
     tables: list[TableDef]
     scenarios: dict[str, ScenarioDef]
     sections: list[str]
-    warnings: list[IfrError]
+    functions: list[FunctionDef]
+    cell_errors: dict[str, IfrError]   # cells whose definition has a mistake
 
 
 # --- loading modules -----------------------------------------------------------
 
+# A model is text a person wrote: anything bigger is not one (and reading it
+# whole would cost the memory of a file such as /dev/zero).
+MAX_SOURCE_BYTES = 8 * 1024 * 1024
+
+
+class Unresolved:
+    """What a name from a module that could not be loaded is bound to: its
+    uses are placeholders, not new errors (the `use` line already has one)."""
+
+    def __repr__(self):
+        return "<unresolved>"
+
+
+UNRESOLVED = Unresolved()
+
+
 def read_source(path: Path, span: Span | None = None) -> str:
-    """A file's text; unreadable or non-UTF-8 files are user errors."""
+    """A file's text: only a regular file, of at most MAX_SOURCE_BYTES, in UTF-8.
+
+    A FIFO, a device or a folder is refused before anything is read from it;
+    its content is never quoted.
+    """
+    import errno
+    import os
+    import stat
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
     try:
-        data = path.read_bytes()
+        fd = os.open(path, flags)
     except FileNotFoundError:
         raise IfrError("no-such-file", f"no such file: {path}", span, hint="check the path") from None
     except IsADirectoryError:
         raise IfrError("unreadable", f"{path} is a directory, not an .ifr file", span) from None
     except OSError as exc:
+        why = "a symbolic link that loops" if exc.errno == errno.ELOOP else exc.strerror
+        raise IfrError("unreadable", f"cannot read {path}: {why}", span) from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IfrError("unreadable", f"{path} is a directory, not an .ifr file", span)
+        if not stat.S_ISREG(st.st_mode):
+            raise IfrError("unreadable", f"{path} is not a regular file (a device, a pipe or a socket)", span,
+                           hint="give the path of an .ifr file")
+        if st.st_size > MAX_SOURCE_BYTES:
+            raise IfrError("too-large", f"{path} has {st.st_size:,} bytes; an .ifr file may have at most "
+                           f"{MAX_SOURCE_BYTES:,}", span, hint="split the model into modules")
+        with os.fdopen(fd, "rb") as f:
+            fd = None
+            data = f.read(MAX_SOURCE_BYTES + 1)
+    except OSError as exc:
         raise IfrError("unreadable", f"cannot read {path}: {exc.strerror}", span) from None
+    finally:
+        if fd is not None:
+            os.close(fd)
+    if len(data) > MAX_SOURCE_BYTES:
+        raise IfrError("too-large", f"{path} has more than {MAX_SOURCE_BYTES:,} bytes", span)
+    if data.startswith(b"\xef\xbb\xbf"):   # a UTF-8 byte-order mark, as some editors save
+        data = data[3:]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise IfrError("encoding", f"{path} is not valid UTF-8 (byte 0x{data[exc.start]:02x})",
-                       Span(str(path), line, col, line, col + 1),
-                       hint="save the file as UTF-8") from None
+        error = IfrError("encoding", f"{path} is not valid UTF-8 (byte 0x{data[exc.start]:02x})",
+                         Span(str(path), line, col, line, col + 1), hint="save the file as UTF-8")
+        error.text = data.decode("utf-8", errors="replace")   # to quote the line, for an .ifr file
+        raise error from None
 
 
 def _display_path(path: Path) -> str:
@@ -151,13 +211,22 @@ def _display_path(path: Path) -> str:
 
 
 class Loader:
-    """Parses the main file and, depth first, every module it uses."""
+    """Parses the main file and, depth first, every module it uses.
 
-    def __init__(self, parse_fn):
+    Mistakes do not stop it: each is a diagnostic, and a module that cannot be
+    loaded leaves its `use` line unresolved.  Texts come from ``sources``
+    (an editor's unsaved buffers) before the disk.
+    """
+
+    def __init__(self, parse_fn, sources: Sources | None = None):
         self.parse = parse_fn
+        self.sources = sources if sources is not None else DEFAULT_SOURCES
         self.modules: dict[str, ModuleDef] = {}
         self.by_path: dict[Path, ModuleDef] = {}
         self.loading: list[tuple[Path, Span | None]] = []
+        self.diagnostics: list[IfrError] = []
+
+    main_name = ""
 
     def load(self, path: Path, key: str, span: Span | None, text: str | None = None) -> ModuleDef:
         given = path
@@ -170,11 +239,21 @@ class Loader:
             raise IfrError("import-cycle", "modules import each other: " + " -> ".join(chain), span,
                            hint="move what both need into a third module")
         if text is None:
-            text = read_source(given if not key else path, span)
-        from .errors import remember_source
+            text = self.sources.buffers.get(str(path))
         name = _display_path(path) if key else self.main_name
-        remember_source(name, text)
+        if text is None:
+            try:
+                text = read_source(given if not key else path, span)
+            except IfrError as e:
+                if hasattr(e, "text") and path.suffix == ".ifr":
+                    self.sources.put(name, e.text)
+                    e.span = Span(name, e.span.line, e.span.column, e.span.end_line, e.span.end_column)
+                raise
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        self.sources.put(name, text, quote=path.suffix == ".ifr" or str(path) in self.sources.buffers)
         program = self.parse(text, name)
+        self.diagnostics += program.diagnostics
         while key in self.modules:
             key = key + "_"
         module = ModuleDef(key, program.file, program)
@@ -182,27 +261,33 @@ class Loader:
         try:
             for stmt in program.statements:
                 if isinstance(stmt, ast.Use):
-                    self._use(module, path, stmt)
+                    try:
+                        self._use(module, path, stmt)
+                    except IfrError as e:
+                        self.diagnostics.append(e)
+                        stmt.loaded = None
         finally:
             self.loading.pop()
         self.modules[key] = module
         self.by_path[path] = module
         return module
 
-    main_name = ""
-
     def _use(self, module: ModuleDef, path: Path, stmt: ast.Use) -> None:
         if stmt.path is not None:
             target = (path.parent / stmt.path)
-            if not target.exists():
+            if target.suffix != ".ifr":
+                raise IfrError("missing-module", f"`{stmt.path}` is not an .ifr file", stmt.span,
+                               hint="a module is an .ifr file: use \"lib/name.ifr\" as name")
+            if not target.exists() and str(target.resolve()) not in self.sources.buffers:
                 raise IfrError("missing-module", f"no module file `{stmt.path}`", stmt.span,
                                hint=f"the path is relative to {path.parent}")
             stmt.loaded = self.load(target, stmt.alias, stmt.span)
             return
         rel = Path(*stmt.module.split(".")).with_suffix(".ifr")
         for folder in (path.parent, _stdlib_dir()):
-            if (folder / rel).exists():
-                stmt.loaded = self.load(folder / rel, stmt.module.replace(".", "_"), stmt.span)
+            candidate = folder / rel
+            if candidate.exists() or str(candidate.resolve()) in self.sources.buffers:
+                stmt.loaded = self.load(candidate, stmt.module.replace(".", "_"), stmt.span)
                 return
         known = sorted({p.stem for p in _stdlib_dir().glob("*.ifr")} | {p.stem for p in path.parent.glob("*.ifr")})
         close = suggest(stmt.module, known)

@@ -220,54 +220,67 @@ class Program:
     text: str
     statements: list[Statement] = field(default_factory=list)
     docstring: str = ""
+    diagnostics: list = field(default_factory=list)   # syntax errors; the statements are the rest
+    broken: list = field(default_factory=list)        # names the statements with syntax errors define
 
 
 # --- plain data, for the syntax-tree cache -----------------------------------
 # A tree is kept on disk as JSON, never as a pickle: reading it back can only
 # build the node classes below, with the fields they declare.
 
-def _node_classes() -> dict[str, type]:
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields(cls) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        import dataclasses
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
+
+
+def _node_classes() -> dict[str, tuple[type, frozenset]]:
     import dataclasses
-    found = {"Span": Span}
-    for name, obj in globals().items():
+    found = {}
+    for name, obj in [("Span", Span), *globals().items()]:
         if isinstance(obj, type) and dataclasses.is_dataclass(obj):
-            found[name] = obj
+            found[name] = (obj, frozenset(_fields(obj)) | {"@"})
     return found
 
 
 def to_data(node):
     """A node (or list, tuple, scalar) as JSON-ready data."""
-    import dataclasses
-    if dataclasses.is_dataclass(node):
-        data = {"@": type(node).__name__}
-        for f in dataclasses.fields(node):
-            data[f.name] = to_data(getattr(node, f.name))
-        return data
+    if isinstance(node, (str, int, float, bool)) or node is None:
+        return node
     if isinstance(node, list):
         return [to_data(x) for x in node]
     if isinstance(node, tuple):
         return {"@tuple": [to_data(x) for x in node]}
-    if node is None or isinstance(node, (str, int, float, bool)):
-        return node
-    raise TypeError(f"cannot store {type(node).__name__} in the syntax cache")
+    names = _FIELDS.get(type(node)) or (_fields(type(node)) if hasattr(node, "__dataclass_fields__") else None)
+    if names is None:
+        raise TypeError(f"cannot store {type(node).__name__} in the syntax cache")
+    data = {"@": type(node).__name__}
+    for name in names:
+        data[name] = to_data(getattr(node, name))
+    return data
 
 
-def from_data(data, classes: dict[str, type] | None = None):
-    """The inverse of :func:`to_data`; raises ValueError on anything it did not write."""
-    import dataclasses
-    classes = classes if classes is not None else _node_classes()
-    if isinstance(data, list):
-        return [from_data(x, classes) for x in data]
-    if isinstance(data, dict):
-        if "@tuple" in data:
-            return tuple(from_data(x, classes) for x in data["@tuple"])
-        cls = classes.get(data.get("@"))
-        if cls is None:
-            raise ValueError("unknown node in the syntax cache")
-        names = {f.name for f in dataclasses.fields(cls)}
-        if set(data) - {"@"} != names:
-            raise ValueError("wrong fields in the syntax cache")
-        return cls(**{k: from_data(v, classes) for k, v in data.items() if k != "@"})
-    if data is None or isinstance(data, (str, int, float, bool)):
-        return data
-    raise ValueError("unexpected value in the syntax cache")
+def node_hook():
+    """A ``json`` object hook that builds the nodes :func:`to_data` wrote (and
+    leaves other objects alone); raises ValueError on a node it did not write."""
+    classes = _node_classes()
+
+    def hook(data: dict):
+        kind = data.get("@")
+        if kind is None:
+            if "@tuple" in data:
+                if data.keys() != {"@tuple"} or not isinstance(data["@tuple"], list):
+                    raise ValueError("unexpected object in the syntax cache")
+                return tuple(data["@tuple"])
+            return data
+        found = classes.get(kind)
+        if found is None or data.keys() != found[1]:
+            raise ValueError("unknown node or wrong fields in the syntax cache")
+        del data["@"]
+        return found[0](**data)
+    return hook

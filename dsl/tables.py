@@ -1,6 +1,8 @@
 """`table` sweeps: one vectorised evaluation over all the values of a variable."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .dimensions import dim_of
@@ -8,6 +10,15 @@ from .display import factor
 from .errors import IfrError
 from .evaluate import compile_node
 from .units import suggest
+
+
+@dataclass
+class TableResult:
+    name: str
+    var: str
+    columns: list[str]      # var first, then the shown cells
+    units: list[str]
+    rows: list[list]        # values in the columns' units (records: their name)
 
 
 def sweep_values(model, table):
@@ -49,12 +60,14 @@ def table_row(model, row) -> float:
             raise IfrError("unit-mismatch", f"`{row.key.text}` is {d}, but table `{table.name}` varies "
                            f"`{model.graph.cells[table.var].name}`, which is {model.dims[table.var]}", row.key.span)
         overrides = {table.var: float(compile_node(row.key)(model.values, {}))}
-    env = model.evaluator.run(overrides, only=model.needed_for(overrides, [row.column]), base=model.values)
+    env, errors = model.evaluator.run(overrides, only=model.needed_for(overrides, [row.column]),
+                                      base=model.values, base_errors=model.errors)
+    if row.column in errors:
+        raise errors[row.column].error
     return env[row.column]
 
 
 def run_table(model, name: str):
-    from .model import TableResult
     tables = {t.name: t for t in model.graph.tables}
     if name not in tables:
         close = suggest(name, tables)
@@ -62,6 +75,8 @@ def run_table(model, name: str):
                        hint=f"did you mean {close}?" if close else
                        ("tables: " + ", ".join(tables)) if tables else "this file defines no table")
     table = tables[name]
+    if table.error is not None:
+        raise table.error
     values = sweep_values(model, table)
     if table.var_is_record:
         overrides = _record_fields(model, model.graph.records[table.var], values)
@@ -91,17 +106,15 @@ def _sweep(model, overrides: dict, shown: list, size: int) -> list:
     """Each shown cell's values over the sweep: one vectorised pass, or, where a
     cell cannot take arrays (a Monte Carlo), one evaluation per row."""
     only = model.needed_for(overrides, shown)
-    try:
-        env = model.evaluator.run(overrides, only=only, base=model.values)
+    env, errors = model.evaluator.run(overrides, only=only, base=model.values, base_errors=model.errors)
+    if not errors.keys() - model.errors.keys():   # a row may fail where others do not: go row by row
         return [np.broadcast_to(np.asarray(env[cid]), (size,)) for cid in shown]
-    except IfrError as exc:
-        if exc.code != "vector-bound":
-            raise
     columns = [[] for _ in shown]
     for i in range(size):
-        env = model.evaluator.run({k: v[i] for k, v in overrides.items()}, only=only, base=model.values)
+        env, _ = model.evaluator.run({k: v[i] for k, v in overrides.items()}, only=only, base=model.values,
+                                     base_errors=model.errors)
         for column, cid in zip(columns, shown):
-            column.append(env[cid])
+            column.append(env[cid])   # NaN where the row's cell has an error
     return columns
 
 

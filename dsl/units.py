@@ -23,9 +23,9 @@ _UNITS_FILE = _HERE / "units.txt"
 
 # A unit as the grammar admits it: atoms that start with a letter, joined by
 # `*` or `/`, each with an optional integer exponent.  Parentheses group.
-_UNIT_TEXT = re.compile(  # `1/s` too: display units of rates
-    r"^(?:1/)?(?:[^\W\d]\w*|\((?:[^\W\d]\w*|[*/()]|\^-?\d+|\*\*-?\d+)+\))(?:(?:\^|\*\*)-?\d+)?"
-    r"(?:[*/](?:[^\W\d]\w*|\((?:[^\W\d]\w*|[*/()]|\^-?\d+|\*\*-?\d+)+\))(?:(?:\^|\*\*)-?\d+)?)*$"
+_UNIT_TEXT = re.compile(  # `1/s` too: display units of rates; names matched whole, so linear
+    r"^(?:1/)?(?:[^\W\d]\w*(?!\w)|\((?:[^\W\d]\w*(?!\w)|[*/()]|\^-?\d+|\*\*-?\d+)+\))(?:(?:\^|\*\*)-?\d+)?"
+    r"(?:[*/](?:[^\W\d]\w*(?!\w)|\((?:[^\W\d]\w*(?!\w)|[*/()]|\^-?\d+|\*\*-?\d+)+\))(?:(?:\^|\*\*)-?\d+)?)*$"
 )
 
 

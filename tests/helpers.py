@@ -15,21 +15,21 @@ def model(tmp_path: Path, text: str, name: str = "m.ifr"):
 
 
 def error(tmp_path: Path, text: str) -> IfrError:
-    """The first error loading ``text`` raises (the test fails if none does)."""
-    try:
-        model(tmp_path, text)
-    except IfrErrors as errs:
-        return errs.errors[0]
-    except IfrError as e:
-        return e
-    raise AssertionError("no error was raised")
+    """The first error of ``text``: a mistake loading it, or else the first
+    cell that cannot be computed (the test fails if there is none)."""
+    found = errors(tmp_path, text)
+    if not found:
+        raise AssertionError("no error was raised")
+    return found[0]
 
 
 def errors(tmp_path: Path, text: str) -> list[IfrError]:
+    """The mistakes loading ``text``, or else the errors of the cells that
+    cannot be computed (their own, not those of the cells depending on them)."""
     try:
-        model(tmp_path, text)
+        m = model(tmp_path, text)
     except IfrErrors as errs:
         return errs.errors
     except IfrError as e:
         return [e]
-    return []
+    return [e.error for e in m.errors.values() if e.cause is None]

@@ -74,7 +74,7 @@ def test_check_of_an_empty_folder_is_an_error(capsys, tmp_path):
 def test_table_formats_and_plot(capsys, tmp_path):
     f = tmp_path / "sweep.ifr"
     f.write_text("size = 1 GB\nlink = 25 GB/s\nt = size / link in ms\n"
-                 "table by_size: vary size over 1 GB..4 GB step 1 GB show t\n")
+                 "table by_size: vary size over 1 GB..4 GB by 1 GB show t\n")
     code, out, _ = run(capsys, "table", str(f), "by_size", "--format", "csv", "--plot", str(tmp_path / "t.png"))
     assert code == 0
     lines = out.strip().splitlines()

@@ -40,3 +40,54 @@ def test_any_set_value_gives_a_model_or_an_ifr_error(tmp_path, source, value):
         model.with_inputs(x=value)
     except (IfrError, IfrErrors):
         pass
+
+
+RECOVERY_PIECES = PIECES + ["\nz = ", "\ncheck ", " by ", " step", " 50 %", "64k", " 2 M", "\n  ", "(\n",
+                            "\nscenario s: y = 1 GB", "\ntable u: vary y over 1 s..2 s by 1 s show x",
+                            "\nfn g(b) = b + 1 s", " g(2)", "\nw = 1 / 0", "\nv = 1e308 * 1e308"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(RECOVERY_PIECES), max_size=40))
+def test_the_analysis_goes_past_any_mistake(tmp_path, pieces):
+    """The recovering phases (statement-by-statement parsing, placeholders,
+    per-cell errors) answer with diagnostics and values, never a crash."""
+    from ifr.errors import render
+    from ifr.model import analyse
+    path = tmp_path / "fuzz.ifr"
+    path.write_text("".join(pieces), encoding="utf-8")
+    analysis = analyse(path)
+    for d in analysis.diagnostics:
+        assert d.span is None or d.span.line >= 1
+        render(d, analysis.sources)
+    model = analysis.evaluate()
+    for cid in model.graph.cells:
+        try:
+            model.value(cid)
+        except IfrError:
+            assert cid in model.errors
+    for result in model.check():
+        assert result.passed in (True, False)
+    for table in model.graph.tables:
+        try:
+            model.table(table.name)
+        except (IfrError, IfrErrors):
+            pass
+
+
+def test_long_names_and_unit_like_text_lex_in_linear_time(tmp_path):
+    """Units are matched name by name: a name cannot be split two ways, so a
+    long one after a number costs steps in proportion to its length (a
+    nested-quantifier pattern took 2^n steps: 27 s at 30 letters, never
+    ending at 200).  Run in a subprocess: a hang fails the test, slowness
+    alone does not."""
+    import subprocess
+    import sys
+    names = ["bandwidth_per_gpu_in_cluster" * 8, "a" * 400, "GB" * 200]
+    lines = [f"x{i} = 2 ({name} * 2)\ny{i} = 3 ({name}/{name}^2)\nz{i} = 4 {name}\n"
+             for i, name in enumerate(names)]
+    path = tmp_path / "long.ifr"
+    path.write_text("".join(lines), encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "ifr.cli", "check", str(path)], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 2 and "Traceback" not in run.stderr

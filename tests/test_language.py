@@ -167,7 +167,7 @@ LINKS_AND_SIZES = """
 
 def test_tables_over_values_ranges_and_records(tmp_path):
     m = model(tmp_path, LINKS_AND_SIZES + """
-        table by_range: vary size over 1 GB..3 GB step 1 GB show t
+        table by_range: vary size over 1 GB..3 GB by 1 GB show t
     """)
     assert m.table("by_link").rows == [["nic", pytest.approx(40)], ["fast", pytest.approx(20)]]
     assert [r[1] for r in m.table("by_size").rows] == pytest.approx([40, 80, 200])

@@ -1,0 +1,208 @@
+"""Analysis as data: every mistake of a file at once, every statement checked,
+and a cell that cannot be computed is that cell's error."""
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import ifr
+from ifr.cli import main
+from ifr.errors import IfrError, Sources
+from ifr.model import analyse
+
+from helpers import error, model
+
+ROOT = Path(__file__).resolve().parent.parent
+CELL_ERRORS = ROOT / "tests" / "errors" / "cells_that_cannot_be_computed.ifr"
+
+
+def _analysis(tmp_path, text, name="m.ifr", sources=None):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return analyse(path, sources=sources)
+
+
+def test_two_syntax_errors_are_both_reported(tmp_path):
+    a = _analysis(tmp_path, "x = 1 s\ny = 2\nz = (3 +\nw = 4\nv = 5 5\nu = x * 2\n")
+    assert [(d.code, d.span.line) for d in a.errors] == [("unclosed-bracket", 3), ("syntax", 5)]
+    assert set(a.graph.cells) == {"x", "y", "w", "u"}   # the statements around them still count
+
+
+def test_an_unknown_name_does_not_hide_unit_errors_around_it(tmp_path):
+    a = _analysis(tmp_path, "a = 1 GB\nb = 1 s\nc = a + b\nd = a / nope\ne = ln(b)\nf = d * 2\n")
+    assert [(d.code, d.span.line) for d in a.errors] == [
+        ("unit-mismatch", 3), ("unknown-name", 4), ("unit-mismatch", 5)]   # f depends on d: not reported again
+
+
+def test_a_cycle_is_reported_once_and_the_rest_is_ordered(tmp_path):
+    a = _analysis(tmp_path, "a = b + 1 s\nb = a + 1 s\nc = 2 s\nd = c * 2\n")
+    assert [d.code for d in a.errors] == ["cycle"]
+    m = a.evaluate()
+    assert m["d"].to("s").magnitude == pytest.approx(4.0)
+    assert m.error("a").code == "cycle"
+
+
+def test_a_scenario_and_a_table_are_checked_before_anything_runs(tmp_path):
+    a = _analysis(tmp_path, """\
+        x = 1 s
+        y = x * 2
+        scenario s: x = 5 GB
+        table t: vary x over [1 GB] show y
+        table r: vary x over 1 s..3 GB by 1 s show y
+        """)
+    assert [(d.code, d.span.line) for d in a.errors] == [("unit-mismatch", 3), ("unit-mismatch", 4),
+                                                          ("unit-mismatch", 5)]
+
+
+def test_a_function_nothing_calls_is_checked(tmp_path):
+    a = _analysis(tmp_path, "fn g(x) = x * (1 GB + 1 s)\nfn ok(x, y) = x + y\n")
+    assert [(d.code, d.span.line, d.span.column) for d in a.errors] == [("unit-mismatch", 1, 16)]
+
+
+def test_a_mistake_in_a_called_function_names_the_call(tmp_path):
+    a = _analysis(tmp_path, "fn per(b) = b + 1 s\nsize = 2 GB\nt = per(size)\n")
+    [e] = a.errors
+    assert (e.span.line, e.code) == (1, "unit-mismatch")
+    assert e.span.end_line == 1          # the body's span, not body and call joined into one
+    assert [(s.line, msg) for s, msg in e.related] == [(3, "in `per`, called here")]
+
+
+def test_warnings_are_warnings(tmp_path):
+    a = _analysis(tmp_path, "x = 3 * s\n")
+    assert not a.errors
+    assert [w.code for w in a.warnings] == ["unit-fallback"]
+
+
+def test_an_unsaved_import_is_read_from_the_buffers(tmp_path):
+    (tmp_path / "lib.ifr").write_text("rate = 1 GB/s\n", encoding="utf-8")
+    sources = Sources(buffers={str((tmp_path / "lib.ifr").resolve()): "rate = 4 GB/s\n"})
+    a = _analysis(tmp_path, 'use "lib.ifr" as lib\nt = 8 GB / lib.rate\n', sources=sources)
+    assert a.evaluate()["t"].to("s").magnitude == pytest.approx(2.0)
+
+
+def test_a_missing_module_is_one_error_not_one_per_use(tmp_path):
+    a = _analysis(tmp_path, "use nosuch: a, b\nx = a.f + b.g\ny = 1 s\n")
+    assert [d.code for d in a.errors] == ["missing-module"]
+    assert a.evaluate()["y"].to("s").magnitude == 1.0
+
+
+# --- per-cell errors -----------------------------------------------------------
+
+def test_run_prints_every_other_cell_and_the_errors_in_json(capsys):
+    code = main(["run", str(CELL_ERRORS), "--format", "json"])
+    cells = {c["name"]: c for c in json.loads(capsys.readouterr().out)["cells"]}
+    assert code == 2
+    assert cells["t_twice"]["value"] == pytest.approx(2 * 2 * 2**30 / 25e9 * 1e3)
+    for name, code_ in [("link_min", "no-solution"), ("n_fit", "no-value"), ("per_idle", "division-by-zero"),
+                        ("spare", "depends-on-error")]:
+        assert cells[name]["value"] is None
+        assert cells[name]["error"]["code"] == code_
+        assert set(cells[name]["error"]) == {"code", "message", "line", "column"}
+    assert "`link_min`" in cells["spare"]["error"]["message"]
+
+
+def test_reading_an_erroneous_cell_raises_naming_the_cause():
+    m = ifr.load(CELL_ERRORS)
+    assert m["t_twice"].to("ms").magnitude == pytest.approx(171.79869184)
+    with pytest.raises(IfrError) as info:
+        m["per_idle"]
+    assert info.value.code == "division-by-zero"
+    with pytest.raises(IfrError, match="link_min"):
+        m["spare"]
+
+
+def test_a_check_that_reads_an_erroneous_cell_fails_with_the_reason(tmp_path):
+    m = model(tmp_path, "a = 0 s\nb = 1 GB / a\ncheck b = 1 GB/s\ncheck 2 s > 1 s\n")
+    bad, good = m.check()
+    assert not bad.passed and bad.error.code == "division-by-zero" and "division" in bad.detail
+    assert good.passed
+
+
+def test_overflow_and_nan_are_cell_errors(tmp_path):
+    m = model(tmp_path, "big = 1e308 * 1e308\nhuge = 1e999 GB\nfine = 2\n")
+    assert m.error("big").code == "overflow"
+    assert m.error("huge").code == "overflow"
+    assert m["fine"].magnitude == 2
+
+
+def test_check_exits_2_when_a_cell_cannot_be_computed(capsys):
+    assert main(["check", str(CELL_ERRORS)]) == 2
+    assert "error[no-solution]" in capsys.readouterr().err
+
+
+# --- spellings -------------------------------------------------------------------
+
+def test_a_percentage_may_have_a_space(tmp_path):
+    m = model(tmp_path, "hit = 50 %\nmiss = 1 - hit in %\n")
+    assert m["hit"].magnitude == pytest.approx(0.5)
+    assert m.value("miss") == pytest.approx(50)
+
+
+def test_step_is_a_unit_and_by_is_the_range_keyword(tmp_path):
+    m = model(tmp_path, """\
+        steps = 512 step
+        rate = 20 step/s
+        t = steps / rate
+        table by_rate: vary rate over 10 step/s..30 step/s by 10 step/s show t
+        """)
+    assert m["t"].to("s").magnitude == pytest.approx(25.6)
+    assert [r[1] for r in m.table("by_rate").rows] == pytest.approx([51.2, 25.6, 51.2 / 3])
+
+
+@pytest.mark.parametrize("text", ["x = 64k\n", "x = 64 k\n", "x = 2M\n", "x = 3 Gi\n"])
+def test_an_si_suffix_on_a_number_is_an_error_with_a_hint(tmp_path, text):
+    e = error(tmp_path, text)
+    assert e.code == "si-suffix" and "_" in e.hint
+
+
+def test_the_old_range_step_keyword_gets_a_hint(tmp_path):
+    e = error(tmp_path, "x = 1 s\ny = x\ntable t: vary x over 1 s..3 s step 1 s show y\n")
+    assert e.code == "syntax" and "by" in e.hint
+
+
+def test_a_scenario_may_switch_a_record_alias(tmp_path):
+    m = model(tmp_path, """\
+        best  = { bw = 50 GB/s }
+        worst = { bw = 5 GB/s }
+        case  = best
+        t     = 10 GB / case.bw
+        scenario pess: case = worst
+        """)
+    assert m["t"].to("s").magnitude == pytest.approx(0.2)
+    assert m.scenario("pess")["t"].to("s").magnitude == pytest.approx(2.0)
+
+
+def test_a_record_in_a_scenario_is_named_as_a_record_not_a_misspelling(tmp_path):
+    e = error(tmp_path, "gpu = { bw = 1 GB/s }\nscenario s: gpu = 2 GB/s\n")
+    assert e.code == "not-a-cell" and "record" in e.message and e.hint is None
+
+
+def test_scenario_given_twice_is_an_error(capsys):
+    path = str(ROOT / "models" / "pd_handoff.ifr")
+    assert main(["run", path, "--scenario", "fast_link", "--scenario", "fast_link"]) == 2
+    assert "--scenario is given 2 times" in capsys.readouterr().err
+
+
+def test_set_values_are_parsed_as_one_expression(capsys):
+    path = str(ROOT / "models" / "pd_handoff.ifr")
+    assert main(["run", path, "--set", "link=1e3 GB/s", "--format", "json"]) == 0
+    cells = {c["name"]: c for c in json.loads(capsys.readouterr().out)["cells"]}
+    from ifr.units import quantity
+    assert quantity(cells["link"]["value"], cells["link"]["unit"]).to("GB/s").magnitude == pytest.approx(1000)
+    assert main(["run", path, "--set", "link=1 GB/s\ncontext = 3"]) == 2
+    assert "error[bad-value]" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["check"], ["explain", "total"], ["table", "by_y"],
+                                     ["solve", "y", "--for", "total = 10 s"], ["export", "-o", "again.xlsx"]])
+def test_every_command_takes_inputs_from_a_workbook(tmp_path, capsys, monkeypatch, command):
+    monkeypatch.chdir(tmp_path)
+    source = ROOT / "tests" / "export" / "features.ifr"
+    book = tmp_path / "plan.xlsx"
+    ifr.load(source).export(book)
+    argv = [command[0], str(source), *command[1:], "--inputs-from", str(book)]
+    assert main(argv) in (0, 1)
+    assert "error" not in capsys.readouterr().err
