@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from .errors import IfrError, IfrErrors, remember_source, render
+from .errors import IfrError, IfrErrors, printable, remember_source, render
 
 USAGE_HINT = "run `ifr --help` for the commands, `ifr COMMAND --help` for their options"
 
@@ -63,6 +63,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import warnings
+    warnings.simplefilter("ignore")   # a library's warning names its own files, nothing the user can act on
     try:
         return _main(argv if argv is not None else sys.argv[1:])
     except IfrErrors as errs:
@@ -205,7 +207,7 @@ def _run(model, args) -> int:
         print()
         return 2 if failed else 0
     if model.docstring:
-        print(model.docstring)
+        print("\n".join(printable(line) for line in model.docstring.splitlines()))
         print()
     width = max((len(r["name"]) for r in rows), default=4)
     vwidth = max((len(r["text"]) for r in rows), default=5)
@@ -218,7 +220,7 @@ def _run(model, args) -> int:
         if r["kind"] == "override":
             formula = "(set)"
         desc = f"  # {r['description']}" if r["description"] else ""
-        print(f"  {r['name']:<{width}}  {r['text']:>{vwidth}}  {formula}{desc}".rstrip())
+        print(printable(f"  {r['name']:<{width}}  {r['text']:>{vwidth}}  {formula}{desc}".rstrip()))
         if "error" in r:
             e = r["error"]
             print(f"  {'':<{width}}  {'':>{vwidth}}  error[{e['code']}]: {e['message']}")
@@ -291,7 +293,7 @@ def _check(args) -> int:
             if r.passed and args.quiet:
                 continue
             mark = "✓" if r.passed else "✗"
-            print(f"{mark} {r.file}:{r.line}: {r.source}   [{r.detail}]")
+            print(printable(f"{mark} {r.file}:{r.line}: {r.source}   [{r.detail}]"))
         print(f"{len(results) - failed} checks passed, {failed} failed, in {len(files)} file(s)"
               + (f"; {broken} file(s) with errors" if broken else ""))
     if broken or errored:

@@ -127,7 +127,7 @@ def _source_line(file: str, line: int, sources: Sources | None = None) -> str | 
     return (sources or DEFAULT_SOURCES).line(file, line)
 
 
-def _printable(text: str) -> str:
+def printable(text: str) -> str:
     """A source line safe for a terminal: control characters (escape codes,
     form feeds) shown as visible escapes, tabs kept."""
     if text.isprintable():
@@ -140,16 +140,16 @@ def render(error: IfrError, sources: Sources | None = None) -> str:
     out = []
     s = error.span
     where = f"{s.file}:{s.line}:{s.column}: " if s else ""
-    out.append(f"{where}{error.severity}[{error.code}]: {_printable(error.message)}")
+    out.append(f"{where}{error.severity}[{error.code}]: {printable(error.message)}")
     if s is not None:
         out += _quote(s, sources)
     for span, message in error.related:
-        out.append(f"  note: {span.file}:{span.line}:{span.column}: {_printable(message)}")
+        out.append(f"  note: {span.file}:{span.line}:{span.column}: {printable(message)}")
         out += _quote(span, sources)
     for note in error.notes:
-        out.append(f"  note: {_printable(note)}")
+        out.append(f"  note: {printable(note)}")
     if error.hint:
-        out.append(f"  hint: {_printable(error.hint)}")
+        out.append(f"  hint: {printable(error.hint)}")
     return "\n".join(out)
 
 
@@ -159,7 +159,7 @@ def _quote(s: Span, sources: Sources | None) -> list[str]:
     text = _source_line(s.file, s.line, sources)
     if text is None:
         return []
-    shown = _printable(text)
+    shown = printable(text)
     if shown != text:   # escapes shift columns: point at the line, not a column
         return [f"{s.line:>4} | " + shown]
     width = (s.end_column - s.column) if s.end_line == s.line else len(text) - s.column + 1

@@ -155,8 +155,10 @@ def _compile_func(node: ir.Func) -> Fn:
             if any(isinstance(v, np.ndarray) for v in values):
                 out = values[0]
                 for v in values[1:]:
-                    out = pick(out, v)
+                    out = pick(out, v)   # NaN wins, in any order
                 return out
+            if any(v != v for v in values):
+                return math.nan          # as numpy does, whatever the order of the arguments
             return scalar(values)
         return extreme
     table = {
@@ -166,9 +168,12 @@ def _compile_func(node: ir.Func) -> Fn:
         "ln": _scalar_or_array(_checked("ln", math.log, node), np.log),
         "log10": _scalar_or_array(_checked("log10", math.log10, node), np.log10),
         "log2": _scalar_or_array(_checked("log2", math.log2, node), np.log2),
-        "ceil": _scalar_or_array(lambda x: float(math.ceil(_tidy(x))), lambda x: np.ceil(_tidy_array(x))),
-        "floor": _scalar_or_array(lambda x: float(math.floor(_tidy(x))), lambda x: np.floor(_tidy_array(x))),
-        "round": _scalar_or_array(lambda x: float(math.floor(x + 0.5)), lambda x: np.floor(x + 0.5)),
+        "ceil": _scalar_or_array(_checked("ceil", lambda x: float(math.ceil(_tidy(x))), node),
+                                 lambda x: np.ceil(_tidy_array(x))),
+        "floor": _scalar_or_array(_checked("floor", lambda x: float(math.floor(_tidy(x))), node),
+                                  lambda x: np.floor(_tidy_array(x))),
+        "round": _scalar_or_array(_checked("round", lambda x: float(math.floor(x + 0.5)), node),
+                                  lambda x: np.floor(x + 0.5)),
     }
     f = table[name]
     a = args[0]
@@ -193,10 +198,46 @@ def _int_bound(value, node) -> int:
             raise IfrError("vector-bound", f"the range bound `{node.text}` varies across a sweep", node.span,
                            hint="comprehension bounds must be the same for every row of a table")
         value = float(value.flat[0])
+    if not math.isfinite(float(value)):
+        raise IfrError("range-bound", f"a range bound must be a whole number, `{node.text}` is {float(value):g}",
+                       node.span)
     v = _tidy(float(value))
     if not float(v).is_integer():
         raise IfrError("range-bound", f"a range bound must be a whole number, `{node.text}` is {value:g}", node.span)
     return int(v)
+
+
+# The most iterations one comprehension (with those nested in it) may take,
+# checked before it starts: past it, a run would take minutes or hang.
+MAX_ITERATIONS = 10_000_000
+
+
+def _nested_reduces(node: ir.Node) -> list[ir.Reduce]:
+    """The outermost comprehensions in ``node`` (itself, or the first ones below it)."""
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ir.Reduce):
+            out.append(n)
+        else:
+            stack.extend(ir.children(n))
+    return out
+
+
+def _work(node: ir.Reduce, env, var, bounds) -> float:
+    """Iterations of a comprehension and those nested in it, estimated from
+    the bounds the inner ones have at the outer range's first value."""
+    lo_f, hi_f, inner = bounds[node]
+    try:
+        lo, hi = float(lo_f(env, var)), float(hi_f(env, var))
+    except (IfrError, TypeError, ValueError):
+        return 1.0
+    count = max(0.0, hi - lo + 1) if math.isfinite(hi - lo) else math.inf
+    if not inner:
+        return count
+    local = dict(var)
+    local[node.var] = lo
+    return count * (1 + sum(_work(r, env, local, bounds) for r in inner))
 
 
 def _compile_reduce(node: ir.Reduce) -> Fn:
@@ -204,12 +245,21 @@ def _compile_reduce(node: ir.Reduce) -> Fn:
     lo_f, hi_f = compile_node(node.lo), compile_node(node.hi)
     cond = compile_node(node.cond) if node.cond is not None else None
     func, name = node.func, node.var
-    limit = 10_000_000
+    bounds, stack = {}, [node]
+    while stack:   # the bounds of every comprehension nested in this one, for the estimate
+        r = stack.pop()
+        inner = _nested_reduces(r.body) + (_nested_reduces(r.cond) if r.cond is not None else [])
+        bounds[r] = (compile_node(r.lo), compile_node(r.hi), inner)
+        stack.extend(inner)
+    nested = bool(bounds[node][2])
 
     def run(env, var):
         lo, hi = _int_bound(lo_f(env, var), node.lo), _int_bound(hi_f(env, var), node.hi)
-        if hi - lo > limit:
-            raise IfrError("range-too-large", f"the range {lo}..{hi} has more than {limit:,} values", node.span)
+        work = _work(node, env, var, bounds) if nested else hi - lo + 1
+        if work > MAX_ITERATIONS:
+            raise IfrError("too-much-work", f"`{node.text}` would take about {work:,.0f} iterations; "
+                           f"a comprehension may take at most {MAX_ITERATIONS:,}", node.span,
+                           hint="narrow the ranges, or search in coarser steps")
         state = None
         local = dict(var)
         for n in range(lo, hi + 1):
@@ -283,10 +333,16 @@ def _monte_carlo(node: ir.MonteCarlo, args: dict):
     if key not in _MC_CACHE:
         ints = {}
         for k, v in args.items():
-            if not float(v).is_integer() or v < 0:
+            if not math.isfinite(v) or not float(v).is_integer() or v < 0:
                 raise IfrError("bad-argument", f"{node.name}({k}=...) must be a whole number, got {v:g}",
                                node.kwargs[k].span)
             ints[k] = int(v)
+        from .montecarlo import check_size
+        try:
+            check_size(**ints)
+        except ValueError as exc:
+            raise IfrError("too-much-work", f"{node.name}(): {exc}", node.span,
+                           hint="fewer tokens, experts or batches") from None
         try:
             _MC_CACHE[key] = ep_imbalance(**ints)
         except ValueError as exc:

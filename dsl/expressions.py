@@ -5,6 +5,8 @@ a unit (a single letter with a warning).
 """
 from __future__ import annotations
 
+import math
+
 from . import ir
 from . import syntax as ast
 from .errors import IfrError, Span
@@ -59,6 +61,9 @@ class ExpressionResolver:
 
     def _expr(self, node: ast.Expr, scope: Scope) -> ir.Node:
         text = self._text(node)
+        if isinstance(node, (ast.Number, ast.Quantity, ast.Percent)) and not math.isfinite(node.value):
+            raise IfrError("too-large", f"`{text}` is too large a number", node.span,
+                           hint="a number must be below about 1.8e308")
         if isinstance(node, ast.Number):
             return ir.Const(node.span, text, node.value, DIMENSIONLESS, None, node.text)
         if isinstance(node, ast.Percent):
@@ -206,6 +211,13 @@ class ExpressionResolver:
         if node.func in self.fn_stack:
             raise IfrError("recursion", f"function `{node.func}` calls itself", node.span,
                            hint="functions are expanded inline, so they cannot recurse")
+        if not self.fn_stack:
+            self.expansions = 0
+        self.expansions = getattr(self, "expansions", 0) + 1
+        if self.expansions > MAX_EXPANSIONS:
+            raise IfrError("too-large", f"expanding this call takes more than {MAX_EXPANSIONS:,} function calls",
+                           node.span, hint="functions that call others several times multiply: compute the "
+                           "inner results in cells first")
         local = {}
         for param, arg in zip(params, node.args):
             bound = None
@@ -223,6 +235,11 @@ class ExpressionResolver:
             body = self.expr(fn.node.body, Scope(fn.module, None, local))
         finally:
             self.fn_stack.pop()
+        size = _expanded_size(body)
+        if size > MAX_EXPANDED_NODES:
+            raise IfrError("too-large", f"expanding `{node.func}` here makes an expression of {size:,} terms",
+                           node.span, hint="a function's argument is copied wherever the body uses it: compute "
+                           "the argument in a cell first, and call the function on that cell")
         via = (node.span, node.func)
         for e in self.diagnostics[before:]:
             if not e.related and e.span is not None and _within(e.span, fn.node.span):
@@ -256,6 +273,31 @@ class ExpressionResolver:
         return ir.Reduce(node.span, self._text(node), node.func, self.expr(node.body, inner), node.var,
                          self.expr(node.lo, scope), self.expr(node.hi, scope),
                          self.expr(node.cond, inner) if node.cond is not None else None)
+
+
+# Functions are expanded inline, so nesting calls that use their argument
+# twice doubles the expression each time; past this many terms it is refused.
+MAX_EXPANDED_NODES = 200_000
+MAX_EXPANSIONS = 10_000      # calls expanded for one call written in a cell
+
+
+def _expanded_size(node: ir.Node) -> int:
+    """The number of terms of an expression, counting a shared sub-expression
+    each time it is used (what every later phase walks), in time linear in
+    the distinct nodes."""
+    sizes: dict[int, int] = {}
+    stack = [(node, False)]
+    while stack:
+        n, done = stack.pop()
+        if id(n) in sizes:
+            continue
+        kids = ir.children(n)
+        if done:
+            sizes[id(n)] = min(1 + sum(sizes[id(k)] for k in kids), 1 << 62)
+        else:
+            stack.append((n, True))
+            stack.extend((k, False) for k in kids if id(k) not in sizes)
+    return sizes[id(node)]
 
 
 def _within(inner: Span, outer: Span) -> bool:

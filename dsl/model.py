@@ -40,6 +40,7 @@ def analyse(path, text: str | None = None, sources: Sources | None = None) -> "A
     Raises IfrError only when the main file itself cannot be read.
     """
     path = Path(path)
+    allow_deep_recursion()
     loader = Loader(parse, sources if sources is not None else DEFAULT_SOURCES)
     loader.main_name = str(path)
     main = loader.load(path, "", None, text)
@@ -47,6 +48,17 @@ def analyse(path, text: str | None = None, sources: Sources | None = None) -> "A
     graph = binder.bind()
     dims, dim_errors = check_graph(graph)
     return Analysis(graph, dims, binder, loader.diagnostics + binder.diagnostics + dim_errors)
+
+
+# Every phase walks expressions recursively; the parser bounds their depth
+# (parser.MAX_DEPTH) and this leaves room for the frames each level takes.
+RECURSION_LIMIT = 20_000
+
+
+def allow_deep_recursion() -> None:
+    import sys
+    if sys.getrecursionlimit() < RECURSION_LIMIT:
+        sys.setrecursionlimit(RECURSION_LIMIT)
 
 
 def load(path, text: str | None = None) -> "Model":

@@ -4,6 +4,21 @@ from __future__ import annotations
 import numpy as np
 
 
+# Random keys drawn per batch (memory: 8 bytes each) and in all.
+MAX_BATCH_DRAWS = 25_000_000
+MAX_DRAWS = 1_000_000_000
+
+
+def check_size(tokens: int, topk: int, experts: int, ranks: int, batches: int, seed: int) -> None:
+    """Refuse a run too big to finish in seconds or to fit in memory, before it starts."""
+    if tokens * experts > MAX_BATCH_DRAWS:
+        raise ValueError(f"one batch draws tokens x experts = {tokens * experts:,} keys; "
+                         f"at most {MAX_BATCH_DRAWS:,}")
+    if tokens * experts * batches > MAX_DRAWS:
+        raise ValueError(f"the run draws tokens x experts x batches = {tokens * experts * batches:,} keys; "
+                         f"at most {MAX_DRAWS:,}")
+
+
 def ep_imbalance(tokens: int, topk: int, experts: int, ranks: int, batches: int, seed: int) -> float:
     """Expected expert-parallel load imbalance under uniform random routing.
 
@@ -12,12 +27,12 @@ def ep_imbalance(tokens: int, topk: int, experts: int, ranks: int, batches: int,
     rank e // (experts/ranks)).  Returns the mean over ``batches`` batches of
     max-rank load / mean-rank load - 1.
     """
+    if tokens < 1 or batches < 1 or ranks < 1:
+        raise ValueError("tokens, ranks and batches must be positive")
     if experts % ranks:
         raise ValueError(f"experts ({experts}) must split evenly over ranks ({ranks})")
     if not 0 < topk <= experts:
         raise ValueError(f"topk ({topk}) must be between 1 and experts ({experts})")
-    if tokens < 1 or batches < 1 or ranks < 1:
-        raise ValueError("tokens, ranks and batches must be positive")
     rng = np.random.default_rng(seed)
     per_rank = experts // ranks
     total = 0.0

@@ -87,9 +87,16 @@ def parse(text: str, file: str) -> ast.Program:
 
 @lru_cache(maxsize=1)
 def _grammar_digest() -> str:
+    """What a cached syntax tree depends on besides its text: the grammar, the
+    version, and the rules this module applies after parsing."""
     import hashlib
     from . import __version__
-    return hashlib.sha256(_GRAMMAR.read_bytes() + __version__.encode()).hexdigest()[:16]
+    rules = f"{__version__}/{PARSER_RULES}/{MAX_DEPTH}".encode()
+    return hashlib.sha256(_GRAMMAR.read_bytes() + rules).hexdigest()[:16]
+
+
+# Bumped when what the parser makes of a text changes outside the grammar.
+PARSER_RULES = 2
 
 
 def _parse(text: str, file: str) -> ast.Program:
@@ -140,7 +147,32 @@ def _parse_text(source: str, file: str) -> list:
         raise
     for stmt in statements:
         _attach_descriptions(stmt, by_line)
+        _check_depth(stmt)
     return statements
+
+
+# How deeply an expression may nest (brackets, unary minus, the terms of a
+# sum): deep enough for any formula a person writes, shallow enough for
+# every phase after the parser to walk it.
+MAX_DEPTH = 1000
+
+
+def _check_depth(stmt) -> None:
+    """Refuse a statement nested deeper than MAX_DEPTH, at its deepest point."""
+    import dataclasses
+    stack = [(stmt, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise IfrError("too-deep", f"this expression is nested more than {MAX_DEPTH} levels deep", node.span,
+                           hint="split it into cells")
+        values = [getattr(node, f.name) for f in dataclasses.fields(node)]
+        while values:
+            item = values.pop()
+            if isinstance(item, (list, tuple)):
+                values.extend(item)
+            elif dataclasses.is_dataclass(item) and not isinstance(item, Span):
+                stack.append((item, depth + 1))
 
 
 # The name a statement that failed to parse would have defined, so that its
@@ -500,8 +532,10 @@ def parse_expression(text: str, file: str = "<command line>") -> ast.Expr:
     except UnexpectedInput as exc:
         raise _syntax_error(exc, source, file, brackets) from None
     try:
-        return _ToAst(file, source).transform(tree)
+        expr = _ToAst(file, source).transform(tree)
     except VisitError as exc:
         if isinstance(exc.orig_exc, IfrError):
             raise exc.orig_exc from None
         raise
+    _check_depth(expr)
+    return expr

@@ -139,6 +139,10 @@ class Graph:
 MAX_SOURCE_BYTES = 8 * 1024 * 1024
 
 
+# How deep `use` may nest (a model uses a module that uses another ...).
+MAX_MODULE_DEPTH = 64
+
+
 class Unresolved:
     """What a name from a module that could not be loaded is bound to: its
     uses are placeholders, not new errors (the `use` line already has one)."""
@@ -230,7 +234,13 @@ class Loader:
 
     def load(self, path: Path, key: str, span: Span | None, text: str | None = None) -> ModuleDef:
         given = path
-        path = path.resolve()
+        try:
+            path = path.resolve()
+        except (RuntimeError, OSError):   # a symbolic link that loops
+            raise IfrError("unreadable", f"cannot read {given}: a symbolic link that loops", span) from None
+        if len(self.loading) >= MAX_MODULE_DEPTH:
+            raise IfrError("too-deep", f"modules are nested more than {MAX_MODULE_DEPTH} deep", span,
+                           hint="import the modules a model needs from the model itself")
         if path in self.by_path:
             return self.by_path[path]
         stack_paths = [p for p, _ in self.loading]

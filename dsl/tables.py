@@ -32,8 +32,14 @@ def sweep_values(model, table):
             if d != model.dims[table.var]:
                 raise IfrError("unit-mismatch", f"the range `{n.text}` is {d}, but `{model.graph.cells[table.var].name}`"
                                f" is {model.dims[table.var]}", n.span)
+        if not all(np.isfinite((lo, hi, step))):
+            raise IfrError("bad-range", "a range's ends and step must be finite numbers", table.range[0].span)
         if step <= 0:
             raise IfrError("bad-range", "a range step must be positive", table.range[2].span)
+        if hi < lo:
+            lo_node, hi_node = table.range[0], table.range[1]
+            raise IfrError("bad-range", f"the range {lo_node.text}..{hi_node.text} is empty: it ends below its start",
+                           lo_node.span, hint=f"write the smaller end first: {hi_node.text}..{lo_node.text}")
         count = int(np.floor((hi - lo) / step * (1 + 1e-12))) + 1
         if count > 1_000_000:
             raise IfrError("range-too-large", f"the range has {count:,} values", table.span)

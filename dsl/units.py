@@ -139,6 +139,10 @@ def registry(fresh: bool = False):
     return ureg
 
 
+class OffsetUnit(Exception):
+    """A unit with an offset or a logarithm (degC, dBm): a product of it means nothing."""
+
+
 class _Lookups:
     """Unit text -> (factor, dimension), remembered on disk between runs.
 
@@ -157,7 +161,7 @@ class _Lookups:
 
     def _load(self) -> None:
         self.table = {}
-        raw = cache.load(self.path(), "unit-lookups", _definitions()[1])
+        raw = cache.load(self.path(), "unit-lookups", self.key())
         try:
             for text, (factor, items) in (raw or {}).items():
                 self.table[text] = (float(factor), Dim({str(k): int(v) for k, v in items}))
@@ -179,7 +183,13 @@ class _Lookups:
     def save(self) -> None:
         data = {t: [f, [[k, v] for k, v in d.items]] for t, (f, d) in self.table.items()
                 if all(float(v).is_integer() for _, v in d.items)}
-        cache.save(self.path(), "unit-lookups", _definitions()[1], data)
+        cache.save(self.path(), "unit-lookups", self.key(), data)
+
+    # Bumped when the rules of a lookup change (2: offset units are refused).
+    RULES = 2
+
+    def key(self) -> str:
+        return f"{_definitions()[1]}-{self.RULES}"
 
 
 _LOOKUPS = _Lookups()
@@ -193,6 +203,9 @@ def _lookup(text: str):
     except Exception:  # a registry from a cache cut short may miss ifr's units: retry without it
         ureg = registry(fresh=True)
         units = ureg.parse_units(text)
+    for name in units._units:
+        if not ureg._units[name].converter.is_multiplicative:
+            raise OffsetUnit(name)
     factor, _ = ureg.get_base_units(units)
     dims = ureg.get_dimensionality(units)
     return float(factor), Dim({k: v for k, v in dims.items()})
@@ -210,6 +223,9 @@ def unit(text: str, span: Span | None = None) -> tuple[float, Dim]:
     _definitions()  # a broken definitions file is ifr's bug, not an unknown unit
     try:
         return _LOOKUPS.get(text)
+    except OffsetUnit as e:
+        raise IfrError("offset-unit", f"`{text}` is an offset or logarithmic unit, which ifr does not compute "
+                       "with", span, hint="use a unit that scales: K for temperatures, W or mW for powers") from None
     except Exception:  # pint's parser raises many types (even AssertionError) on odd text
         raise unknown_unit(text, span) from None
 

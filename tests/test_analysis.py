@@ -122,10 +122,15 @@ def test_a_check_that_reads_an_erroneous_cell_fails_with_the_reason(tmp_path):
 
 
 def test_overflow_and_nan_are_cell_errors(tmp_path):
-    m = model(tmp_path, "big = 1e308 * 1e308\nhuge = 1e999 GB\nfine = 2\n")
+    m = model(tmp_path, "big = 1e308 * 1e308\nfine = 2\nnan = max(1, big - big)\n")
     assert m.error("big").code == "overflow"
-    assert m.error("huge").code == "overflow"
+    assert m.error("nan").code == "depends-on-error"
     assert m["fine"].magnitude == 2
+
+
+def test_a_literal_too_large_for_a_float_is_an_error_where_it_is_written(tmp_path):
+    a = _analysis(tmp_path, "huge = 1e999 GB\ncheck 2 = 1e400\nx = round(1e400)\n")
+    assert [(d.code, d.span.line) for d in a.errors] == [("too-large", 1), ("too-large", 2), ("too-large", 3)]
 
 
 def test_check_exits_2_when_a_cell_cannot_be_computed(capsys):
