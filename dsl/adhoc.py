@@ -6,7 +6,7 @@ from . import syntax as ast
 from .bind import Scope
 from .dimensions import dim_of
 from .errors import IfrError, remember_source
-from .parser import parse
+from .parse_cache import parse
 from .resolve import CellDef
 
 

@@ -1,14 +1,13 @@
 """`check` lines: printed-precision equality, tolerances and inequalities."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-
-import numpy as np
 
 from . import ir
 from .display import factor, format_number
 from .errors import IfrError
-from .evaluate import compile_node
+from .evaluate import compile_node, is_array
 
 
 @dataclass
@@ -90,7 +89,7 @@ def _run_check(model, check) -> CheckResult:
         expected = expected_si / scale
     actual = value / scale
     tol, how = _tolerance(check, model, literal, expected, scale)
-    passed = bool(abs(actual - expected) <= tol * (1 + 1e-12) + 1e-300) if np.isfinite(actual) else False
+    passed = bool(abs(actual - expected) <= tol * (1 + 1e-12) + 1e-300) if math.isfinite(actual) else False
     detail = f"{format_number(actual, 6)} vs {format_number(expected, 6)} {unit_text} ({how})".replace(" %", "%")
     return CheckResult(check.span.file, check.span.line, check.source, check.description,
                        expected, float(actual), unit_text, passed, detail)
@@ -148,9 +147,9 @@ def _eval(node, model):
         node = ir.replace(node, ir.TableRow, lambda row: ir.Const(
             row.span, row.text, float(table_row(model, row)), model.dims[row.column]))
     v = compile_node(node)(model.values, {})
-    if isinstance(v, np.ndarray):
+    if is_array(v):
         if v.size != 1:
             raise IfrError("bad-check", "a check needs a single value", node.span)
         v = v.item()
-    return float(v) if not isinstance(v, (bool, np.bool_)) else bool(v)
+    return bool(v) if type(v).__name__ in ("bool", "bool_") else float(v)
 

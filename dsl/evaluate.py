@@ -1,22 +1,35 @@
 """Evaluation: cell by cell in dependency order, in base-SI floats.
 
 Each cell's IR is compiled once into a Python closure.  The same closures run
-on plain floats (a model) and on numpy arrays (a sweep): numpy's ufuncs accept
-both, and `if` switches to ``numpy.where`` only when its condition is an array.
+on plain floats (a model) and on numpy arrays (a sweep): plain arithmetic and
+comparisons serve both, and each operation that needs numpy for an array
+(`if` as ``numpy.where``, logic, functions) takes it only when it meets one,
+so evaluating a model never imports numpy.
 """
 from __future__ import annotations
 
 import math
+import operator
+import sys
 from dataclasses import dataclass
 from typing import Callable
-
-import numpy as np
 
 from . import ir
 from .errors import IfrError
 
 Env = dict  # cell id -> float | ndarray
 Fn = Callable[[Env, dict], object]
+
+
+def is_array(x) -> bool:
+    """Whether ``x`` is a numpy array (if numpy is not imported, nothing is)."""
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(x, np.ndarray)
+
+
+def _np():
+    import numpy
+    return numpy
 
 
 def compile_node(node: ir.Node) -> Fn:
@@ -56,7 +69,7 @@ def compile_node(node: ir.Node) -> Fn:
         return lambda env, var: _any(p(env, var) for p in parts)
     if isinstance(node, ir.Not):
         a = compile_node(node.operand)
-        return lambda env, var: np.logical_not(a(env, var))
+        return lambda env, var: _not(a(env, var))
     if isinstance(node, ir.If):
         c, t, o = compile_node(node.cond), compile_node(node.then), compile_node(node.other)
         return lambda env, var: _choose(c(env, var), t, o, env, var)
@@ -76,26 +89,38 @@ def compile_node(node: ir.Node) -> Fn:
     raise TypeError(f"cannot evaluate {type(node).__name__}")
 
 
-_COMPARE = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
-            "==": np.equal, "!=": np.not_equal}
+# Python's operators compare floats and, elementwise, arrays.
+_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+            "==": operator.eq, "!=": operator.ne}
+
+
+def _not(x):
+    return _np().logical_not(x) if is_array(x) else not x
 
 
 def _all(values):
-    out = True
-    for v in values:
-        out = np.logical_and(out, v)
-    return out
+    values = list(values)
+    if any(is_array(v) for v in values):
+        out = True
+        for v in values:
+            out = _np().logical_and(out, v)
+        return out
+    return all(values)
 
 
 def _any(values):
-    out = False
-    for v in values:
-        out = np.logical_or(out, v)
-    return out
+    values = list(values)
+    if any(is_array(v) for v in values):
+        out = False
+        for v in values:
+            out = _np().logical_or(out, v)
+        return out
+    return any(values)
 
 
 def _divide(a, b, node):
-    if isinstance(b, np.ndarray) or isinstance(a, np.ndarray):
+    if is_array(b) or is_array(a):
+        np = _np()
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.divide(a, b)
     if b == 0:
@@ -104,7 +129,8 @@ def _divide(a, b, node):
 
 
 def _power(a, b, node):
-    if isinstance(b, np.ndarray) or isinstance(a, np.ndarray):
+    if is_array(b) or is_array(a):
+        np = _np()
         with np.errstate(all="ignore"):
             return np.power(np.asarray(a, dtype=float), b)
     try:
@@ -119,17 +145,20 @@ def _power(a, b, node):
 
 
 def _choose(cond, then: Fn, other: Fn, env, var):
-    if isinstance(cond, np.ndarray) and cond.ndim > 0:
+    if is_array(cond) and cond.ndim > 0:
+        np = _np()
         with np.errstate(all="ignore"):
             return np.where(cond, then(env, var), other(env, var))
     return then(env, var) if cond else other(env, var)
 
 
 def _scalar_or_array(fn_scalar, fn_array):
+    """``fn_array`` is given numpy and the array."""
     def apply(x):
-        if isinstance(x, np.ndarray):
+        if is_array(x):
+            np = _np()
             with np.errstate(all="ignore"):
-                return fn_array(x)
+                return fn_array(np, x)
         return fn_scalar(x)
     return apply
 
@@ -147,12 +176,13 @@ def _compile_func(node: ir.Func) -> Fn:
     args = [compile_node(a) for a in node.args]
     name = node.name
     if name in ("max", "min"):
-        pick = np.maximum if name == "max" else np.minimum
         scalar = max if name == "max" else min
 
         def extreme(env, var):
             values = [a(env, var) for a in args]
-            if any(isinstance(v, np.ndarray) for v in values):
+            if any(is_array(v) for v in values):
+                np = _np()
+                pick = np.maximum if name == "max" else np.minimum
                 out = values[0]
                 for v in values[1:]:
                     out = pick(out, v)   # NaN wins, in any order
@@ -162,18 +192,18 @@ def _compile_func(node: ir.Func) -> Fn:
             return scalar(values)
         return extreme
     table = {
-        "abs": _scalar_or_array(abs, np.abs),
-        "sqrt": _scalar_or_array(_checked("sqrt", math.sqrt, node), np.sqrt),
-        "exp": _scalar_or_array(_checked("exp", math.exp, node), np.exp),
-        "ln": _scalar_or_array(_checked("ln", math.log, node), np.log),
-        "log10": _scalar_or_array(_checked("log10", math.log10, node), np.log10),
-        "log2": _scalar_or_array(_checked("log2", math.log2, node), np.log2),
+        "abs": _scalar_or_array(abs, lambda np, x: np.abs(x)),
+        "sqrt": _scalar_or_array(_checked("sqrt", math.sqrt, node), lambda np, x: np.sqrt(x)),
+        "exp": _scalar_or_array(_checked("exp", math.exp, node), lambda np, x: np.exp(x)),
+        "ln": _scalar_or_array(_checked("ln", math.log, node), lambda np, x: np.log(x)),
+        "log10": _scalar_or_array(_checked("log10", math.log10, node), lambda np, x: np.log10(x)),
+        "log2": _scalar_or_array(_checked("log2", math.log2, node), lambda np, x: np.log2(x)),
         "ceil": _scalar_or_array(_checked("ceil", lambda x: float(math.ceil(_tidy(x))), node),
-                                 lambda x: np.ceil(_tidy_array(x))),
+                                 lambda np, x: np.ceil(_tidy_array(np, x))),
         "floor": _scalar_or_array(_checked("floor", lambda x: float(math.floor(_tidy(x))), node),
-                                  lambda x: np.floor(_tidy_array(x))),
+                                  lambda np, x: np.floor(_tidy_array(np, x))),
         "round": _scalar_or_array(_checked("round", lambda x: float(math.floor(x + 0.5)), node),
-                                  lambda x: np.floor(x + 0.5)),
+                                  lambda np, x: np.floor(x + 0.5)),
     }
     f = table[name]
     a = args[0]
@@ -187,14 +217,14 @@ def _tidy(x: float) -> float:
     return float(r) if abs(x - r) <= 1e-9 * max(1.0, abs(x)) else x
 
 
-def _tidy_array(x):
+def _tidy_array(np, x):
     r = np.round(x)
     return np.where(np.abs(x - r) <= 1e-9 * np.maximum(1.0, np.abs(x)), r, x)
 
 
 def _int_bound(value, node) -> int:
-    if isinstance(value, np.ndarray):
-        if value.ndim and not np.all(value == value.flat[0]):
+    if is_array(value):
+        if value.ndim and not (value == value.flat[0]).all():
             raise IfrError("vector-bound", f"the range bound `{node.text}` varies across a sweep", node.span,
                            hint="comprehension bounds must be the same for every row of a table")
         value = float(value.flat[0])
@@ -267,17 +297,17 @@ def _compile_reduce(node: ir.Reduce) -> Fn:
             keep = cond(env, local) if cond is not None else True
             if func == "first":
                 state = _first(state, keep, n)
-                if not isinstance(state, np.ndarray) and state is not None:
+                if not is_array(state) and state is not None:
                     return state
-                if isinstance(state, np.ndarray) and not np.isnan(state).any():
+                if is_array(state) and not _np().isnan(state).any():
                     return state
                 continue
-            if keep is False or (not isinstance(keep, np.ndarray) and not keep):
+            if keep is False or (not is_array(keep) and not keep):
                 continue
             value = body(env, local)
             state = _fold(func, state, value, keep, n)
         if func == "first":
-            if state is None or (isinstance(state, np.ndarray) and np.isnan(state).any()):
+            if state is None or (is_array(state) and _np().isnan(state).any()):
                 raise IfrError("no-value", f"no n in {lo}..{hi} satisfies the condition of `{node.text}`", node.span,
                                hint="widen the range")
             return state
@@ -294,7 +324,8 @@ def _compile_reduce(node: ir.Reduce) -> Fn:
 
 
 def _first(state, keep, n):
-    if isinstance(keep, np.ndarray):
+    if is_array(keep):
+        np = _np()
         if state is None:
             state = np.full(keep.shape, np.nan)
         return np.where(np.isnan(state) & keep, float(n), state)
@@ -302,19 +333,21 @@ def _first(state, keep, n):
 
 
 def _fold(func, state, value, keep, n):
-    is_array = isinstance(value, np.ndarray) or isinstance(keep, np.ndarray)
+    arrays = is_array(value) or is_array(keep)
     if func == "sum":
-        add = np.where(keep, value, 0.0) if isinstance(keep, np.ndarray) else value
+        add = _np().where(keep, value, 0.0) if is_array(keep) else value
         return add if state is None else state + add
-    better = np.greater if func in ("max", "argmax") else np.less
+    better = operator.gt if func in ("max", "argmax") else operator.lt
     if state is None:
-        if isinstance(keep, np.ndarray):
+        if is_array(keep):
+            np = _np()
             best = np.where(keep, value, np.nan)
             return best, np.where(keep, float(n), np.nan)
-        return value, (np.full(np.shape(value), float(n)) if is_array else float(n))
+        return value, (_np().full(_np().shape(value), float(n)) if arrays else float(n))
     best, arg = state
-    if is_array:
-        take = (np.isnan(best) | better(value, best)) & (keep if isinstance(keep, np.ndarray) else True)
+    if arrays:
+        np = _np()
+        take = (np.isnan(best) | better(value, best)) & (keep if is_array(keep) else True)
         return np.where(take, value, best), np.where(take, float(n), arg)
     if better(value, best):
         return value, float(n)
@@ -327,7 +360,7 @@ _MC_CACHE: dict = {}
 def _monte_carlo(node: ir.MonteCarlo, args: dict):
     from .montecarlo import ep_imbalance
     for k, v in args.items():
-        if isinstance(v, np.ndarray):
+        if is_array(v):
             raise IfrError("vector-bound", f"{node.name}() cannot be swept in a table", node.span)
     key = (node.name, tuple(sorted(args.items())))
     if key not in _MC_CACHE:

@@ -22,9 +22,8 @@ from .dimensions import check_graph, dim_of
 from .display import display_unit, factor, format_number, uses_binary
 from .errors import DEFAULT_SOURCES, IfrError, IfrErrors, Sources, Span, remember_source, source_order, unique
 from .evaluate import CellError, Evaluator, compile_node
-from .parser import parse, parse_expression
+from .parse_cache import parse
 from .resolve import Graph, Loader
-from .solve import Solver
 from .units import Dim, suggest
 
 if TYPE_CHECKING:
@@ -103,11 +102,19 @@ class Model:
     def __init__(self, analysis: Analysis, overrides: dict | None = None):
         self.analysis = analysis
         self.overrides = dict(overrides or {})
-        self.solver = Solver(analysis.graph, analysis.binder.affected_by)
-        self.solver.dims = analysis.dims
-        self.evaluator = Evaluator(analysis.graph, self.solver)
+        self._solver = None
+        self.evaluator = Evaluator(analysis.graph, lambda cell, env: self.solver(cell, env))
         self.values, self.errors = self.evaluator.run(self.overrides)
         self.units = self._display_units()
+
+    @property
+    def solver(self):
+        """The goal seeker of this evaluation (made, and numpy imported, only when asked)."""
+        if self._solver is None:
+            from .solve import Solver
+            self._solver = Solver(self.analysis.graph, self.analysis.binder.affected_by)
+            self._solver.dims = self.analysis.dims
+        return self._solver
 
     @property
     def graph(self) -> Graph:
@@ -234,6 +241,7 @@ class Model:
     def _parse_text_value(self, cid: str, text: str, file: str) -> float:
         dim = self.dims[cid]
         name = self.graph.cells[cid].name
+        from .parser import parse_expression
         try:
             expr = parse_expression(text, file)
         except IfrError as e:

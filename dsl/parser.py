@@ -1,17 +1,19 @@
-"""Source text -> syntax tree.  Lark's exceptions become IfrErrors here."""
+"""Source text -> syntax tree, with lark.  Lark's exceptions become IfrErrors here.
+
+Imported only when a text is not in the syntax cache (parse_cache.parse).
+"""
 from __future__ import annotations
 
 import re
 from functools import lru_cache
-from pathlib import Path
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, VisitError
 
 from . import syntax as ast
 from .errors import IfrError, Span
+from .parse_cache import GRAMMAR as _GRAMMAR, MAX_DEPTH
 
-_GRAMMAR = Path(__file__).resolve().parent / "grammar.lark"
 
 _OPENERS = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
 _CLOSERS = {v: k for k, v in _OPENERS.items()}
@@ -59,47 +61,8 @@ def _parser() -> tuple[Lark, _Brackets, list]:
     return lark, brackets, comments
 
 
-def parse(text: str, file: str) -> ast.Program:
-    """Parse one file's text.  Syntax errors do not stop it: each is in
-    ``program.diagnostics`` and the statements are the ones that parsed.
-
-    Syntax trees of clean files are cached on disk by the text, the file name
-    and the grammar, as plain JSON (never a pickle), so an unchanged file (the
-    standard library above all) is read back instead of parsed again.
-    """
-    import hashlib
-
-    from . import cache
-
-    key = hashlib.sha256("\0".join((_grammar_digest(), file, text)).encode()).hexdigest()
-    path = cache.cache_dir() / "syntax" / f"{key}.json"
-    program = cache.load(path, "syntax", key, object_hook=ast.node_hook())
-    if isinstance(program, ast.Program):
-        return program   # anything else (a corrupt entry) is rebuilt below
-    program = _parse(text, file)
-    if not program.diagnostics:
-        try:
-            cache.save(path, "syntax", key, ast.to_data(program))
-        except (TypeError, ValueError, RecursionError):
-            pass  # a tree too deep to store is parsed again next time
-    return program
-
-
-@lru_cache(maxsize=1)
-def _grammar_digest() -> str:
-    """What a cached syntax tree depends on besides its text: the grammar, the
-    version, and the rules this module applies after parsing."""
-    import hashlib
-    from . import __version__
-    rules = f"{__version__}/{PARSER_RULES}/{MAX_DEPTH}".encode()
-    return hashlib.sha256(_GRAMMAR.read_bytes() + rules).hexdigest()[:16]
-
-
-# Bumped when what the parser makes of a text changes outside the grammar.
-PARSER_RULES = 2
-
-
-def _parse(text: str, file: str) -> ast.Program:
+def parse_uncached(text: str, file: str) -> ast.Program:
+    """Parse one file's text; syntax errors are in ``program.diagnostics``."""
     source = text if text.endswith("\n") else text + "\n"
     diagnostics: list[IfrError] = []
     broken: list[str] = []
@@ -149,12 +112,6 @@ def _parse_text(source: str, file: str) -> list:
         _attach_descriptions(stmt, by_line)
         _check_depth(stmt)
     return statements
-
-
-# How deeply an expression may nest (brackets, unary minus, the terms of a
-# sum): deep enough for any formula a person writes, shallow enough for
-# every phase after the parser to walk it.
-MAX_DEPTH = 1000
 
 
 def _check_depth(stmt) -> None:

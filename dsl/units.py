@@ -223,7 +223,7 @@ def unit(text: str, span: Span | None = None) -> tuple[float, Dim]:
     _definitions()  # a broken definitions file is ifr's bug, not an unknown unit
     try:
         return _LOOKUPS.get(text)
-    except OffsetUnit as e:
+    except OffsetUnit:
         raise IfrError("offset-unit", f"`{text}` is an offset or logarithmic unit, which ifr does not compute "
                        "with", span, hint="use a unit that scales: K for temperatures, W or mW for powers") from None
     except Exception:  # pint's parser raises many types (even AssertionError) on odd text
