@@ -21,7 +21,7 @@ def generated_model(cells: int) -> str:
     for i in range(1, cells):
         lines.append(f"size{i} = size{i - 1} * 1.001 + 1 KiB")
         lines.append(f"t{i} = max(t{i - 1}, size{i} / bw) + 1 us")
-    lines.append(f"table sweep: vary bw over 1 GB/s..100 GB/s step 0.05 GB/s show t{cells - 1}")
+    lines.append(f"table sweep: vary bw over 1 GB/s..100 GB/s by 0.05 GB/s show t{cells - 1}")
     return "\n".join(lines) + "\n"
 
 

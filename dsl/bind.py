@@ -33,6 +33,7 @@ class Binder(ExpressionResolver):
         self.fn_stack: list[str] = []
         self.sections: list[str] = []
         self.tables: dict[str, TableDef] = {}
+        self.refs: dict[str, set[str]] = {}
 
     def _guarded(self, action) -> bool:
         """Run one step; a mistake is reported.  Whether it went through."""
@@ -192,7 +193,8 @@ class Binder(ExpressionResolver):
                     cell.bracket = (self.expr(stmt.bracket.lo, scope), self.expr(stmt.bracket.hi, scope))
         else:
             cell.expr = self.expr(stmt.expr, scope)
-            cell.kind = "formula" if ir.refs(cell.expr) or _computes(cell.expr) else "input"
+            self.refs[cell.id] = ir.refs(cell.expr)
+            cell.kind = "formula" if self.refs[cell.id] or _computes(cell.expr) else "input"
         errors = self._errors_since(before)
         if errors:
             self.cell_errors[cell.id] = errors[0]
@@ -340,15 +342,22 @@ class Binder(ExpressionResolver):
     # --- the graph
     def _deps(self, cell: CellDef) -> set[str]:
         if cell.kind != "solve":
-            return ir.refs(cell.expr)
+            return self._refs_of(cell)
         return self._solve_deps(cell)
+
+    def _refs_of(self, cell: CellDef) -> set[str]:
+        """The cells a (non-solve) cell's formula refers to, walked once."""
+        found = self.refs.get(cell.id)
+        if found is None:
+            found = self.refs[cell.id] = ir.refs(cell.expr)
+        return found
 
     def _dependents(self) -> dict[str, set[str]]:
         if not hasattr(self, "_rev"):
             rev: dict[str, set[str]] = {cid: set() for cid in self.cells}
             for cid, c in self.cells.items():
                 if c.kind != "solve":
-                    for r in ir.refs(c.expr):
+                    for r in self._refs_of(c):
                         rev.setdefault(r, set()).add(cid)
             self._rev = rev
         return self._rev
@@ -369,7 +378,7 @@ class Binder(ExpressionResolver):
             if r == cell.unknown:
                 reached = True
             elif r in affected:
-                stack.extend(ir.refs(self.cells[r].expr))
+                stack.extend(self._refs_of(self.cells[r]))
             else:
                 deps.add(r)
         if cell.bracket:

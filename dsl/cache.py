@@ -21,6 +21,10 @@ from pathlib import Path
 
 FORMAT = 1   # bump when the layout of any entry changes
 
+# The most the cache may hold; past it the entries used least recently go
+# (when a run that wrote to it ends).  $IFR_CACHE_MAX_MB sets another size.
+DEFAULT_MAX_MB = 256
+
 
 def _is_private(path: Path) -> bool:
     """A folder (not a link to one) of this user's that group and others cannot write."""
@@ -95,6 +99,66 @@ def save(path: Path, kind: str, key: str, payload) -> None:
     """Keep ``payload`` (plain JSON data) as the entry of ``kind`` under ``key``."""
     write_atomic(path, json.dumps({"format": FORMAT, "kind": kind, "key": key, "payload": payload},
                                   separators=(",", ":")))
+    _evict_at_exit()
+
+
+@lru_cache(maxsize=1)
+def _evict_at_exit() -> None:
+    atexit.register(evict)
+
+
+def max_bytes() -> int:
+    try:
+        return int(float(os.environ.get("IFR_CACHE_MAX_MB", DEFAULT_MAX_MB)) * 1024 * 1024)
+    except ValueError:
+        return DEFAULT_MAX_MB * 1024 * 1024
+
+
+def entries(folder: Path | None = None) -> list[tuple[Path, os.stat_result]]:
+    """Every file in the cache folder, with its size and time of last use."""
+    folder = folder or cache_dir()
+    found = []
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            path = Path(root) / name
+            try:
+                found.append((path, path.lstat()))
+            except OSError:
+                pass
+    return found
+
+
+def evict(limit: int | None = None) -> int:
+    """Delete the entries used least recently until the cache holds at most
+    80% of ``limit`` bytes (when it holds more than ``limit``).  Returns the
+    number deleted."""
+    limit = max_bytes() if limit is None else limit
+    found = entries()
+    total = sum(st.st_size for _, st in found)
+    if total <= limit:
+        return 0
+    deleted = 0
+    for path, st in sorted(found, key=lambda e: e[1].st_mtime):
+        if total <= 0.8 * limit:
+            break
+        try:
+            path.unlink()
+            total -= st.st_size
+            deleted += 1
+        except OSError:
+            pass
+    return deleted
+
+
+def clear() -> int:
+    """Delete every entry; returns how many there were."""
+    found = entries()
+    for path, _ in found:
+        try:
+            path.unlink()
+        except OSError:
+            pass
+    return len(found)
 
 
 def load(path: Path, kind: str, key: str, object_hook=None):
@@ -110,4 +174,8 @@ def load(path: Path, kind: str, key: str, object_hook=None):
     if (not isinstance(entry, dict) or entry.get("format") != FORMAT or entry.get("kind") != kind
             or entry.get("key") != key or "payload" not in entry):
         return None
+    try:
+        os.utime(path)   # a use: the entries used least recently are the first evicted
+    except OSError:
+        pass
     return entry["payload"]

@@ -56,6 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     table.add_argument("--format", choices=["table", "json", "csv"], default="table")
     table.add_argument("--plot", metavar="PNG", help="also draw the table's columns to a PNG file")
 
+    cache = sub.add_parser("cache", help="show or clear ifr's cache folder")
+    cache.add_argument("action", choices=["info", "clear"])
+
     export = sub.add_parser("export", help="write the model as a workbook (.xlsx), .md or .json")
     model_args(export)
     export.add_argument("-o", "--output", required=True, metavar="OUT")
@@ -63,8 +66,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import gc
     import warnings
     warnings.simplefilter("ignore")   # a library's warning names its own files, nothing the user can act on
+    gc.disable()   # one command builds a model that lives until it ends: nothing for the collector to find
     try:
         return _main(argv if argv is not None else sys.argv[1:])
     except IfrErrors as errs:
@@ -104,6 +109,8 @@ def _main(argv: list[str]) -> int:
         raise IfrError("usage", "no command given", None, hint="ifr run FILE, ifr check FILE|DIR, ... " + USAGE_HINT)
     if args.command == "check":
         return _check(args)
+    if args.command == "cache":
+        return _cache(args)
     from .model import analyse
     analysis = analyse(Path(args.file))
     _print_diagnostics(analysis.diagnostics)
@@ -235,6 +242,26 @@ def _json_default(o):
         return float(o)
     except (TypeError, ValueError):
         return str(o)
+
+
+def _cache(args) -> int:
+    from . import cache
+    folder = cache.cache_dir()
+    if args.action == "clear":
+        print(f"removed {cache.clear()} entries from {folder}")
+        return 0
+    found = cache.entries(folder)
+    by_kind: dict[str, list] = {}
+    for path, st in found:
+        kind = path.relative_to(folder).parts[0] if len(path.relative_to(folder).parts) > 1 else "units and parser"
+        by_kind.setdefault(kind, []).append(st.st_size)
+    total = sum(sum(v) for v in by_kind.values())
+    print(f"folder: {folder}")
+    for kind, sizes in sorted(by_kind.items()):
+        print(f"  {kind:<18} {len(sizes):>6} entries  {sum(sizes) / 2**20:8.1f} MiB")
+    print(f"total: {len(found)} entries, {total / 2**20:.1f} MiB of at most {cache.max_bytes() / 2**20:.0f} MiB "
+          "(IFR_CACHE_MAX_MB); the entries used least recently go first")
+    return 0
 
 
 # --- check ---------------------------------------------------------------------

@@ -8,6 +8,7 @@ so evaluating a model never imports numpy.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import operator
 import sys
@@ -354,33 +355,36 @@ def _fold(func, state, value, keep, n):
     return state
 
 
-_MC_CACHE: dict = {}
-
-
 def _monte_carlo(node: ir.MonteCarlo, args: dict):
-    from .montecarlo import ep_imbalance
+    """A Monte Carlo built-in's result: deterministic for its arguments, so it
+    is computed once and kept on disk like a solved closed form."""
     for k, v in args.items():
         if is_array(v):
             raise IfrError("vector-bound", f"{node.name}() cannot be swept in a table", node.span)
-    key = (node.name, tuple(sorted(args.items())))
-    if key not in _MC_CACHE:
-        ints = {}
-        for k, v in args.items():
-            if not math.isfinite(v) or not float(v).is_integer() or v < 0:
-                raise IfrError("bad-argument", f"{node.name}({k}=...) must be a whole number, got {v:g}",
-                               node.kwargs[k].span)
-            ints[k] = int(v)
-        from .montecarlo import check_size
-        try:
-            check_size(**ints)
-        except ValueError as exc:
-            raise IfrError("too-much-work", f"{node.name}(): {exc}", node.span,
-                           hint="fewer tokens, experts or batches") from None
-        try:
-            _MC_CACHE[key] = ep_imbalance(**ints)
-        except ValueError as exc:
-            raise IfrError("bad-argument", f"{node.name}(): {exc}", node.span) from None
-    return _MC_CACHE[key]
+    ints = {}
+    for k, v in args.items():
+        if not math.isfinite(v) or not float(v).is_integer() or v < 0:
+            raise IfrError("bad-argument", f"{node.name}({k}=...) must be a whole number, got {v:g}",
+                           node.kwargs[k].span)
+        ints[k] = int(v)
+    from . import cache
+    from .montecarlo import RULES, check_size, ep_imbalance
+    key = f"{node.name}/{RULES}/" + ",".join(f"{k}={v}" for k, v in sorted(ints.items()))
+    path = cache.cache_dir() / "montecarlo" / (hashlib.sha256(key.encode()).hexdigest() + ".json")
+    found = cache.load(path, "montecarlo", key)
+    if isinstance(found, float):
+        return found
+    try:
+        check_size(**ints)
+    except ValueError as exc:
+        raise IfrError("too-much-work", f"{node.name}(): {exc}", node.span,
+                       hint="fewer tokens, experts or batches") from None
+    try:
+        result = float(ep_imbalance(**ints))
+    except ValueError as exc:
+        raise IfrError("bad-argument", f"{node.name}(): {exc}", node.span) from None
+    cache.save(path, "montecarlo", key, result)
+    return result
 
 
 @dataclass

@@ -130,30 +130,47 @@ REDUCERS = ("max", "min", "sum", "argmax", "argmin", "first")
 MONTE_CARLO = {"ep_imbalance": ("tokens", "topk", "experts", "ranks", "batches", "seed")}
 
 
-def _child_fields(cls) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls) if f.name not in ("span", "text", "via"))
+_CHILDREN: dict[type, object] = {}
 
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
+def _children_of(cls):
+    """A function listing the sub-expressions of a node class, made from its
+    fields' declared types (a node, a list or dict of nodes, or anything)."""
+    getters = []
+    for f in dataclasses.fields(cls):
+        if f.name in ("span", "text", "via"):
+            continue
+        kind = str(f.type)
+        if kind.startswith("list["):
+            getters.append((f.name, "list"))
+        elif kind.startswith("dict["):
+            getters.append((f.name, "dict"))
+        elif "Node" in kind or kind == "object":
+            getters.append((f.name, "one"))
+
+    def children(node):
+        out = []
+        for name, how in getters:
+            value = getattr(node, name)
+            if how == "one":
+                if isinstance(value, Node):
+                    out.append(value)
+            elif how == "list":
+                out.extend(v for v in value if isinstance(v, Node))
+            else:
+                out.extend(v for v in value.values() if isinstance(v, Node))
+        return out
+    return children
 
 
 def children(node: Node) -> list[Node]:
     """The direct sub-expressions of a node: every field that holds a node, a
-    list of nodes or a dict of nodes (derived from the fields, so a new node
-    kind cannot drop out of the graph)."""
-    names = _FIELDS.get(type(node))
-    if names is None:
-        names = _FIELDS[type(node)] = _child_fields(type(node))
-    out = []
-    for name in names:
-        value = getattr(node, name)
-        if isinstance(value, Node):
-            out.append(value)
-        elif isinstance(value, list):
-            out.extend(v for v in value if isinstance(v, Node))
-        elif isinstance(value, dict):
-            out.extend(v for v in value.values() if isinstance(v, Node))
-    return out
+    list of nodes or a dict of nodes (derived from the fields' types, so a new
+    node kind cannot drop out of the graph)."""
+    get = _CHILDREN.get(type(node))
+    if get is None:
+        get = _CHILDREN[type(node)] = _children_of(type(node))
+    return get(node)
 
 
 def walk(node: Node):

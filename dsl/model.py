@@ -13,6 +13,7 @@ solves equations and explains cells.  Exporters read a Model.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,13 +41,30 @@ def analyse(path, text: str | None = None, sources: Sources | None = None) -> "A
     """
     path = Path(path)
     allow_deep_recursion()
-    loader = Loader(parse, sources if sources is not None else DEFAULT_SOURCES)
-    loader.main_name = str(path)
-    main = loader.load(path, "", None, text)
-    binder = Binder(loader, main)
-    graph = binder.bind()
-    dims, dim_errors = check_graph(graph)
-    return Analysis(graph, dims, binder, loader.diagnostics + binder.diagnostics + dim_errors)
+    with _no_collection():
+        loader = Loader(parse, sources if sources is not None else DEFAULT_SOURCES)
+        loader.main_name = str(path)
+        main = loader.load(path, "", None, text)
+        binder = Binder(loader, main)
+        graph = binder.bind()
+        dims, dim_errors = check_graph(graph)
+        return Analysis(graph, dims, binder, loader.diagnostics + binder.diagnostics + dim_errors)
+
+
+@contextmanager
+def _no_collection():
+    """Building a model allocates many small objects that all live on; the
+    cyclic garbage collector would scan them again and again (most of the
+    time of a 10,000-cell load), so it is paused while they are made.  (Not
+    frozen: a long-lived process, an editor's server, drops old models.)"""
+    import gc
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 # Every phase walks expressions recursively; the parser bounds their depth
@@ -103,9 +121,10 @@ class Model:
         self.analysis = analysis
         self.overrides = dict(overrides or {})
         self._solver = None
-        self.evaluator = Evaluator(analysis.graph, lambda cell, env: self.solver(cell, env))
-        self.values, self.errors = self.evaluator.run(self.overrides)
-        self.units = self._display_units()
+        with _no_collection():
+            self.evaluator = Evaluator(analysis.graph, lambda cell, env: self.solver(cell, env))
+            self.values, self.errors = self.evaluator.run(self.overrides)
+            self.units = self._display_units()
 
     @property
     def solver(self):

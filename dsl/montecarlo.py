@@ -1,8 +1,13 @@
 """Seeded Monte Carlo built-ins (numeric only, deterministic for a seed)."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
+
+# Bumped when a result for the same arguments would change (the disk cache key).
+RULES = 1
 
 # Random keys drawn per batch (memory: 8 bytes each) and in all.
 MAX_BATCH_DRAWS = 25_000_000
@@ -25,7 +30,8 @@ def ep_imbalance(tokens: int, topk: int, experts: int, ranks: int, batches: int,
     Each of ``tokens`` tokens picks ``topk`` distinct experts uniformly at
     random; experts are split evenly over ``ranks`` ranks (expert e lives on
     rank e // (experts/ranks)).  Returns the mean over ``batches`` batches of
-    max-rank load / mean-rank load - 1.
+    max-rank load / mean-rank load - 1.  Calls that differ only in ``ranks``
+    share one set of draws (the per-expert loads), as they would in a script.
     """
     if tokens < 1 or batches < 1 or ranks < 1:
         raise ValueError("tokens, ranks and batches must be positive")
@@ -33,13 +39,24 @@ def ep_imbalance(tokens: int, topk: int, experts: int, ranks: int, batches: int,
         raise ValueError(f"experts ({experts}) must split evenly over ranks ({ranks})")
     if not 0 < topk <= experts:
         raise ValueError(f"topk ({topk}) must be between 1 and experts ({experts})")
-    rng = np.random.default_rng(seed)
+    counts = expert_loads(tokens, topk, experts, batches, seed)
     per_rank = experts // ranks
+    loads = counts.reshape(batches, ranks, per_rank).sum(axis=2)
     total = 0.0
-    for _ in range(batches):
+    for load in loads:
+        total += load.max() / load.mean() - 1.0
+    return total / batches
+
+
+@lru_cache(maxsize=8)
+def expert_loads(tokens: int, topk: int, experts: int, batches: int, seed: int):
+    """Tokens routed to each expert, one row per batch (the draws, seeded)."""
+    rng = np.random.default_rng(seed)
+    counts = np.empty((batches, experts), dtype=np.int64)
+    for b in range(batches):
         # topk distinct experts per token: the first topk of a random permutation
         keys = rng.random((tokens, experts))
         chosen = np.argpartition(keys, topk - 1, axis=1)[:, :topk]
-        load = np.bincount((chosen // per_rank).ravel(), minlength=ranks)
-        total += load.max() / load.mean() - 1.0
-    return total / batches
+        counts[b] = np.bincount(chosen.ravel(), minlength=experts)
+    counts.setflags(write=False)
+    return counts

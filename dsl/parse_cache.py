@@ -19,24 +19,28 @@ def parse(text: str, file: str) -> ast.Program:
     """Parse one file's text.  Syntax errors do not stop it: each is in
     ``program.diagnostics`` and the statements are the ones that parsed.
 
-    Syntax trees of clean files are cached on disk by the text, the file name
-    and the grammar, as plain JSON (never a pickle), so an unchanged file (the
-    standard library above all) is read back instead of parsed again.
+    Syntax trees of clean files are cached on disk by their text and the
+    grammar, as plain JSON (never a pickle), so an unchanged file (the
+    standard library above all) is read back instead of parsed again, under
+    whatever name it is given (the tree stores positions, not the name).
     """
+    import dataclasses
     import hashlib
 
     from . import cache
 
-    key = hashlib.sha256("\0".join((_grammar_digest(), file, text)).encode()).hexdigest()
+    key = hashlib.sha256("\0".join((_grammar_digest(), text)).encode()).hexdigest()
     path = cache.cache_dir() / "syntax" / f"{key}.json"
-    program = cache.load(path, "syntax", key, object_hook=ast.node_hook())
+    program = cache.load(path, "syntax", key, object_hook=ast.node_hook(file))
     if isinstance(program, ast.Program):
+        program.file, program.text = file, text
         return program   # anything else (a corrupt entry) is rebuilt below
     from .parser import parse_uncached
     program = parse_uncached(text, file)
     if not program.diagnostics:
         try:
-            cache.save(path, "syntax", key, ast.to_data(program))
+            stored = dataclasses.replace(program, file="", text="")
+            cache.save(path, "syntax", key, ast.to_data(stored, file))
         except (TypeError, ValueError, RecursionError):
             pass  # a tree too deep to store is parsed again next time
     return program

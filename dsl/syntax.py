@@ -239,48 +239,54 @@ def _fields(cls) -> tuple[str, ...]:
     return names
 
 
-def _node_classes() -> dict[str, tuple[type, frozenset]]:
+def _node_classes() -> dict[str, tuple[type, int]]:
     import dataclasses
     found = {}
     for name, obj in [("Span", Span), *globals().items()]:
         if isinstance(obj, type) and dataclasses.is_dataclass(obj):
-            found[name] = (obj, frozenset(_fields(obj)) | {"@"})
+            found[name] = (obj, len(_fields(obj)))
     return found
 
 
-def to_data(node):
-    """A node (or list, tuple, scalar) as JSON-ready data."""
+def to_data(node, file: str):
+    """A node (or list, tuple, scalar) as compact JSON-ready data: a node is
+    ``{"@": class, "f": [fields in order]}``, a span of ``file`` is
+    ``{"@s": [line, column, end line, end column]}``."""
     if isinstance(node, (str, int, float, bool)) or node is None:
         return node
     if isinstance(node, list):
-        return [to_data(x) for x in node]
+        return [to_data(x, file) for x in node]
     if isinstance(node, tuple):
-        return {"@tuple": [to_data(x) for x in node]}
+        return {"@t": [to_data(x, file) for x in node]}
+    if isinstance(node, Span) and node.file == file:
+        return {"@s": [node.line, node.column, node.end_line, node.end_column]}
     names = _FIELDS.get(type(node)) or (_fields(type(node)) if hasattr(node, "__dataclass_fields__") else None)
     if names is None:
         raise TypeError(f"cannot store {type(node).__name__} in the syntax cache")
-    data = {"@": type(node).__name__}
-    for name in names:
-        data[name] = to_data(getattr(node, name))
-    return data
+    return {"@": type(node).__name__, "f": [to_data(getattr(node, name), file) for name in names]}
 
 
-def node_hook():
-    """A ``json`` object hook that builds the nodes :func:`to_data` wrote (and
-    leaves other objects alone); raises ValueError on a node it did not write."""
+def node_hook(file: str):
+    """A ``json`` object hook that builds the nodes :func:`to_data` wrote for
+    ``file``; raises ValueError on anything it did not write."""
     classes = _node_classes()
 
     def hook(data: dict):
-        kind = data.get("@")
-        if kind is None:
-            if "@tuple" in data:
-                if data.keys() != {"@tuple"} or not isinstance(data["@tuple"], list):
-                    raise ValueError("unexpected object in the syntax cache")
-                return tuple(data["@tuple"])
-            return data
-        found = classes.get(kind)
-        if found is None or data.keys() != found[1]:
-            raise ValueError("unknown node or wrong fields in the syntax cache")
-        del data["@"]
-        return found[0](**data)
+        if len(data) == 1:
+            span = data.get("@s")
+            if span is not None:
+                if len(span) != 4:
+                    raise ValueError("a bad span in the syntax cache")
+                return Span(file, *span)
+            items = data.get("@t")
+            if isinstance(items, list):
+                return tuple(items)
+        elif len(data) == 2:
+            found = classes.get(data.get("@"))
+            values = data.get("f")
+            if found is not None and isinstance(values, list) and len(values) == found[1]:
+                return found[0](*values)
+        elif "payload" in data:
+            return data      # the cache entry around the tree
+        raise ValueError("unexpected object in the syntax cache")
     return hook

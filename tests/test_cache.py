@@ -151,3 +151,25 @@ def test_twenty_parallel_runs_on_a_fresh_cache_all_succeed(tmp_path):
         runs = list(pool.map(lambda _: _ifr("check", str(MODEL), "-q", env=env), range(20)))
     failed = [r.stderr for r in runs if r.returncode != 0]
     assert not failed, failed[0]
+
+
+def test_the_cache_is_bounded_and_can_be_listed_and_cleared(tmp_path):
+    folder = tmp_path / "small"
+    env = _env(IFR_CACHE_DIR=str(folder), IFR_CACHE_MAX_MB="0.05")
+    assert _ifr("check", str(MODEL), "-q", env=env).returncode == 0
+    assert sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) <= 0.05 * 2**20
+    info = _ifr("cache", "info", env=_env(IFR_CACHE_DIR=str(folder)))
+    assert info.returncode == 0 and "entries" in info.stdout and str(folder) in info.stdout
+    cleared = _ifr("cache", "clear", env=_env(IFR_CACHE_DIR=str(folder)))
+    assert cleared.returncode == 0 and not [p for p in folder.rglob("*") if p.is_file()]
+
+
+def test_one_file_under_two_names_is_parsed_once(tmp_path):
+    folder = tmp_path / "c"
+    env = _env(IFR_CACHE_DIR=str(folder))
+    model = tmp_path / "m.ifr"
+    model.write_text("x = 1 s\ncheck x = 1 s\n", encoding="utf-8")
+    assert _ifr("check", str(model), env=env).returncode == 0
+    before = sorted(p.name for p in (folder / "syntax").iterdir())
+    assert _ifr("check", "m.ifr", env=env, cwd=tmp_path).returncode == 0
+    assert sorted(p.name for p in (folder / "syntax").iterdir()) == before
