@@ -355,9 +355,8 @@ def _table(model, args) -> int:
         print()
     elif args.format == "csv":
         import csv
-        w = csv.writer(sys.stdout)
-        w.writerow(heads)
-        w.writerows(t.rows)
+        csv.writer(sys.stdout, lineterminator="\n").writerow(heads)
+        sys.stdout.write("\n".join(t.csv_lines()) + "\n")
     else:
         cells = [[v if isinstance(v, str) else format_number(v) for v in row] for row in t.rows]
         widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(heads)]

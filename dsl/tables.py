@@ -18,7 +18,31 @@ class TableResult:
     var: str
     columns: list[str]      # var first, then the shown cells
     units: list[str]
-    rows: list[list]        # values in the columns' units (records: their name)
+    data: list              # one per column: a numpy array in the column's unit (records: their names)
+
+    @property
+    def rows(self) -> list[list]:
+        """The table row by row: floats (bools for conditions) in the columns' units."""
+        columns = [c.tolist() if hasattr(c, "tolist") else list(c) for c in self.data]
+        return [list(row) for row in zip(*columns)]
+
+    def csv_lines(self) -> list[str]:
+        """The rows as CSV text, formatted column by column by numpy."""
+        text = []
+        for column in self.data:
+            if hasattr(column, "dtype"):
+                column = column.astype(str)
+            else:
+                column = np.array([_csv_text(v) for v in column], dtype=str)
+            text.append(column)
+        out = text[0]
+        for column in text[1:]:
+            out = np.char.add(np.char.add(out, ","), column)
+        return out.tolist()
+
+
+def _csv_text(value: str) -> str:
+    return '"' + value.replace('"', '""') + '"' if any(c in value for c in ',"\n') else value
 
 
 def sweep_values(model, table):
@@ -91,13 +115,12 @@ def run_table(model, name: str):
     size = len(values)
     columns = [model.graph.records[table.var].name if table.var_is_record else model.graph.cells[table.var].name]
     units = ["" if table.var_is_record else model.units[table.var]]
-    data = [[r.name for r in values] if table.var_is_record else list(values / factor(units[0]))]
+    data = [[r.name for r in values] if table.var_is_record else values / factor(units[0])]
     for cid, column in zip(table.show, _sweep(model, overrides, table.show, size)):
         columns.append(model.graph.cells[cid].name)
         units.append(model.units[cid])
-        data.append([_shown(v, model.units[cid]) for v in column])
-    rows = [[data[c][i] for c in range(len(columns))] for i in range(size)]
-    return TableResult(table.name, columns[0], columns, units, rows)
+        data.append(_shown(np.asarray(column), model.units[cid]))
+    return TableResult(table.name, columns[0], columns, units, data)
 
 
 def _record_fields(model, alias, records) -> dict:
@@ -124,8 +147,9 @@ def _sweep(model, overrides: dict, shown: list, size: int) -> list:
     return columns
 
 
-def _shown(value, unit_text: str):
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    return float(value) / factor(unit_text)
+def _shown(column, unit_text: str):
+    """A column in its display unit (conditions stay booleans)."""
+    if column.dtype == bool:
+        return column
+    return column.astype(float) / factor(unit_text)
 
