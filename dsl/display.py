@@ -127,8 +127,8 @@ def display_unit(cell, dim: Dim, value, binary: bool) -> str:
     """The unit a cell is shown in."""
     if cell.display:
         return cell.display
-    if cell.kind == "input" and isinstance(cell.expr, ir.Const) and cell.expr.unit and cell.expr.unit != "%":
-        return cell.expr.unit
+    if cell.kind == "input" and isinstance(cell.expr, ir.Const) and cell.expr.unit:
+        return cell.expr.unit   # as written: 25 GB/s stays in GB/s, 30 % in %
     if cell.kind == "input" and isinstance(cell.expr, ir.Neg) and isinstance(cell.expr.operand, ir.Const) \
             and cell.expr.operand.unit and cell.expr.operand.unit != "%":
         return cell.expr.operand.unit

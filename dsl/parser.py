@@ -411,6 +411,13 @@ class _ToAst(Transformer):
             raise _si_suffix(num, unit, self.file)
         return ast.Quantity(self._span(meta), _number(num), str(num), str(unit))
 
+    def paren(self, meta, items):
+        """A bracketed expression is its inner node, spanning the brackets too
+        (so messages quote `(a + b)` whole)."""
+        node = items[0]
+        node.span = self._span(meta)
+        return node
+
     def name(self, meta, items):
         return ast.Name(self._span(meta), str(items[0]))
 

@@ -142,7 +142,7 @@ def test_check_exits_2_when_a_cell_cannot_be_computed(capsys):
 
 def test_a_percentage_may_have_a_space(tmp_path):
     m = model(tmp_path, "hit = 50 %\nmiss = 1 - hit in %\n")
-    assert m["hit"].magnitude == pytest.approx(0.5)
+    assert m["hit"].to("dimensionless").magnitude == pytest.approx(0.5)
     assert m.value("miss") == pytest.approx(50)
 
 
