@@ -8,6 +8,7 @@ from . import syntax as ast
 from .errors import IfrError, Span
 from .resolve import (UNRESOLVED, CellDef, CheckDef, FnBinding, FunctionDef, Graph, Loader, ModuleDef,
                       RecordDef, ScenarioDef, TableDef)
+from .dependencies import Dependencies
 from .expressions import ExpressionResolver, Scope, _field_span
 from .units import suggest
 
@@ -34,6 +35,7 @@ class Binder(ExpressionResolver):
         self.sections: list[str] = []
         self.tables: dict[str, TableDef] = {}
         self.refs: dict[str, set[str]] = {}
+        self._relations: Dependencies | None = None
 
     def _guarded(self, action) -> bool:
         """Run one step; a mistake is reported.  Whether it went through."""
@@ -57,9 +59,10 @@ class Binder(ExpressionResolver):
         functions = self._functions(modules)
         deps = {cid: self._deps(c) for cid, c in self.cells.items()}
         order = self._order(deps)
+        self.relations.set_needs(deps)
         ordered = dict(sorted(self.cells.items(), key=lambda kv: kv[1].module != ""))
         return Graph(self.main, self.loader.modules, ordered, self.records, order, deps,
-                     checks, tables, scenarios, self.sections, functions, self.cell_errors)
+                     checks, tables, scenarios, self.sections, functions, self.cell_errors, self.relations)
 
     def _errors_since(self, before: int) -> list[IfrError]:
         return [e for e in self.diagnostics[before:] if e.severity == "error"]
@@ -320,7 +323,7 @@ class Binder(ExpressionResolver):
                     if not isinstance(rec, RecordDef):
                         raise IfrError("not-a-record", f"`{stmt.var}` is a record, so each value must be a record",
                                        item.span, hint=f"list records such as {var.alias_of or var.name}")
-                    used = self._dependents()
+                    used = self.relations.formula_users()
                     missing = [f for f in var.fields if f not in rec.fields and used.get(var.fields[f])]
                     if missing:
                         raise IfrError("unknown-field", f"`{self._text(item)}` has no field `{missing[0]}`, "
@@ -352,19 +355,17 @@ class Binder(ExpressionResolver):
             found = self.refs[cell.id] = ir.refs(cell.expr)
         return found
 
-    def _dependents(self) -> dict[str, set[str]]:
-        if not hasattr(self, "_rev"):
-            rev: dict[str, set[str]] = {cid: set() for cid in self.cells}
-            for cid, c in self.cells.items():
-                if c.kind != "solve":
-                    for r in self._refs_of(c):
-                        rev.setdefault(r, set()).add(cid)
-            self._rev = rev
-        return self._rev
+    @property
+    def relations(self) -> Dependencies:
+        """The formulas' references, gathered once every cell is resolved."""
+        if self._relations is None:
+            self._relations = Dependencies({cid: self._refs_of(c) for cid, c in self.cells.items()
+                                            if c.kind != "solve"})
+        return self._relations
 
     def affected_by(self, unknown: str) -> set[str]:
         """The unknown and every formula that depends on it."""
-        return reachable(unknown, self._dependents())
+        return self.relations.through_formulas(unknown)
 
     def _solve_deps(self, cell: CellDef) -> set[str]:
         affected = self.affected_by(cell.unknown)
@@ -425,17 +426,3 @@ def _computes(node: ir.Node) -> bool:
     if isinstance(node, (ir.Reduce, ir.MonteCarlo)):
         return True
     return any(_computes(c) for c in ir.children(node))
-
-
-def reachable(start, edges: dict[str, set[str]]) -> set[str]:
-    """``start`` (a node or several) and every node reachable along ``edges``."""
-    starts = [start] if isinstance(start, str) else list(start)
-    seen, stack = set(starts), list(starts)
-    while stack:
-        for d in edges.get(stack.pop(), ()):
-            if d not in seen:
-                seen.add(d)
-                stack.append(d)
-    return seen
-
-

@@ -166,69 +166,72 @@ def _both(nodes, dims) -> list:
 
 
 def _dim_of(node: ir.Node, dims: dict) -> Dim:
-    if isinstance(node, ir.Const):
-        return node.dim
-    if isinstance(node, ir.Ref):
-        d = dims.get(node.cell)
-        if d is None:
+    match node:
+        case ir.Const():
+            return node.dim
+        case ir.Ref():
+            d = dims.get(node.cell)
+            if d is None:
+                raise _Unknown()
+            return d
+        case ir.Var():
+            return DIMENSIONLESS
+        case ir.Invalid() | ir.Param():
             raise _Unknown()
-        return d
-    if isinstance(node, ir.Var):
-        return DIMENSIONLESS
-    if isinstance(node, (ir.Invalid, ir.Param)):
-        raise _Unknown()
-    if isinstance(node, ir.Bin):
-        a, b = _both((node.left, node.right), dims)
-        if node.op in "+-":
+        case ir.Bin():
+            a, b = _both((node.left, node.right), dims)
+            if node.op in "+-":
+                if a != b:
+                    raise _mismatch("add" if node.op == "+" else "subtract", node.left, a, node.right, b, at=node)
+                return a
+            if node.op == "*":
+                return a * b
+            if node.op == "/":
+                return a / b
+            return _power(node, a, b)
+        case ir.Neg():
+            return dim_of(node.operand, dims)
+        case ir.Cmp():
+            a, b = _both((node.left, node.right), dims)
             if a != b:
-                raise _mismatch("add" if node.op == "+" else "subtract", node.left, a, node.right, b, at=node)
+                raise _mismatch("compare", node.left, a, node.right, b, at=node)
+            return DIMENSIONLESS
+        case ir.Logic() | ir.Not():
+            _both(ir.children(node), dims)
+            return DIMENSIONLESS
+        case ir.If():
+            _, a, b = _both((node.cond, node.then, node.other), dims)
+            if a != b:
+                raise _mismatch("choose between", node.then, a, node.other, b, verb="the branches of if", at=node)
             return a
-        if node.op == "*":
-            return a * b
-        if node.op == "/":
-            return a / b
-        return _power(node, a, b)
-    if isinstance(node, ir.Neg):
-        return dim_of(node.operand, dims)
-    if isinstance(node, ir.Cmp):
-        a, b = _both((node.left, node.right), dims)
-        if a != b:
-            raise _mismatch("compare", node.left, a, node.right, b, at=node)
-        return DIMENSIONLESS
-    if isinstance(node, (ir.Logic, ir.Not)):
-        _both(ir.children(node), dims)
-        return DIMENSIONLESS
-    if isinstance(node, ir.If):
-        _, a, b = _both((node.cond, node.then, node.other), dims)
-        if a != b:
-            raise _mismatch("choose between", node.then, a, node.other, b, verb="the branches of if", at=node)
-        return a
-    if isinstance(node, ir.Func):
-        return _func(node, dims)
-    if isinstance(node, ir.Reduce):
-        for bound in (node.lo, node.hi):
-            d = dim_of(bound, dims)
-            if not d.dimensionless:
-                raise IfrError("unit-mismatch", f"a range bound must be a plain number, `{bound.text}` is {d}",
-                               bound.span)
-        if node.cond is not None:
-            dim_of(node.cond, dims)
-        body = dim_of(node.body, dims)
-        return DIMENSIONLESS if node.func in ("argmax", "argmin", "first") else body
-    if isinstance(node, ir.TableRow):
-        if node.var is not None:
-            key, var = dim_of(node.key, dims), dims.get(node.var)
-            if var is not None and key != var:
-                raise IfrError("unit-mismatch", f"`{node.key.text}` is {key}, but table `{node.table}` varies a "
-                               f"value of {var}", node.key.span)
-        return dims.get(node.column) or _raise(_Unknown())
-    if isinstance(node, ir.MonteCarlo):
-        for name, arg in node.kwargs.items():
-            d = dim_of(arg, dims)
-            if not d.dimensionless:
-                raise IfrError("unit-mismatch", f"{node.name}({name}=...) takes a plain number, got {d}", arg.span)
-        return DIMENSIONLESS
-    raise TypeError(f"no dimension rule for {type(node).__name__}")
+        case ir.Func():
+            return _func(node, dims)
+        case ir.Reduce():
+            for bound in (node.lo, node.hi):
+                d = dim_of(bound, dims)
+                if not d.dimensionless:
+                    raise IfrError("unit-mismatch", f"a range bound must be a plain number, `{bound.text}` is {d}",
+                                   bound.span)
+            if node.cond is not None:
+                dim_of(node.cond, dims)
+            body = dim_of(node.body, dims)
+            return DIMENSIONLESS if node.func in ("argmax", "argmin", "first") else body
+        case ir.TableRow():
+            if node.var is not None:
+                key, var = dim_of(node.key, dims), dims.get(node.var)
+                if var is not None and key != var:
+                    raise IfrError("unit-mismatch", f"`{node.key.text}` is {key}, but table `{node.table}` varies a "
+                                   f"value of {var}", node.key.span)
+            return dims.get(node.column) or _raise(_Unknown())
+        case ir.MonteCarlo():
+            for name, arg in node.kwargs.items():
+                d = dim_of(arg, dims)
+                if not d.dimensionless:
+                    raise IfrError("unit-mismatch", f"{node.name}({name}=...) takes a plain number, got {d}",
+                                   arg.span)
+            return DIMENSIONLESS
+        case _:
+            ir.assert_never(node)
 
 
 class _Unknown(IfrError):

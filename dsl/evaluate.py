@@ -35,59 +35,60 @@ def _np():
 
 def compile_node(node: ir.Node) -> Fn:
     """A closure computing ``node`` from an environment of cell values."""
-    if isinstance(node, ir.Const):
-        v = node.value
-        return lambda env, var: v
-    if isinstance(node, ir.Ref):
-        cid = node.cell
-        return lambda env, var: env[cid]
-    if isinstance(node, ir.Var):
-        name = node.name
-        return lambda env, var: var[name]
-    if isinstance(node, ir.Bin):
-        a, b = compile_node(node.left), compile_node(node.right)
-        op = node.op
-        if op == "+":
-            return lambda env, var: a(env, var) + b(env, var)
-        if op == "-":
-            return lambda env, var: a(env, var) - b(env, var)
-        if op == "*":
-            return lambda env, var: a(env, var) * b(env, var)
-        if op == "/":
-            return lambda env, var: _divide(a(env, var), b(env, var), node)
-        return lambda env, var: _power(a(env, var), b(env, var), node)
-    if isinstance(node, ir.Neg):
-        a = compile_node(node.operand)
-        return lambda env, var: -a(env, var)
-    if isinstance(node, ir.Cmp):
-        a, b = compile_node(node.left), compile_node(node.right)
-        cmp = _COMPARE[node.op]
-        return lambda env, var: cmp(a(env, var), b(env, var))
-    if isinstance(node, ir.Logic):
-        parts = [compile_node(o) for o in node.operands]
-        if node.op == "and":
-            return lambda env, var: _all(p(env, var) for p in parts)
-        return lambda env, var: _any(p(env, var) for p in parts)
-    if isinstance(node, ir.Not):
-        a = compile_node(node.operand)
-        return lambda env, var: _not(a(env, var))
-    if isinstance(node, ir.If):
-        c, t, o = compile_node(node.cond), compile_node(node.then), compile_node(node.other)
-        return lambda env, var: _choose(c(env, var), t, o, env, var)
-    if isinstance(node, ir.Func):
-        return _compile_func(node)
-    if isinstance(node, ir.Reduce):
-        return _compile_reduce(node)
-    if isinstance(node, ir.MonteCarlo):
-        args = {k: compile_node(v) for k, v in node.kwargs.items()}
-        return lambda env, var: _monte_carlo(node, {k: f(env, var) for k, f in args.items()})
-    if isinstance(node, (ir.Invalid, ir.Param)):
-        def invalid(env, var):
-            error = node.error if isinstance(node, ir.Invalid) and node.error is not None else None
-            raise IfrError(error.code if error else "invalid", f"`{node.text}` has an error"
-                           + (f": {error.message}" if error else ""), node.span)
-        return invalid
-    raise TypeError(f"cannot evaluate {type(node).__name__}")
+    match node:
+        case ir.Const(value=v):
+            return lambda env, var: v
+        case ir.Ref(cell=cid):
+            return lambda env, var: env[cid]
+        case ir.Var(name=name):
+            return lambda env, var: var[name]
+        case ir.Bin(op=op):
+            a, b = compile_node(node.left), compile_node(node.right)
+            if op == "+":
+                return lambda env, var: a(env, var) + b(env, var)
+            if op == "-":
+                return lambda env, var: a(env, var) - b(env, var)
+            if op == "*":
+                return lambda env, var: a(env, var) * b(env, var)
+            if op == "/":
+                return lambda env, var: _divide(a(env, var), b(env, var), node)
+            return lambda env, var: _power(a(env, var), b(env, var), node)
+        case ir.Neg():
+            a = compile_node(node.operand)
+            return lambda env, var: -a(env, var)
+        case ir.Cmp():
+            a, b = compile_node(node.left), compile_node(node.right)
+            cmp = _COMPARE[node.op]
+            return lambda env, var: cmp(a(env, var), b(env, var))
+        case ir.Logic():
+            parts = [compile_node(o) for o in node.operands]
+            if node.op == "and":
+                return lambda env, var: _all(p(env, var) for p in parts)
+            return lambda env, var: _any(p(env, var) for p in parts)
+        case ir.Not():
+            a = compile_node(node.operand)
+            return lambda env, var: _not(a(env, var))
+        case ir.If():
+            c, t, o = compile_node(node.cond), compile_node(node.then), compile_node(node.other)
+            return lambda env, var: _choose(c(env, var), t, o, env, var)
+        case ir.Func():
+            return _compile_func(node)
+        case ir.Reduce():
+            return _compile_reduce(node)
+        case ir.MonteCarlo():
+            args = {k: compile_node(v) for k, v in node.kwargs.items()}
+            return lambda env, var: _monte_carlo(node, {k: f(env, var) for k, f in args.items()})
+        case ir.Invalid() | ir.Param():
+            error = node.error if isinstance(node, ir.Invalid) else None
+
+            def invalid(env, var):
+                raise IfrError(error.code if error else "invalid", f"`{node.text}` has an error"
+                               + (f": {error.message}" if error else ""), node.span)
+            return invalid
+        case ir.TableRow():   # a check reads its value first (checks.table_row) and puts it in
+            raise TypeError("a table row is read by the checks, not compiled")
+        case _:
+            ir.assert_never(node)
 
 
 # Python's operators compare floats and, elementwise, arrays.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from .errors import Span
 from .units import Dim
@@ -171,6 +172,11 @@ def children(node: Node) -> list[Node]:
     if get is None:
         get = _CHILDREN[type(node)] = _children_of(type(node))
     return get(node)
+
+
+def assert_never(node) -> NoReturn:
+    """For the `case _:` of a dispatch over node kinds: a kind nobody handles is a bug, not a silence."""
+    raise AssertionError(f"no case for {type(node).__name__}")
 
 
 def walk(node: Node):

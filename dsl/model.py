@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import ir
-from .bind import Binder, Scope, reachable
+from .bind import Binder, Scope
 from .dimensions import check_graph, dim_of
 from .display import display_unit, factor, format_number, uses_binary
 from .errors import DEFAULT_SOURCES, IfrError, IfrErrors, Sources, Span, remember_source, source_order, unique
@@ -131,7 +131,7 @@ class Model:
         """The goal seeker of this evaluation (made, and numpy imported, only when asked)."""
         if self._solver is None:
             from .solve import Solver
-            self._solver = Solver(self.analysis.graph, self.analysis.binder.affected_by)
+            self._solver = Solver(self.analysis.graph, self.analysis.graph.relations.through_formulas)
             self._solver.dims = self.analysis.dims
         return self._solver
 
@@ -346,24 +346,16 @@ class Model:
         for scenario in graph.scenarios.values():
             for cid, node, _span in scenario.overrides:
                 start += [cid, *ir.refs(node)]
-        needed = reachable(start, graph.deps)
+        needed = graph.relations.ancestors(start)
         return [cid for cid in graph.cells if cid in needed]
 
     def needed_for(self, varied, shown) -> set[str]:
         """The cells to recompute when ``varied`` change and only ``shown`` are read."""
-        affected = set()
-        for v in varied:
-            affected |= self.affected(v)
-        return affected & reachable(shown, self.graph.deps)
+        return self.graph.relations.needed_for(varied, shown)
 
     def affected(self, cid: str) -> set[str]:
         """Every cell whose value depends on ``cid`` (through formulas and solves)."""
-        if not hasattr(self, "_dependents"):
-            self._dependents: dict[str, set[str]] = {}
-            for c, deps in self.graph.deps.items():
-                for d in deps:
-                    self._dependents.setdefault(d, set()).add(c)
-        return reachable(cid, self._dependents)
+        return self.graph.relations.affected(cid)
 
 
 def _shift(error: IfrError, file: str, columns: int) -> IfrError:

@@ -358,9 +358,9 @@ class _ToAst(Transformer):
     def fn_def(self, meta, items):
         name, *rest = items
         body = rest[-1]
-        params = [str(p) for p in rest[:-1] if p is not None]
-        return ast.FnDef(self._span(meta), str(name), self._tok_span(name), params, body,
-                         self._expr_source(meta, body))
+        params = [p for p in rest[:-1] if p is not None]
+        return ast.FnDef(self._span(meta), str(name), self._tok_span(name), [str(p) for p in params], body,
+                         self._expr_source(meta, body), [self._tok_span(p) for p in params])
 
     def check_equal(self, meta, items):
         expr, expected, tol = items
@@ -483,7 +483,7 @@ class _ToAst(Transformer):
     def comprehension(self, meta, items):
         func, body, var, rng, cond = items
         return ast.Comprehension(self._span(meta), str(func), self._tok_span(func), body, str(var),
-                                 rng.lo, rng.hi, cond)
+                                 rng.lo, rng.hi, cond, self._tok_span(var))
 
 
 def parse_expression(text: str, file: str = "<command line>") -> ast.Expr:

@@ -130,6 +130,7 @@ class Graph:
     sections: list[str]
     functions: list[FunctionDef]
     cell_errors: dict[str, IfrError]   # cells whose definition has a mistake
+    relations: object = None           # dependencies.Dependencies: who needs whom, computed once
 
 
 # --- loading modules -----------------------------------------------------------

@@ -104,6 +104,7 @@ class Comprehension(Expr):
     lo: Expr
     hi: Expr
     cond: Expr | None
+    var_span: Span | None = None
 
 
 @dataclass(eq=False)
@@ -184,6 +185,7 @@ class FnDef(Statement):
     params: list[str]
     body: Expr
     source: str = ""
+    param_spans: list[Span] = field(default_factory=list)
 
 
 @dataclass(eq=False)
