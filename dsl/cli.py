@@ -101,7 +101,7 @@ def _model(args):
     path = Path(args.file)
     model = load(path)
     if getattr(args, "inputs_from", None):
-        from .roundtrip import read_inputs
+        from .exporters.roundtrip import read_inputs
         model = model.with_inputs(**read_inputs(model, Path(args.inputs_from)))
     if getattr(args, "scenario", None):
         model = model.scenario(args.scenario)

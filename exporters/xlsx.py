@@ -35,7 +35,7 @@ from .xlsx_style import RowHeights, Styles, input_format, number_format, text_wi
 
 MODEL_SHEET = "Model"
 LIBRARY_SHEET = "Library"
-# Columns of the Model and Library sheets (ifr.roundtrip reads them back).
+# Columns of the Model and Library sheets (ifr.exporters.roundtrip reads them back).
 NAME_COL, VALUE_COL, UNIT_COL, FORMULA_COL, DESCRIPTION_COL, EXCEL_NAME_COL = range(6)
 HEADINGS = ["Name", "Value", "Unit", "Formula in the .ifr", "Description", "Excel name"]
 MODEL_HEADER_ROW = 4      # rows above it hold the cover block

@@ -14,7 +14,7 @@ import ifr
 from ifr.errors import IfrError
 from ifr.exporters.cells import display_value
 from ifr.exporters.xlsx import cell_names
-from ifr.roundtrip import read_inputs, with_workbook_inputs
+from ifr.exporters.roundtrip import read_inputs, with_workbook_inputs
 from recalc import errors_in, read_values, recalculate
 
 ROOT = Path(__file__).resolve().parent.parent

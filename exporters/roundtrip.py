@@ -18,7 +18,7 @@ import math
 import zipfile
 from pathlib import Path
 
-from .errors import IfrError
+from ifr.errors import IfrError
 
 # Values the workbook stores are the model's own floats; anything further
 # away than this was edited.
@@ -28,8 +28,8 @@ _UNCHANGED = 1e-12
 def read_inputs(model, path) -> dict[str, str]:
     """name -> "value unit" for every cell whose value in the workbook differs
     from the model's (edited inputs, and numbers typed over formulas)."""
-    from .exporters.cells import display_value, exported_cells
-    from .exporters.xlsx import NAME_COL, UNIT_COL, cell_names
+    from .cells import display_value, exported_cells
+    from .xlsx import NAME_COL, UNIT_COL, cell_names
     path = Path(path)
     workbook = _open(path)
     try:
