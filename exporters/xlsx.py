@@ -31,6 +31,7 @@ from .cells import atomic_path, display_value, exported_cells, source_text, titl
 from .excel_formula import NotExcel, excel_formula
 from .excel_names import assign_names, is_excel_name
 from .xlsx_formulas import FormulaBuilder, NotLive, _find
+from .xlsx_layout import table_titles
 from .xlsx_style import RowHeights, Styles, input_format, number_format, text_width
 
 MODEL_SHEET = "Model"
@@ -104,11 +105,11 @@ class WorkbookWriter:
         extra = []
         if self.model.graph.checks:
             extra.append(ChecksSheet(self))
-        used_titles = {MODEL_SHEET.lower(), LIBRARY_SHEET.lower(), "checks", "scenarios", "comprehensions"}
+        titles = table_titles(self.model)
         for table in self.model.graph.tables:
-            extra.append(TableSheet(self, table, used_titles))
+            extra.append(TableSheet(self, table, titles[table.name]))
         if self.model.graph.scenarios:
-            extra.append(ScenariosSheet(self, main))
+            extra.append(ScenariosSheet(self))
         helpers = ComprehensionsSheet(self) if self.builder.helpers else None
         for sheet in extra:
             sheet.add()
