@@ -12,8 +12,8 @@ Sheets, in order:
   **Scenarios** and the hidden **Comprehensions** helper rows (`xlsx_sheets`).
 
 Every exported cell gets a defined name (`excel_names`), so formulas read
-`=1073.741824*kv_state/link`. The file is written to a temporary file in
-the target's folder and renamed over the target, so a failed export never
+`=1073.741824*kv_state/link`. The file is written through `output`: an
+exclusive temporary file renamed over the target, so a failed export never
 leaves half a workbook behind.
 """
 from __future__ import annotations
@@ -27,9 +27,10 @@ from xlsxwriter.exceptions import FileCreateError
 import ifr
 from ifr import ir
 
-from .cells import atomic_path, display_value, exported_cells, source_text, title_and_text
+from .cells import display_value, exported_cells, source_text, title_and_text
 from .excel_formula import NotExcel, excel_formula
 from .excel_names import assign_names, is_excel_name
+from .output import atomic_output
 from .xlsx_formulas import FormulaBuilder, NotLive, _find
 from .xlsx_layout import table_titles
 from .xlsx_style import RowHeights, Styles, input_format, number_format, text_width
@@ -45,14 +46,15 @@ LIBRARY_HEADER_ROW = 2
 
 def write(model, path) -> None:
     """Write `model` as an .xlsx workbook at `path`, atomically."""
-    with atomic_path(Path(path)) as temporary:
-        workbook = xlsxwriter.Workbook(str(temporary), {"strings_to_formulas": False,
-                                                        "strings_to_numbers": False})
+    with atomic_output(Path(path)) as stream:
+        workbook = xlsxwriter.Workbook(stream, {"strings_to_formulas": False, "strings_to_numbers": False,
+                                                "in_memory": True})
         WorkbookWriter(model, workbook).write()
         try:
             workbook.close()
-        except FileCreateError as exc:
-            raise OSError(str(exc)) from None
+        except FileCreateError as exc:      # xlsxwriter wraps the OSError of a failed write
+            cause = exc.args[0] if exc.args and isinstance(exc.args[0], OSError) else OSError(str(exc))
+            raise cause from None
 
 
 # --- which cells, under which names ---------------------------------------------
