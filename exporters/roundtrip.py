@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ifr.display import auto_unit
+from ifr.display import auto_unit, format_number
 from ifr.errors import IfrError
 from ifr.units import Dim, quantity, registry
 
@@ -111,13 +111,13 @@ class _Reader:
         in_unit = f" in {unit}" if unit else ""
         is_input = cell.kind == "input" or cid in self.model.overrides
         if content.formula is not None:
-            if not is_input:
+            if not is_input or _not_computed(self.model, cid, content):
                 return None
             typed = f"the formula `={content.formula}`" if content.formula else "a formula"
+            result = f"{format_number(content.value)}{in_unit}" if content.kind == "number" else f"a number{in_unit}"
             raise self.book.error("formula-in-input", f"the input `{cell.name}` holds {typed}; ifr reads only "
                                   "numbers from input cells",
-                                  hint=f"type a number{in_unit} (the value the formula gives), not a formula",
-                                  cell=at)
+                                  hint=f"type {result} (the value the formula gives), not a formula", cell=at)
         if content.kind == "number":
             number = content.value
         elif content.kind == "text":
@@ -147,15 +147,28 @@ class _Reader:
 
     def _check_fixed(self, cell, content: CellContent) -> None:
         if content.formula is not None:
-            kept = cell.live
+            kept = cell.live or not math.isfinite(cell.value)
         elif isinstance(cell.value, bool):
             kept = content.kind == "bool" and content.value == cell.value
         else:
             kept = content.kind == "number" and _same(content.value, cell.value)
         if not kept:
-            raise self.book.error("not-an-input", f"this cell was changed, but {cell.what} is not an input: ifr "
-                                  "does not read it back", hint=f"{cell.how}, then export again",
+            if content.formula is not None:
+                now = f"the formula `={content.formula}`"
+            elif content.kind == "number":
+                now = format_number(content.value)
+            else:
+                now = {"empty": "nothing", "error": f"`{content.value}`"}.get(content.kind, f"`{content.value}`")
+            raise self.book.error("not-an-input", f"{cell.what} was changed to {now}, but only the .ifr file "
+                                  "sets it: ifr does not read it back", hint=f"{cell.how}, then export again",
                                   cell=(cell.sheet, cell.row, cell.column))
+
+
+def _not_computed(model, cid: str, content: CellContent) -> bool:
+    """An input ifr could not compute, still as exported (`=NA()`)."""
+    value = display_value(model, cid)
+    return not isinstance(value, bool) and not math.isfinite(value) and \
+        content.formula.replace(" ", "").upper() == "NA()"
 
 
 def _in_base_units(number: float, dim: Dim):

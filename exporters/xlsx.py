@@ -131,6 +131,8 @@ class WorkbookWriter:
             sheet.write()
         if helpers is not None:
             helpers.write()
+        for worksheet in self.workbook.worksheets():
+            worksheet.protect("", PROTECTION)
         model_sheet.activate()
         self.workbook.set_properties({
             "title": self._title(), "subject": f"ifr model {self.model.file}",
@@ -225,27 +227,23 @@ class WorkbookWriter:
         cell = self.model.graph.cells[cid]
         if cell.kind == "input" or cid in self.model.overrides:
             written = _written_number(cell) if cid not in self.model.overrides else None
-            write_number(sheet, row, col, value, self.styles("input", input_format(value, written)))
             computed = cell.expr is not None and _find(cell.expr, (ir.MonteCarlo, ir.Reduce))
-            if computed and cid not in self.model.overrides:
-                sheet.write_comment(row, col, f"An input computed by ifr from `{cell.source}` (it refers to no "
-                                    "other cell); edit it like any input.", {"x_scale": 2.5, "y_scale": 1.5})
+            note = (f"An input computed by ifr from `{cell.source}` (it refers to no other cell); edit it like "
+                    "any input.") if computed and cid not in self.model.overrides else None
+            write_number(sheet, row, col, value, self.styles("input", input_format(value, written)), note)
             return
         found = self.formulas[cid]
         note = str(found) if isinstance(found, NotLive) else None
         if note is None:
             try:
                 text = self.formula_text(found)
-                sheet.write_formula(row, col, text, self.styles("formula", number_format(value)), value)
-                if "Comprehensions!" in text:
-                    sheet.write_comment(row, col, f"`{cell.source}` takes its rows from the hidden sheet "
-                                        "Comprehensions (Format > Sheet > Unhide to see them).",
-                                        {"x_scale": 2.5, "y_scale": 1.2})
+                rows_note = (f"`{cell.source}` takes its rows from the hidden sheet Comprehensions (Format > "
+                             "Sheet > Unhide to see them).") if "Comprehensions!" in text else None
+                write_formula(sheet, row, col, text, self.styles("formula", number_format(value)), value, rows_note)
                 return
             except NotExcel as exc:
                 note = f"Excel cannot express this formula ({exc}); a value computed by ifr."
-        write_number(sheet, row, col, value, self.styles("static", number_format(value)))
-        sheet.write_comment(row, col, note, {"x_scale": 2.5, "y_scale": 1.5})
+        write_number(sheet, row, col, value, self.styles("static", number_format(value)), note)
 
     def _title(self) -> str:
         return title_and_text(self.model)[0]
@@ -281,14 +279,52 @@ def _written_number(cell) -> str | None:
     return None
 
 
-def write_number(sheet, row: int, col: int, value, style) -> None:
-    """A number (or a bool), or its text where Excel has no such number (inf, nan)."""
-    if isinstance(value, bool):
-        sheet.write_boolean(row, col, value, style)
-    elif isinstance(value, (int, float)) and np.isfinite(value):
+NOTE_SIZE = {"x_scale": 2.5, "y_scale": 1.5}
+# Every sheet is protected without a password: only the unlocked (input)
+# cells can be edited, and what a reader needs stays allowed.
+PROTECTION = {"select_locked_cells": True, "select_unlocked_cells": True, "format_cells": True,
+              "format_columns": True, "format_rows": True, "sort": True, "autofilter": True, "objects": True}
+
+
+def write_number(sheet, row: int, col: int, value, style, note: str | None = None) -> None:
+    """A number (or a bool), with an optional note; a value ifr could not compute
+    (inf, nan) is the error #N/A (`=NA()`) with a note saying so, never a number."""
+    if isinstance(value, (bool, np.bool_)):
+        sheet.write_boolean(row, col, bool(value), style)
+    elif isinstance(value, (int, float, np.number)) and np.isfinite(value):
         sheet.write_number(row, col, float(value), style)
+    elif isinstance(value, (int, float, np.number)):
+        sheet.write_formula(row, col, "=NA()", style, "#N/A")
+        note = _joined(not_computed(value), note)
     else:
         sheet.write_string(row, col, str(value), style)
+    if note:
+        sheet.write_comment(row, col, note, NOTE_SIZE)
+
+
+def write_formula(sheet, row: int, col: int, text: str, style, value, note: str | None = None) -> None:
+    """A live formula carrying ifr's value (a number, bool or text) for viewers that do
+    not recalculate; a value ifr could not compute is carried as #N/A, with a note."""
+    if isinstance(value, (bool, np.bool_)):
+        cached = bool(value)
+    elif isinstance(value, str):
+        cached = value
+    elif np.isfinite(float(value)):
+        cached = float(value)
+    else:
+        cached, note = "#N/A", _joined(not_computed(value), note)
+    sheet.write_formula(row, col, text, style, cached)
+    if note:
+        sheet.write_comment(row, col, note, NOTE_SIZE)
+
+
+def not_computed(value) -> str:
+    what = "not a number (NaN)" if np.isnan(float(value)) else ("-" if value < 0 else "") + "infinite"
+    return f"ifr could not compute this cell: its value is {what}, which a workbook cannot hold as a number."
+
+
+def _joined(first: str, second: str | None) -> str:
+    return first if not second else f"{first}\n\n{second}"
 
 
 def merged_text(sheet, row: int, first_col: int, last_col: int, text: str, style) -> None:

@@ -14,7 +14,7 @@ from ifr import ir
 
 from .cells import display_value
 from .excel_formula import NotExcel
-from .xlsx import merged_text, setup_print, write_number
+from .xlsx import merged_text, setup_print, write_formula, write_number
 from .xlsx_formulas import LOOP_VARIABLE, NotLive
 from .xlsx_layout import SCENARIOS_FIRST_COLUMN, SCENARIOS_HEADER_ROW, in_unit, scenario_layout, scenario_rows
 from .xlsx_style import column_format, input_format, number_format, text_width
@@ -41,10 +41,9 @@ class _Sheet:
         except (NotLive, NotExcel) as exc:
             note = str(exc) if isinstance(exc, NotLive) else \
                 f"Excel cannot express this formula ({exc}); a value computed by ifr."
-            write_number(self.sheet, row, col, cached, self.st("static", fmt))
-            self.sheet.write_comment(row, col, note, {"x_scale": 2.5, "y_scale": 1.5})
+            write_number(self.sheet, row, col, cached, self.st("static", fmt), note)
             return False
-        self.sheet.write_formula(row, col, text, self.st(style_kind, fmt), _cacheable(cached))
+        write_formula(self.sheet, row, col, text, self.st(style_kind, fmt), cached)
         return True
 
     def heading(self, row: int, columns: list[str], widths: list[float] | None = None,
@@ -53,15 +52,6 @@ class _Sheet:
             self.sheet.write_string(row, col, text, self.st("header_number" if col in numeric else "header"))
         for col, width in enumerate(widths or []):
             self.sheet.set_column(col, col, width)
-
-
-def _cacheable(value):
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, str):
-        return value
-    value = float(value)
-    return value if np.isfinite(value) else 0
 
 
 # --- scenarios ---------------------------------------------------------------------
@@ -91,7 +81,7 @@ class ScenariosSheet(_Sheet):
             sheet.write_string(r, 0, cell.name, self.st("text"))
             sheet.write_string(r, 1, model.units[cid], self.st("unit"))
             value = display_value(model, cid)
-            sheet.write_formula(r, 2, f"={self.w.names[cid]}", self.st("formula", number_format(value)), value)
+            write_formula(sheet, r, 2, f"={self.w.names[cid]}", self.st("formula", number_format(value)), value)
         for k, name in enumerate(names):
             self._column(SCENARIOS_FIRST_COLUMN + k, name, position)
         widths = [text_width([graph.cells[c].name for c in self.rows] + ["Name"], 10, 40),
@@ -124,8 +114,8 @@ class ScenariosSheet(_Sheet):
                 else:
                     write_number(self.sheet, r, col, value, self.st("override", input_format(value)))
             elif cid not in affected:
-                self.sheet.write_formula(r, col, f"={self.w.names[cid]}", self.st("formula", number_format(value)),
-                                         _cacheable(value))
+                write_formula(self.sheet, r, col, f"={self.w.names[cid]}", self.st("formula", number_format(value)),
+                              value)
             else:
                 self.live(r, col, lambda c=cid: builder.cell(c, inline_only=True), refs, value)
 
@@ -210,8 +200,8 @@ class ComprehensionsSheet(_Sheet):
             for i, ((n, cached), text) in enumerate(zip(block.rows, texts)):
                 write_number(sheet, start + i, 0, n, self.st("muted", "0"))
                 if text is not None:
-                    sheet.write_formula(start + i, 1, text.replace(self._LOOP, f"$A{start + i + 1}"), style,
-                                        _cacheable(cached))
+                    write_formula(sheet, start + i, 1, text.replace(self._LOOP, f"$A{start + i + 1}"), style,
+                                  cached)
         sheet.set_column(0, 0, 12)
         sheet.set_column(1, 1, 24)
         sheet.set_column(2, 3, 20)
