@@ -34,16 +34,17 @@ def edit(value, how) -> float:
     factor, whole = how
     if isinstance(value, int) or float(value).is_integer():
         return whole(int(value))
-    return value * factor
+    return float(f"{value * factor:.12g}")     # twelve digits: saved and read back exactly
 
 
 def computable_edit(model, inputs):
-    """The first of EDITS under which the edited model still evaluates."""
+    """The first of EDITS under which the edited model still evaluates: the edit,
+    the values typed (quantities in display units) and the model `with_inputs` makes of them."""
     for how in EDITS:
+        typed = {model.graph.cells[cid].name: quantity(edit(display_value(model, cid), how), model.units[cid])
+                 for cid in inputs}
         try:
-            model.with_inputs(**{model.graph.cells[cid].name: quantity(edit(display_value(model, cid), how),
-                                                                       model.units[cid]) for cid in inputs})
-            return how
+            return how, typed, model.with_inputs(**typed)
         except IfrError:
             continue
     raise AssertionError("no edit leaves the model computable")
@@ -57,20 +58,20 @@ def test_every_input_cell_reads_back(path, tmp_path):
     book = load_workbook(exported)
     names = cell_names(model)
     inputs = [cid for cid in exported_cells(model) if model.graph.cells[cid].kind == "input"]
-    how = computable_edit(model, inputs)
+    how, typed, expected = computable_edit(model, inputs)
     for cid in inputs:
         target = at(book, names[cid])
         assert isinstance(target.value, (int, float)) and not isinstance(target.value, bool), (cid, target.value)
         target.value = edit(target.value, how)
     edited = tmp_path / "edited.xlsx"
     book.save(edited)
-    book = load_workbook(edited)              # the numbers as saved (openpyxl rounds to 15 digits)
-    typed = {model.graph.cells[cid].name: quantity(at(book, names[cid]).value, model.units[cid]) for cid in inputs}
+    saved = load_workbook(edited)
+    assert {model.graph.cells[cid].name: at(saved, names[cid]).value for cid in inputs} == \
+           {name: q.magnitude for name, q in typed.items()}
     changed = {name for name, q in typed.items() if q.magnitude != 0}
 
     assert set(read_inputs(model, edited)) == changed
     variant = with_workbook_inputs(model, edited)
-    expected = model.with_inputs(**typed)
     mismatches = [model.graph.cells[cid].name for cid in model.graph.cells
                   if not same(variant.values[cid], expected.values[cid])]
     assert mismatches == []
