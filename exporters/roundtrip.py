@@ -22,7 +22,6 @@ import math
 from pathlib import Path
 
 from ifr.display import auto_unit, format_number
-from ifr.errors import IfrError
 from ifr.units import Dim, quantity, registry
 
 from .cells import display_value, exported_cells

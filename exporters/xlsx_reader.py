@@ -2,17 +2,12 @@
 
 `--inputs-from` opens workbooks that came back from other people, so the
 file is untrusted. openpyxl would load every sheet, string and style into
-memory and raise whatever its parsers raise; this reader instead
-
-- checks the zip's central directory before reading anything: the number of
-  parts, each part's uncompressed size and their sum are capped (a 0.5 MB
-  file that inflates to 500 MB is refused unread), and reading a part stops
-  at the size the directory gave (a directory that lies fails the CRC check);
-- parses XML with expat, refusing any DOCTYPE (so no entity expansion);
-- streams each sheet and keeps only the cells asked for, then streams the
-  shared strings and keeps only the ones those cells use;
-- checks every cell's shared-string and style index, and every defined
-  name's target, against the workbook's limits.
+memory and raise whatever its parsers raise; this reader instead reads the
+parts through `xlsx_parts` (sizes capped before unpacking, no DOCTYPE),
+streams each sheet keeping only the cells asked for, then streams the
+shared strings keeping only the ones those cells use, and checks every
+cell's shared-string and style index, and every defined name's target,
+against the workbook's limits.
 
 Every failure is one IfrError naming the file, and the part, sheet or cell.
 """
@@ -20,20 +15,14 @@ from __future__ import annotations
 
 import posixpath
 import re
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from xml.parsers import expat
 
 from ifr.errors import IfrError, Span, remember_source
 
-MAX_PARTS = 10_000
-MAX_PART_BYTES = 64 * 2 ** 20       # an exported sheet is well under 10 MB
-MAX_TOTAL_BYTES = 256 * 2 ** 20
-MAX_FILE_BYTES = 256 * 2 ** 20
+from .xlsx_parts import HINT, Parts
+
 MAX_ROW, MAX_COLUMN = 1_048_576, 16_384   # Excel's grid: A1..XFD1048576
-_CHUNK = 64 * 1024
-_HINT = "give the workbook that `ifr export` wrote, saved as .xlsx"
 _REFERENCE = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
 
 
@@ -86,32 +75,30 @@ class Workbook:
 
     def __init__(self, path: Path):
         self.path = Path(path)
-        self._zip = _open_zip(self.path)
-        self._parts = {info.filename.lower(): info for info in self._zip.infolist()}
-        self._read_budget = MAX_TOTAL_BYTES
+        self._parts = Parts(self.path)
         try:
             self._read_structure()
         except BaseException:
-            self._zip.close()
+            self._parts.close()
             raise
 
     def __enter__(self) -> "Workbook":
         return self
 
     def __exit__(self, *exc) -> None:
-        self._zip.close()
+        self._parts.close()
 
     @property
     def sheet_names(self) -> list[str]:
         return list(self._sheets)
 
-    def error(self, code: str, message: str, hint: str = _HINT,
+    def error(self, code: str, message: str, hint: str = HINT,
               cell: tuple[str, int, int] | None = None) -> IfrError:
         """An error about this workbook; about one of its cells when `cell`
         (sheet, row, column) is given: then its position is the workbook's
         `path:row:column` and the message opens with `Sheet!B7`."""
         if cell is None:
-            return IfrError(code, f"{self.path}: {message}", None, hint=hint)
+            return self._parts.error(code, message, hint)
         sheet, row, column = cell
         remember_source(str(self.path), "")       # a workbook has no source line to quote
         return IfrError(code, f"{sheet}!{coordinate(row, column)}: {message}",
@@ -185,19 +172,10 @@ class Workbook:
     # --- parts
 
     def events(self, part: str):
-        """(event, tag, attributes, text) of an XML part, streamed: `start` and
-        `end` events with local tag names; `text` is set on `end` only."""
-        info = self._parts.get(part.lower())
-        if info is None:
-            raise self.error("unreadable", f"the part {part} is missing")
-        self._read_budget -= info.file_size
-        if self._read_budget < 0:
-            raise self.error("workbook-too-large", f"its parts add up to more than "
-                             f"{MAX_TOTAL_BYTES // 2 ** 20} MB uncompressed")
-        return _xml_events(self, part, info)
+        return self._parts.events(part)
 
     def has_part(self, part: str | None) -> bool:
-        return part is not None and part.lower() in self._parts
+        return self._parts.has(part)
 
     def _read_structure(self) -> None:
         workbook_part = self._main_part()
@@ -363,85 +341,3 @@ class _SheetCells:
             raise self.book.error("unreadable", f"sheet `{self.sheet}` has a row `{text[:40]}` outside Excel's "
                                   f"grid (rows 1 to {MAX_ROW})")
         return row
-
-
-# --- the zip and the XML -------------------------------------------------------------
-
-def _open_zip(path: Path) -> zipfile.ZipFile:
-    if not path.is_file():
-        raise IfrError("no-such-file", f"no such workbook: {path}", None, hint="check the path")
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise IfrError("workbook-too-large", f"{path} is {size // 2 ** 20} MB; ifr reads workbooks up to "
-                       f"{MAX_FILE_BYTES // 2 ** 20} MB", None, hint=_HINT)
-    try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
-        raise IfrError("unreadable", f"cannot read {path}: it is not an .xlsx workbook ({exc})", None,
-                       hint=_HINT) from None
-    infos = archive.infolist()
-    if len(infos) > MAX_PARTS:
-        archive.close()
-        raise IfrError("workbook-too-large", f"{path} has {len(infos)} parts; an .xlsx workbook has a few dozen",
-                       None, hint=_HINT)
-    for info in infos:
-        if info.file_size > MAX_PART_BYTES:
-            archive.close()
-            raise IfrError("workbook-too-large", f"{path}: the part {info.filename} would be "
-                           f"{info.file_size // 2 ** 20} MB uncompressed; ifr reads parts up to "
-                           f"{MAX_PART_BYTES // 2 ** 20} MB", None, hint=_HINT)
-    return archive
-
-
-class _RefuseDoctype(Exception):
-    pass
-
-
-def _xml_events(book: Workbook, part: str, info: zipfile.ZipInfo):
-    events: list = []
-    texts: list[list[str]] = []
-    attributes_stack: list[dict] = []
-
-    def start(name, attributes):
-        tag = name.rpartition("}")[2]
-        local = {key.rpartition("}")[2]: value for key, value in attributes.items()}
-        events.append(("start", tag, local, None))
-        attributes_stack.append(local)
-        texts.append([])
-
-    def end(name):
-        events.append(("end", name.rpartition("}")[2], attributes_stack.pop(), "".join(texts.pop())))
-
-    def characters(data):
-        if texts:
-            texts[-1].append(data)
-
-    def doctype(*_):
-        raise _RefuseDoctype()
-
-    parser = expat.ParserCreate(namespace_separator="}")
-    parser.StartElementHandler, parser.EndElementHandler = start, end
-    parser.CharacterDataHandler = characters
-    parser.StartDoctypeDeclHandler = doctype
-    parser.EntityDeclHandler = doctype
-    parser.buffer_text = True
-    read = 0
-    try:
-        with book._zip.open(info) as stream:
-            while True:
-                chunk = stream.read(_CHUNK)
-                read += len(chunk)
-                if read > info.file_size:      # never more than the directory promised
-                    raise zipfile.BadZipFile("part larger than its directory entry")
-                parser.Parse(chunk, not chunk)
-                yield from events
-                events.clear()
-                if not chunk:
-                    return
-    except expat.ExpatError as exc:
-        raise book.error("unreadable", f"the part {part} is not well-formed XML "
-                         f"({expat.ErrorString(exc.code)}, line {exc.lineno}, column {exc.offset + 1})") from None
-    except _RefuseDoctype:
-        raise book.error("unreadable", f"the part {part} declares a DOCTYPE, which no .xlsx part has") from None
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
-        raise book.error("unreadable", f"the part {part} cannot be unpacked ({exc})") from None

@@ -7,7 +7,6 @@ has an address and a defined name.
 """
 from __future__ import annotations
 
-import numpy as np
 import sympy as sp
 
 from ifr import ir

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import zipfile
-from pathlib import Path
 
 import pytest
 from openpyxl import load_workbook

@@ -15,7 +15,7 @@ import pytest
 import ifr
 from ifr.errors import IfrError
 from ifr.exporters.roundtrip import read_inputs
-from ifr.exporters.xlsx_reader import MAX_PART_BYTES
+from ifr.exporters.xlsx_parts import MAX_PART_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent
 PD_HANDOFF = ROOT / "models" / "pd_handoff.ifr"
