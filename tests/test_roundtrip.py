@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -276,3 +277,26 @@ def test_table_and_scenario_values_are_not_offered_as_inputs(features):
                 assert cell.protection.locked is not False, (sheet, cell.coordinate)
                 assert not (cell.font and cell.font.color and cell.font.color.rgb
                             and str(cell.font.color.rgb).endswith(INPUT_BLUE[1:])), (sheet, cell.coordinate)
+
+
+# --- workbooks saved by the spreadsheet programs people use ------------------------------
+
+def test_a_workbook_saved_by_libreoffice_reads_back(soffice, model, workbook, tmp_path):
+    """LibreOffice writes its own XML (its own shared strings, styles and cached
+    values): edits made before it saved are read back, and nothing else."""
+    edited = edit(workbook, tmp_path / "edited.xlsx", {where(model, workbook, "link"): 50,
+                                                      where(model, workbook, "context"): 4096})
+    saved = recalculate(edited, tmp_path / "saved")
+    assert read_inputs(model, saved) == {"link": quantity(50, "GB/s"), "context": quantity(4096, "token")}
+    assert read_inputs(model, recalculate(workbook, tmp_path / "untouched")) == {}
+
+
+def test_a_workbook_saved_by_gnumeric_reads_back(model, workbook, tmp_path):
+    ssconvert = shutil.which("ssconvert")
+    if ssconvert is None:
+        pytest.skip("Gnumeric's ssconvert is not installed")
+    edited = edit(workbook, tmp_path / "edited.xlsx", {where(model, workbook, "context"): 4096})
+    saved = tmp_path / "gnumeric.xlsx"
+    subprocess.run([ssconvert, "--export-type=Gnumeric_Excel:xlsx2", str(edited), str(saved)],
+                   capture_output=True, check=True, timeout=120)
+    assert read_inputs(model, saved) == {"context": quantity(4096, "token")}
