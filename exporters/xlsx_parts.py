@@ -6,7 +6,8 @@ a 0.5 MB file that would inflate to 500 MB is refused unread. Reading a part
 stops at the size the directory gave (zipfile's own limit, checked again
 here), so a directory that understates a part fails the CRC check instead of
 buying memory. XML is parsed with expat and streamed as events; a DOCTYPE is
-refused, so no entity is ever expanded.
+refused, so no entity is ever expanded, and so is nesting deeper than any
+workbook needs.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ MAX_PARTS = 10_000
 MAX_PART_BYTES = 64 * 2 ** 20       # an exported sheet is well under 10 MB
 MAX_TOTAL_BYTES = 256 * 2 ** 20
 MAX_FILE_BYTES = 256 * 2 ** 20
+MAX_DEPTH = 64                      # SpreadsheetML nests a dozen elements deep at most
 HINT = "give the workbook that `ifr export` wrote, saved as .xlsx"
 _CHUNK = 64 * 1024
 
@@ -74,11 +76,17 @@ class Parts:
                              f"({expat.ErrorString(exc.code)}, line {exc.lineno}, column {exc.offset + 1})") from None
         except _RefuseDoctype:
             raise self.error("unreadable", f"the part {part} declares a DOCTYPE, which no .xlsx part has") from None
+        except _TooDeep:
+            raise self.error("unreadable", f"the part {part} nests elements more than {MAX_DEPTH} deep") from None
         except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
             raise self.error("unreadable", f"the part {part} cannot be unpacked ({exc})") from None
 
 
 class _RefuseDoctype(Exception):
+    pass
+
+
+class _TooDeep(Exception):
     pass
 
 
@@ -97,6 +105,8 @@ class _Handler:
         self.parser = parser
 
     def _start(self, name, attributes):
+        if len(self._attributes) >= MAX_DEPTH:    # each open element costs memory: a nesting bomb is refused
+            raise _TooDeep()
         local = {key.rpartition("}")[2]: value for key, value in attributes.items()}
         self.events.append(("start", name.rpartition("}")[2], local, None))
         self._attributes.append(local)

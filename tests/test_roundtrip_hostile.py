@@ -77,6 +77,20 @@ def test_a_doctype_is_refused_before_any_entity_is_expanded(model, exported, tmp
     assert error.code == "unreadable" and "DOCTYPE" in error.message
 
 
+def test_deep_nesting_is_refused(model, exported, tmp_path):
+    nested = "<x>" * 2_000_000 + "</x>" * 2_000_000
+    broken = rebuild(exported, tmp_path / "nested.xlsx",
+                     part("xl/sharedStrings.xml", lambda text: text.replace("</sst>", nested + "</sst>")))
+    tracemalloc.start()
+    try:
+        error = refused(model, broken)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert error.code == "unreadable" and "nests elements more than" in error.message
+    assert peak < 32 * 2 ** 20
+
+
 def test_a_shared_string_index_out_of_range_names_the_cell(model, exported, tmp_path):
     broken = rebuild(exported, tmp_path / "strings.xlsx",
                      part(SHEET, lambda text: re.sub(r'(<c r="A7" s="\d+" t="s"><v>)\d+', r"\g<1>99999", text)))
