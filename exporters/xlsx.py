@@ -257,7 +257,8 @@ class WorkbookWriter:
         lines = [
             f"Exported by ifr {ifr.__version__} from {self.model.file}: {len(self.cells)} cells, {inputs} of them "
             "inputs. Every number is shown in the unit beside it.",
-            "To use it: edit the blue input cells (here and on the Library sheet) and every formula recalculates. "
+            "To use it: edit the blue input cells (here and on the Library sheet) and every formula recalculates; "
+            "every other cell is locked (Unprotect Sheet, no password, lifts that). "
             "Keep the units: convert a number rather than change its unit. Grey italic values were computed by "
             "ifr and do not recalculate (their notes say why). Read edits back with: "
             f"ifr run {self.model.file} --inputs-from THIS.xlsx",
