@@ -138,7 +138,7 @@ def _print_diagnostics(diagnostics) -> None:
 def _what_if(model, args):
     """The model with the workbook's edits, a scenario and --set values applied, in that order."""
     if getattr(args, "inputs_from", None):
-        from .roundtrip import read_inputs
+        from .exporters.roundtrip import read_inputs
         model = model.with_inputs(**read_inputs(model, Path(args.inputs_from)))
     scenarios = getattr(args, "scenario", None) or []
     if len(scenarios) > 1:

@@ -11,13 +11,15 @@ from pathlib import Path
 
 import ifr
 
-from .cells import atomic_path, display_value, exported_cells, source_text, table_result, title_and_text
+from .cells import display_value, exported_cells, source_text, table_result, title_and_text
+from .output import atomic_output
 
 
 def write(model, path) -> None:
     """Write `model` as JSON at `path`, atomically."""
-    with atomic_path(Path(path)) as temporary:
-        temporary.write_text(json.dumps(document(model), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    text = json.dumps(document(model), indent=2, ensure_ascii=False) + "\n"
+    with atomic_output(Path(path)) as stream:
+        stream.write(text.encode("utf-8"))
 
 
 def document(model) -> dict:

@@ -10,13 +10,15 @@ from pathlib import Path
 import ifr
 from ifr.display import format_number
 
-from .cells import atomic_path, exported_cells, source_text, table_result, title_and_text
+from .cells import exported_cells, source_text, table_result, title_and_text
+from .output import atomic_output
 
 
 def write(model, path) -> None:
     """Write `model` as Markdown at `path`, atomically."""
-    with atomic_path(Path(path)) as temporary:
-        temporary.write_text(render(model), encoding="utf-8")
+    text = render(model)
+    with atomic_output(Path(path)) as stream:
+        stream.write(text.encode("utf-8"))
 
 
 def render(model) -> str:

@@ -12,8 +12,8 @@ Sheets, in order:
   **Scenarios** and the hidden **Comprehensions** helper rows (`xlsx_sheets`).
 
 Every exported cell gets a defined name (`excel_names`), so formulas read
-`=1073.741824*kv_state/link`. The file is written to a temporary file in
-the target's folder and renamed over the target, so a failed export never
+`=1073.741824*kv_state/link`. The file is written through `output`: an
+exclusive temporary file renamed over the target, so a failed export never
 leaves half a workbook behind.
 """
 from __future__ import annotations
@@ -27,15 +27,17 @@ from xlsxwriter.exceptions import FileCreateError
 import ifr
 from ifr import ir
 
-from .cells import atomic_path, display_value, exported_cells, source_text, title_and_text
+from .cells import display_value, exported_cells, source_text, title_and_text
 from .excel_formula import NotExcel, excel_formula
 from .excel_names import assign_names, is_excel_name
+from .output import atomic_output
 from .xlsx_formulas import FormulaBuilder, NotLive, _find
+from .xlsx_layout import table_titles
 from .xlsx_style import RowHeights, Styles, input_format, number_format, text_width
 
 MODEL_SHEET = "Model"
 LIBRARY_SHEET = "Library"
-# Columns of the Model and Library sheets (ifr.roundtrip reads them back).
+# Columns of the Model and Library sheets (ifr.exporters.roundtrip reads them back).
 NAME_COL, VALUE_COL, UNIT_COL, FORMULA_COL, DESCRIPTION_COL, EXCEL_NAME_COL = range(6)
 HEADINGS = ["Name", "Value", "Unit", "Formula in the .ifr", "Description", "Excel name"]
 MODEL_HEADER_ROW = 4      # rows above it hold the cover block
@@ -44,14 +46,15 @@ LIBRARY_HEADER_ROW = 2
 
 def write(model, path) -> None:
     """Write `model` as an .xlsx workbook at `path`, atomically."""
-    with atomic_path(Path(path)) as temporary:
-        workbook = xlsxwriter.Workbook(str(temporary), {"strings_to_formulas": False,
-                                                        "strings_to_numbers": False})
+    with atomic_output(Path(path)) as stream:
+        workbook = xlsxwriter.Workbook(stream, {"strings_to_formulas": False, "strings_to_numbers": False,
+                                                "in_memory": True})
         WorkbookWriter(model, workbook).write()
         try:
             workbook.close()
-        except FileCreateError as exc:
-            raise OSError(str(exc)) from None
+        except FileCreateError as exc:      # xlsxwriter wraps the OSError of a failed write
+            cause = exc.args[0] if exc.args and isinstance(exc.args[0], OSError) else OSError(str(exc))
+            raise cause from None
 
 
 # --- which cells, under which names ---------------------------------------------
@@ -104,11 +107,11 @@ class WorkbookWriter:
         extra = []
         if self.model.graph.checks:
             extra.append(ChecksSheet(self))
-        used_titles = {MODEL_SHEET.lower(), LIBRARY_SHEET.lower(), "checks", "scenarios", "comprehensions"}
+        titles = table_titles(self.model)
         for table in self.model.graph.tables:
-            extra.append(TableSheet(self, table, used_titles))
+            extra.append(TableSheet(self, table, titles[table.name]))
         if self.model.graph.scenarios:
-            extra.append(ScenariosSheet(self, main))
+            extra.append(ScenariosSheet(self))
         helpers = ComprehensionsSheet(self) if self.builder.helpers else None
         for sheet in extra:
             sheet.add()
@@ -128,6 +131,8 @@ class WorkbookWriter:
             sheet.write()
         if helpers is not None:
             helpers.write()
+        for worksheet in self.workbook.worksheets():
+            worksheet.protect("", PROTECTION)
         model_sheet.activate()
         self.workbook.set_properties({
             "title": self._title(), "subject": f"ifr model {self.model.file}",
@@ -222,27 +227,23 @@ class WorkbookWriter:
         cell = self.model.graph.cells[cid]
         if cell.kind == "input" or cid in self.model.overrides:
             written = _written_number(cell) if cid not in self.model.overrides else None
-            write_number(sheet, row, col, value, self.styles("input", input_format(value, written)))
             computed = cell.expr is not None and _find(cell.expr, (ir.MonteCarlo, ir.Reduce))
-            if computed and cid not in self.model.overrides:
-                sheet.write_comment(row, col, f"An input computed by ifr from `{cell.source}` (it refers to no "
-                                    "other cell); edit it like any input.", {"x_scale": 2.5, "y_scale": 1.5})
+            note = (f"An input computed by ifr from `{cell.source}` (it refers to no other cell); edit it like "
+                    "any input.") if computed and cid not in self.model.overrides else None
+            write_number(sheet, row, col, value, self.styles("input", input_format(value, written)), note)
             return
         found = self.formulas[cid]
         note = str(found) if isinstance(found, NotLive) else None
         if note is None:
             try:
                 text = self.formula_text(found)
-                sheet.write_formula(row, col, text, self.styles("formula", number_format(value)), value)
-                if "Comprehensions!" in text:
-                    sheet.write_comment(row, col, f"`{cell.source}` takes its rows from the hidden sheet "
-                                        "Comprehensions (Format > Sheet > Unhide to see them).",
-                                        {"x_scale": 2.5, "y_scale": 1.2})
+                rows_note = (f"`{cell.source}` takes its rows from the hidden sheet Comprehensions (Format > "
+                             "Sheet > Unhide to see them).") if "Comprehensions!" in text else None
+                write_formula(sheet, row, col, text, self.styles("formula", number_format(value)), value, rows_note)
                 return
             except NotExcel as exc:
                 note = f"Excel cannot express this formula ({exc}); a value computed by ifr."
-        write_number(sheet, row, col, value, self.styles("static", number_format(value)))
-        sheet.write_comment(row, col, note, {"x_scale": 2.5, "y_scale": 1.5})
+        write_number(sheet, row, col, value, self.styles("static", number_format(value)), note)
 
     def _title(self) -> str:
         return title_and_text(self.model)[0]
@@ -256,7 +257,8 @@ class WorkbookWriter:
         lines = [
             f"Exported by ifr {ifr.__version__} from {self.model.file}: {len(self.cells)} cells, {inputs} of them "
             "inputs. Every number is shown in the unit beside it.",
-            "To use it: edit the blue input cells (here and on the Library sheet) and every formula recalculates. "
+            "To use it: edit the blue input cells (here and on the Library sheet) and every formula recalculates; "
+            "every other cell is locked (Unprotect Sheet, no password, lifts that). "
             "Keep the units: convert a number rather than change its unit. Grey italic values were computed by "
             "ifr and do not recalculate (their notes say why). Read edits back with: "
             f"ifr run {self.model.file} --inputs-from THIS.xlsx",
@@ -278,14 +280,52 @@ def _written_number(cell) -> str | None:
     return None
 
 
-def write_number(sheet, row: int, col: int, value, style) -> None:
-    """A number (or a bool), or its text where Excel has no such number (inf, nan)."""
-    if isinstance(value, bool):
-        sheet.write_boolean(row, col, value, style)
-    elif isinstance(value, (int, float)) and np.isfinite(value):
+NOTE_SIZE = {"x_scale": 2.5, "y_scale": 1.5}
+# Every sheet is protected without a password: only the unlocked (input)
+# cells can be edited, and what a reader needs stays allowed.
+PROTECTION = {"select_locked_cells": True, "select_unlocked_cells": True, "format_cells": True,
+              "format_columns": True, "format_rows": True, "sort": True, "autofilter": True, "objects": True}
+
+
+def write_number(sheet, row: int, col: int, value, style, note: str | None = None) -> None:
+    """A number (or a bool), with an optional note; a value ifr could not compute
+    (inf, nan) is the error #N/A (`=NA()`) with a note saying so, never a number."""
+    if isinstance(value, (bool, np.bool_)):
+        sheet.write_boolean(row, col, bool(value), style)
+    elif isinstance(value, (int, float, np.number)) and np.isfinite(value):
         sheet.write_number(row, col, float(value), style)
+    elif isinstance(value, (int, float, np.number)):
+        sheet.write_formula(row, col, "=NA()", style, "#N/A")
+        note = _joined(not_computed(value), note)
     else:
         sheet.write_string(row, col, str(value), style)
+    if note:
+        sheet.write_comment(row, col, note, NOTE_SIZE)
+
+
+def write_formula(sheet, row: int, col: int, text: str, style, value, note: str | None = None) -> None:
+    """A live formula carrying ifr's value (a number, bool or text) for viewers that do
+    not recalculate; a value ifr could not compute is carried as #N/A, with a note."""
+    if isinstance(value, (bool, np.bool_)):
+        cached = bool(value)
+    elif isinstance(value, str):
+        cached = value
+    elif np.isfinite(float(value)):
+        cached = float(value)
+    else:
+        cached, note = "#N/A", _joined(not_computed(value), note)
+    sheet.write_formula(row, col, text, style, cached)
+    if note:
+        sheet.write_comment(row, col, note, NOTE_SIZE)
+
+
+def not_computed(value) -> str:
+    what = "not a number (NaN)" if np.isnan(float(value)) else ("-" if value < 0 else "") + "infinite"
+    return f"ifr could not compute this cell: its value is {what}, which a workbook cannot hold as a number."
+
+
+def _joined(first: str, second: str | None) -> str:
+    return first if not second else f"{first}\n\n{second}"
 
 
 def merged_text(sheet, row: int, first_col: int, last_col: int, text: str, style) -> None:

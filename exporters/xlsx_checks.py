@@ -18,7 +18,7 @@ from ifr.evaluate import compile_node
 from ifr.tables import sweep_values
 
 from .excel_formula import number_text
-from .xlsx import merged_text, setup_print, write_number
+from .xlsx import merged_text, setup_print, write_formula, write_number
 from .xlsx_formulas import NotLive, per_unit, symbol, unit_size
 from .xlsx_sheets import FAIL, PASS, _Sheet
 from .xlsx_style import RowHeights, input_format, number_format, text_width
@@ -114,8 +114,8 @@ class ChecksSheet(_Sheet):
         tolerance = check.tolerance
         if tolerance is not None and isinstance(tolerance, ir.Const) and tolerance.unit == "%":
             rule, tol = f"within {tolerance.text}", abs(result.expected) * tolerance.value
-            self.sheet.write_formula(row, 4, f"=ABS({expected_ref})*{number_text(sp.nsimplify(tolerance.value))}",
-                                     self.st("formula", _plus_minus(number_format(tol))), tol)
+            write_formula(self.sheet, row, 4, f"=ABS({expected_ref})*{number_text(sp.nsimplify(tolerance.value))}",
+                          self.st("formula", _plus_minus(number_format(tol))), tol)
         elif tolerance is not None:
             rule = f"within {tolerance.text}"
             tol = abs(float(compile_node(tolerance)(self.w.model.values, {}))) / float(scale)
@@ -126,8 +126,8 @@ class ChecksSheet(_Sheet):
             write_number(self.sheet, row, 4, tol, self.st("formula", _plus_minus(input_format(tol))))
         else:
             rule, tol = "relative 1e-9", 1e-9 * abs(result.expected)
-            self.sheet.write_formula(row, 4, f"=ABS({expected_ref})*1E-9",
-                                     self.st("formula", _plus_minus(number_format(tol))), tol)
+            write_formula(self.sheet, row, 4, f"=ABS({expected_ref})*1E-9",
+                          self.st("formula", _plus_minus(number_format(tol))), tol)
         self.sheet.write_string(row, 5, rule, self.st("muted"))
         self.sheet.write_formula(row, 6, f'=IF(ABS(B{row + 1}-C{row + 1})<=E{row + 1}*(1+1E-12)+1E-300,'
                                  f'"{PASS}","{FAIL}")', self.st("pass"), PASS if result.passed else FAIL)

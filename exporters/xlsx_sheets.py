@@ -7,34 +7,18 @@ has an address and a defined name.
 """
 from __future__ import annotations
 
-import re
-
-import numpy as np
 import sympy as sp
 
 from ifr import ir
 
 from .cells import display_value
 from .excel_formula import NotExcel
-from .xlsx import merged_text, setup_print, write_number
-from .xlsx_formulas import LOOP_VARIABLE, NotLive, unit_size
+from .xlsx import merged_text, setup_print, write_formula, write_number
+from .xlsx_formulas import LOOP_VARIABLE, NotLive
+from .xlsx_layout import SCENARIOS_FIRST_COLUMN, SCENARIOS_HEADER_ROW, in_unit, scenario_layout, scenario_rows
 from .xlsx_style import column_format, input_format, number_format, text_width
 
 PASS, FAIL = "✓", "✗"
-MAX_SHEET_TITLE = 31
-
-
-def sheet_title(name: str, used: set[str]) -> str:
-    """A worksheet title Excel accepts (31 characters, no []:*?/\\), unique case-insensitively."""
-    base = re.sub(r"[\[\]:*?/\\']", "_", name).strip() or "Table"
-    base = base[:MAX_SHEET_TITLE]
-    title, n = base, 2
-    while title.lower() in used:
-        suffix = f" ({n})"
-        title = base[:MAX_SHEET_TITLE - len(suffix)] + suffix
-        n += 1
-    used.add(title.lower())
-    return title
 
 
 class _Sheet:
@@ -56,10 +40,9 @@ class _Sheet:
         except (NotLive, NotExcel) as exc:
             note = str(exc) if isinstance(exc, NotLive) else \
                 f"Excel cannot express this formula ({exc}); a value computed by ifr."
-            write_number(self.sheet, row, col, cached, self.st("static", fmt))
-            self.sheet.write_comment(row, col, note, {"x_scale": 2.5, "y_scale": 1.5})
+            write_number(self.sheet, row, col, cached, self.st("static", fmt), note)
             return False
-        self.sheet.write_formula(row, col, text, self.st(style_kind, fmt), _cacheable(cached))
+        write_formula(self.sheet, row, col, text, self.st(style_kind, fmt), cached)
         return True
 
     def heading(self, row: int, columns: list[str], widths: list[float] | None = None,
@@ -70,57 +53,36 @@ class _Sheet:
             self.sheet.set_column(col, col, width)
 
 
-def _cacheable(value):
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, str):
-        return value
-    value = float(value)
-    return value if np.isfinite(value) else 0
-
-
 # --- scenarios ---------------------------------------------------------------------
 
 class ScenariosSheet(_Sheet):
     title = "Scenarios"
-    HEADER = 2
+    HEADER = SCENARIOS_HEADER_ROW
 
-    def __init__(self, writer, main_cells: list[str]):
+    def __init__(self, writer):
         super().__init__(writer)
-        graph = writer.model.graph
-        extra = [cid for sc in graph.scenarios.values() for cid, _, _ in sc.overrides
-                 if graph.cells[cid].module]
-        self.rows = list(main_cells) + [c for c in dict.fromkeys(extra) if c not in main_cells]
+        self.rows = scenario_rows(writer.model)
 
     def write(self) -> None:
         model, sheet, graph = self.w.model, self.sheet, self.w.model.graph
         names = list(graph.scenarios)
         headers = ["Name", "Unit", "Base"] + names
-        merged_text(sheet, 0, 0, max(len(headers) - 1, 4), "One live column per scenario: blue cells are the "
-                    "scenario's overrides; every other cell recalculates from them and from the Model sheet's "
-                    "inputs.", self.st("note"))
+        merged_text(sheet, 0, 0, max(len(headers) - 1, 4), "One live column per scenario: bold cells are the "
+                    "scenario's overrides (change them in the .ifr file); every other cell recalculates from them "
+                    "and from the Model sheet's inputs.", self.st("note"))
         sheet.set_row(0, 27)
-        position = {}
-        row = self.HEADER + 1
-        section = None
-        for cid in self.rows:
-            cell = graph.cells[cid]
-            heading = cell.section if not cell.module else f"from {cell.module}"
-            if heading != section and heading:
-                merged_text(sheet, row, 0, len(headers) - 1, heading, self.st("section"))
-                row += 1
-            section = heading
-            position[cid] = row
-            row += 1
-        last = row - 1
+        headings, position = scenario_layout(model)
+        for row, heading in headings:
+            merged_text(sheet, row, 0, len(headers) - 1, heading, self.st("section"))
+        last = max(position.values(), default=self.HEADER)
         for cid, r in position.items():
             cell = graph.cells[cid]
             sheet.write_string(r, 0, cell.name, self.st("text"))
             sheet.write_string(r, 1, model.units[cid], self.st("unit"))
             value = display_value(model, cid)
-            sheet.write_formula(r, 2, f"={self.w.names[cid]}", self.st("formula", number_format(value)), value)
+            write_formula(sheet, r, 2, f"={self.w.names[cid]}", self.st("formula", number_format(value)), value)
         for k, name in enumerate(names):
-            self._column(3 + k, name, position)
+            self._column(SCENARIOS_FIRST_COLUMN + k, name, position)
         widths = [text_width([graph.cells[c].name for c in self.rows] + ["Name"], 10, 40),
                   text_width([model.units[c] for c in self.rows] + ["Unit"], 6, 16), 13] + \
                  [max(13.0, text_width([n], 10, 24)) for n in names]
@@ -142,26 +104,19 @@ class ScenariosSheet(_Sheet):
         refs.update({cid: f"{letter}{r + 1}" for cid, r in position.items()})
         builder = self.w.builder
         for cid, r in position.items():
-            value = _in_unit(result, cid, model.units[cid])
+            value = in_unit(result, cid, model.units[cid])
             if cid in overrides:
                 node = overrides[cid]
                 if ir.refs(node):
                     self.live(r, col, lambda n=node, c=cid: builder.in_display_unit(
-                        builder.expression(n, builder.display_ref), c), self.w.refs, value, "input")
+                        builder.expression(n, builder.display_ref), c), self.w.refs, value, "override")
                 else:
-                    write_number(self.sheet, r, col, value, self.st("input", input_format(value)))
+                    write_number(self.sheet, r, col, value, self.st("override", input_format(value)))
             elif cid not in affected:
-                self.sheet.write_formula(r, col, f"={self.w.names[cid]}", self.st("formula", number_format(value)),
-                                         _cacheable(value))
+                write_formula(self.sheet, r, col, f"={self.w.names[cid]}", self.st("formula", number_format(value)),
+                              value)
             else:
                 self.live(r, col, lambda c=cid: builder.cell(c, inline_only=True), refs, value)
-
-
-def _in_unit(model, cid: str, unit: str):
-    raw = model.values[cid]
-    if isinstance(raw, (bool, np.bool_)):
-        return bool(raw)
-    return float(raw) / float(unit_size(unit))
 
 
 # --- comprehension helper rows ------------------------------------------------------
@@ -244,8 +199,8 @@ class ComprehensionsSheet(_Sheet):
             for i, ((n, cached), text) in enumerate(zip(block.rows, texts)):
                 write_number(sheet, start + i, 0, n, self.st("muted", "0"))
                 if text is not None:
-                    sheet.write_formula(start + i, 1, text.replace(self._LOOP, f"$A{start + i + 1}"), style,
-                                        _cacheable(cached))
+                    write_formula(sheet, start + i, 1, text.replace(self._LOOP, f"$A{start + i + 1}"), style,
+                                  cached)
         sheet.set_column(0, 0, 12)
         sheet.set_column(1, 1, 24)
         sheet.set_column(2, 3, 20)

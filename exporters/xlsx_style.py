@@ -25,6 +25,7 @@ _KINDS = {
     "input": {"font_color": INPUT_BLUE, "bg_color": INPUT_FILL, "locked": False},
     "formula": {"font_color": "#000000"},
     "static": {"font_color": STATIC_GREY, "italic": True},
+    "override": {"font_color": "#000000", "bold": True},
     "text": {},
     "muted": {"font_color": "#404040"},
     "unit": {"font_color": "#404040", "indent": 1},

@@ -11,17 +11,18 @@ import numpy as np
 from .cells import table_result
 from .xlsx import _col, _quote, merged_text, setup_print, write_number
 from .xlsx_formulas import NotLive, per_unit, symbol, unit_size
-from .xlsx_sheets import _Sheet, sheet_title
+from .xlsx_layout import TABLE_HEADER_ROW
+from .xlsx_sheets import _Sheet
 from .xlsx_style import LINE_HEIGHT, input_format, text_width
 
 
 class TableSheet(_Sheet):
-    HEADER = 3
+    HEADER = TABLE_HEADER_ROW
 
-    def __init__(self, writer, table, used_titles: set[str]):
+    def __init__(self, writer, table, title: str):
         super().__init__(writer)
         self.table = table
-        self.title = sheet_title(table.name, used_titles)
+        self.title = title
 
     def write(self) -> None:
         model, table, sheet = self.w.model, self.table, self.sheet
@@ -34,9 +35,10 @@ class TableSheet(_Sheet):
         merged_text(sheet, 0, 0, span, f"table {table.name}: vary {var_name} over {self._values_text()} show {shown}",
                     self.st("title"))
         how = ("Each row recomputes the shown cells with "
-               f"{var_name} replaced by the row's value (blue: edit it); other inputs come from the Model sheet.")
+               f"{var_name} replaced by the row's value (set by the table's line in the .ifr file); other inputs "
+               "come from the Model sheet.")
         if table.var_is_record:
-            how = how.replace(" (blue: edit it)", "'s fields")
+            how = how.replace("row's value (set by", "row's fields (set by")
         merged_text(sheet, 1, 0, span, (table.description + ". " if table.description else "") + how,
                     self.st("note"))
         sheet.set_row(1, 27)
@@ -53,7 +55,7 @@ class TableSheet(_Sheet):
             if table.var_is_record:
                 sheet.write_string(row, 0, str(values[0]), self.st("text"))
             else:
-                write_number(sheet, row, 0, float(values[0]), self.st("input", input_format(float(values[0]))))
+                write_number(sheet, row, 0, float(values[0]), self.st("formula", input_format(float(values[0]))))
             refs = dict(self.w.refs)
             refs["__row"] = f"$A{row + 1}"
             memo = memos.setdefault(id(bindings[i]), {})

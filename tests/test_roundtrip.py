@@ -2,7 +2,9 @@
 ifr reads the edits back (`ifr run FILE --inputs-from plan.xlsx`)."""
 from __future__ import annotations
 
+import json
 import math
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,9 +14,11 @@ from openpyxl import load_workbook
 
 import ifr
 from ifr.errors import IfrError
+from ifr.units import quantity
 from ifr.exporters.cells import display_value
 from ifr.exporters.xlsx import cell_names
-from ifr.roundtrip import read_inputs, with_workbook_inputs
+from ifr.exporters.xlsx_style import INPUT_BLUE
+from ifr.exporters.roundtrip import read_inputs, with_workbook_inputs
 from recalc import errors_in, read_values, recalculate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,7 +65,8 @@ def test_edited_inputs_and_overwritten_formulas_are_read_back(model, workbook, t
         where(model, workbook, "context"): 4096,        # an input
         where(model, workbook, "alpha"): "7",           # a number typed as text
     })
-    assert read_inputs(model, edited) == {"link": "50.0 GB/s", "context": "4096.0 token", "alpha": "7.0 us"}
+    assert read_inputs(model, edited) == {"link": quantity(50, "GB/s"), "context": quantity(4096, "token"),
+                                          "alpha": quantity(7, "us")}
     variant = with_workbook_inputs(model, edited)
     expected = model.with_inputs(link="50 GB/s", context="4096 token", alpha="7 us")
     for cid in model.graph.cells:
@@ -70,7 +75,7 @@ def test_edited_inputs_and_overwritten_formulas_are_read_back(model, workbook, t
 
 def test_library_inputs_are_read_back(model, workbook, tmp_path):
     edited = edit(workbook, tmp_path / "edited.xlsx", {where(model, workbook, "hardware.nic_200g.line_rate"): 800})
-    assert read_inputs(model, edited) == {"hardware.nic_200g.line_rate": "800.0 Gbit/s"}
+    assert read_inputs(model, edited) == {"hardware.nic_200g.line_rate": quantity(800, "Gbit/s")}
     variant = with_workbook_inputs(model, edited)
     assert variant.value("link") == pytest.approx(100)          # link = nic_200g.bandwidth = line rate in bytes
     assert variant.value("t_handoff") == pytest.approx(model.value("t_handoff") / 4)
@@ -146,3 +151,152 @@ def test_cli_inputs_from(model, workbook, tmp_path):
     broken = edit(workbook, tmp_path / "broken.xlsx", {(sheet, unit_ref): "GB"})
     failed = run("--inputs-from", str(broken))
     assert failed.returncode == 2 and f"{sheet}!{unit_ref}" in failed.stderr and "Traceback" not in failed.stderr
+
+
+# --- every display unit ------------------------------------------------------------
+
+UNITS = '''\
+miss_rate = 5 / s
+hit_share = 0.8   in %
+gpu_cost  = 3 GPU*s/request
+drip      = 2 token/h
+churn     = 4 / day
+count     = 7
+density   = 3 kFLOP/token^2
+side      = sqrt(4 m)
+total     = miss_rate * 1 s + count + hit_share + churn * 1 day
+'''
+
+
+def test_a_number_reads_back_in_every_display_unit(tmp_path):
+    """`1/s`, `%`, `GPU*s/request`, `token/h`, `1/day`, no unit, `[length]`..., as typed
+    over inputs and over a formula: each the same as `with_inputs` given that quantity."""
+    source = tmp_path / "units.ifr"
+    source.write_text(UNITS, encoding="utf-8")
+    model = ifr.load(source)
+    workbook = tmp_path / "units.xlsx"
+    model.export(workbook)
+    typed = {name: 2.5 for name in ["miss_rate", "hit_share", "gpu_cost", "drip", "churn", "count", "density",
+                                    "side", "total"]}
+    edited = edit(workbook, tmp_path / "edited.xlsx", {where(model, workbook, n): v for n, v in typed.items()})
+    changes = read_inputs(model, edited)
+    assert set(changes) == set(typed)
+    assert {model.units[model.cell_id(n)] for n in typed} >= {"1/s", "%", "GPU*s/request", "token/h", "1/day", ""}
+    variant = with_workbook_inputs(model, edited)
+    assert model.units[model.cell_id("side")] == "[length]^1/2"      # shown in base SI: m^0.5
+    expected = model.with_inputs(**{n: quantity(v, model.units[model.cell_id(n)]) if n != "side" else
+                                    quantity(v, "m^0.5") for n, v in typed.items()})
+    assert {cid: variant.values[cid] for cid in model.graph.cells} == \
+           {cid: expected.values[cid] for cid in model.graph.cells}
+    assert variant.value("miss_rate") == pytest.approx(2.5) and variant.values[model.cell_id("hit_share")] == 0.025
+    assert variant.values[model.cell_id("churn")] == pytest.approx(2.5 / 86400)
+
+
+def test_the_cli_reads_a_rate_back(tmp_path):
+    source = tmp_path / "units.ifr"
+    source.write_text(UNITS, encoding="utf-8")
+    model = ifr.load(source)
+    workbook = tmp_path / "units.xlsx"
+    model.export(workbook)
+    edited = edit(workbook, tmp_path / "edited.xlsx", {where(model, workbook, "miss_rate"): 4})
+    done = subprocess.run([sys.executable, "-m", "ifr.cli", "run", str(source), "--inputs-from", str(edited),
+                           "--format", "json"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    cells = {c["name"]: c for c in json.loads(done.stdout)["cells"]}
+    assert (cells["miss_rate"]["value"], cells["miss_rate"]["unit"]) == (4.0, "1/s")
+
+
+# --- a formula typed into an input ---------------------------------------------------
+
+@pytest.mark.parametrize("formula", ["=2*25", "=context*2", "=SUM(1,2)"])
+def test_a_formula_typed_into_an_input_is_an_error(model, workbook, tmp_path, formula):
+    sheet, ref = where(model, workbook, "context")
+    edited = edit(workbook, tmp_path / "edited.xlsx", {(sheet, ref): formula})
+    with pytest.raises(IfrError) as info:
+        read_inputs(model, edited)
+    error = info.value
+    assert error.code == "formula-in-input"
+    assert error.message.startswith(f"{sheet}!{ref}: ") and formula in error.message and "`context`" in error.message
+    assert "type a number in token" in error.hint
+    assert error.span.file == str(edited)
+
+
+def test_a_formula_over_a_formula_cell_is_left_alone(model, workbook, tmp_path):
+    """Formula cells are locked; one rewritten anyway is not an input to read."""
+    edited = edit(workbook, tmp_path / "edited.xlsx", {where(model, workbook, "t_handoff"): "=1+1"})
+    assert read_inputs(model, edited) == {}
+
+
+# --- cells that look editable but are not inputs -------------------------------------------
+
+FEATURES = ROOT / "tests" / "export" / "features.ifr"
+
+
+@pytest.fixture(scope="module")
+def features(tmp_path_factory):
+    model = ifr.load(FEATURES)
+    path = tmp_path_factory.mktemp("features") / "features.xlsx"
+    model.export(path)
+    return model, path
+
+
+def test_an_untouched_features_workbook_changes_nothing(features):
+    model, path = features
+    assert read_inputs(model, path) == {}
+
+
+@pytest.mark.parametrize("sheet, ref, what", [
+    ("by_y", "A6", "the value of `y` in table `by_y`"),
+    ("Scenarios", None, "the value of `x` in scenario `big`"),
+    ("Scenarios", "C", "the value of `C` in scenario `slow_link`"),
+])
+def test_an_edit_of_a_table_or_scenario_value_is_an_error(features, tmp_path, sheet, ref, what):
+    model, path = features
+    book = load_workbook(path)
+    if sheet == "Scenarios":
+        rows = {book[sheet].cell(r, 1).value: r for r in range(1, book[sheet].max_row + 1)}
+        headers = {book[sheet].cell(3, c).value: c for c in range(1, 10)}
+        name, scenario = ("x", "big") if ref is None else ("C", "slow_link")
+        ref = book[sheet].cell(rows[name], headers[scenario]).coordinate
+    original = book[sheet][ref].value
+    assert original is not None
+    edited = edit(path, tmp_path / "edited.xlsx", {(sheet, ref): 123})
+    with pytest.raises(IfrError) as info:
+        read_inputs(model, edited)
+    error = info.value
+    assert error.code == "not-an-input" and error.message.startswith(f"{sheet}!{ref}: ") and what in error.message
+    assert "features.ifr" in error.hint
+
+
+def test_table_and_scenario_values_are_not_offered_as_inputs(features):
+    model, path = features
+    book = load_workbook(path)
+    for sheet in ("by_y", "Scenarios"):
+        for row in book[sheet].iter_rows():
+            for cell in row:
+                assert cell.protection.locked is not False, (sheet, cell.coordinate)
+                assert not (cell.font and cell.font.color and cell.font.color.rgb
+                            and str(cell.font.color.rgb).endswith(INPUT_BLUE[1:])), (sheet, cell.coordinate)
+
+
+# --- workbooks saved by the spreadsheet programs people use ------------------------------
+
+def test_a_workbook_saved_by_libreoffice_reads_back(soffice, model, workbook, tmp_path):
+    """LibreOffice writes its own XML (its own shared strings, styles and cached
+    values): edits made before it saved are read back, and nothing else."""
+    edited = edit(workbook, tmp_path / "edited.xlsx", {where(model, workbook, "link"): 50,
+                                                      where(model, workbook, "context"): 4096})
+    saved = recalculate(edited, tmp_path / "saved")
+    assert read_inputs(model, saved) == {"link": quantity(50, "GB/s"), "context": quantity(4096, "token")}
+    assert read_inputs(model, recalculate(workbook, tmp_path / "untouched")) == {}
+
+
+def test_a_workbook_saved_by_gnumeric_reads_back(model, workbook, tmp_path):
+    ssconvert = shutil.which("ssconvert")
+    if ssconvert is None:
+        pytest.skip("Gnumeric's ssconvert is not installed")
+    edited = edit(workbook, tmp_path / "edited.xlsx", {where(model, workbook, "context"): 4096})
+    saved = tmp_path / "gnumeric.xlsx"
+    subprocess.run([ssconvert, "--export-type=Gnumeric_Excel:xlsx2", str(edited), str(saved)],
+                   capture_output=True, check=True, timeout=120)
+    assert read_inputs(model, saved) == {"context": quantity(4096, "token")}

@@ -1,0 +1,194 @@
+"""Workbooks that came back broken or crafted: `--inputs-from` reads each into
+one IfrError (code, file, sheet and cell where known, hint), never a
+traceback, and never more memory than the caps allow."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tracemalloc
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import ifr
+from ifr.errors import IfrError
+from ifr.exporters.roundtrip import read_inputs
+from ifr.exporters.xlsx_parts import MAX_PART_BYTES
+
+ROOT = Path(__file__).resolve().parent.parent
+PD_HANDOFF = ROOT / "models" / "pd_handoff.ifr"
+SHEET = "xl/worksheets/sheet1.xml"          # the Model sheet
+
+
+@pytest.fixture(scope="module")
+def model():
+    return ifr.load(PD_HANDOFF)
+
+
+@pytest.fixture(scope="module")
+def exported(model, tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("exported") / "plan.xlsx"
+    model.export(path)
+    return path
+
+
+def rebuild(source: Path, out: Path, change) -> Path:
+    """A copy of a workbook with `change(name, bytes)` applied to every part
+    (returning None drops the part)."""
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as new:
+        for info in old.infolist():
+            data = change(info.filename, old.read(info))
+            if data is not None:
+                new.writestr(info.filename, data)
+    return out
+
+
+def part(name: str, edit):
+    """A `change` that edits one part's text."""
+    def change(filename, data):
+        return edit(data.decode("utf-8")).encode("utf-8") if filename == name else data
+    return change
+
+
+def refused(model, path: Path) -> IfrError:
+    with pytest.raises(IfrError) as info:
+        read_inputs(model, path)
+    error = info.value
+    assert error.hint, error
+    assert str(path) in str(error), error          # the rendered error names the file
+    return error
+
+
+def test_bad_xml(model, exported, tmp_path):
+    broken = rebuild(exported, tmp_path / "bad.xlsx", part(SHEET, lambda text: text[: len(text) // 2]))
+    error = refused(model, broken)
+    assert error.code == "unreadable" and "xl/worksheets/sheet1.xml is not well-formed XML" in error.message
+
+
+def test_a_doctype_is_refused_before_any_entity_is_expanded(model, exported, tmp_path):
+    laughs = ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+              + "".join(f'<!ENTITY lol{i + 1} "{"&lol" + str(i) + ";" if i else "&lol;"}' * 10 + '">'
+                        for i in range(9)) + ']>')
+    broken = rebuild(exported, tmp_path / "laughs.xlsx",
+                     part("xl/sharedStrings.xml", lambda text: laughs + text[text.index("?>") + 2:]))
+    error = refused(model, broken)
+    assert error.code == "unreadable" and "DOCTYPE" in error.message
+
+
+def test_deep_nesting_is_refused(model, exported, tmp_path):
+    nested = "<x>" * 2_000_000 + "</x>" * 2_000_000
+    broken = rebuild(exported, tmp_path / "nested.xlsx",
+                     part("xl/sharedStrings.xml", lambda text: text.replace("</sst>", nested + "</sst>")))
+    tracemalloc.start()
+    try:
+        error = refused(model, broken)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert error.code == "unreadable" and "nests elements more than" in error.message
+    assert peak < 32 * 2 ** 20
+
+
+def test_a_shared_string_index_out_of_range_names_the_cell(model, exported, tmp_path):
+    broken = rebuild(exported, tmp_path / "strings.xlsx",
+                     part(SHEET, lambda text: re.sub(r'(<c r="A7" s="\d+" t="s"><v>)\d+', r"\g<1>99999", text)))
+    error = refused(model, broken)
+    assert error.code == "unreadable" and error.message.startswith("Model!A7: ")
+    assert "shared string 99999" in error.message and (error.span.line, error.span.column) == (7, 1)
+
+
+def test_a_style_index_out_of_range_names_the_cell(model, exported, tmp_path):
+    broken = rebuild(exported, tmp_path / "styles.xlsx",
+                     part(SHEET, lambda text: re.sub(r'<c r="C7" s="\d+"', '<c r="C7" s="4000"', text)))
+    error = refused(model, broken)
+    assert error.code == "unreadable" and error.message.startswith("Model!C7: ") and "style 4000" in error.message
+
+
+def test_no_styles_part(model, exported, tmp_path):
+    broken = rebuild(exported, tmp_path / "nostyles.xlsx",
+                     lambda name, data: None if name == "xl/styles.xml" else data)
+    error = refused(model, broken)
+    assert error.code == "unreadable" and "no styles part" in error.message
+
+
+@pytest.mark.parametrize("target, what", [("Model!$B$7:$B$9", "a range"), ("Model!$B$1048577", "Excel's grid"),
+                                          ("Model!$XFE$7", "Excel's grid"), ("Nowhere!$B$7", "not a cell"),
+                                          ("#REF!", "not a cell")])
+def test_a_defined_name_that_is_not_one_cell(model, exported, tmp_path, target, what):
+    broken = rebuild(exported, tmp_path / "name.xlsx", part("xl/workbook.xml", lambda text: text.replace(
+        '<definedName name="context">Model!$B$7</definedName>', f'<definedName name="context">{target}</definedName>')))
+    error = refused(model, broken)
+    assert error.code == "workbook-mismatch" and "`context`" in error.message and what in error.message
+
+
+def test_a_cell_past_the_last_row(model, exported, tmp_path):
+    broken = rebuild(exported, tmp_path / "row.xlsx",
+                     part(SHEET, lambda text: text.replace('<row r="39"', '<row r="1048577"')))
+    error = refused(model, broken)
+    assert error.code == "unreadable" and "1048577" in error.message
+
+
+def test_a_huge_string_is_refused_from_the_zip_directory_unread(model, exported, tmp_path):
+    """500 MB of text in a part that compresses to half a megabyte."""
+    bomb = tmp_path / "bomb.xlsx"
+    with zipfile.ZipFile(exported) as old, zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as new:
+        for info in old.infolist():
+            if info.filename != "xl/sharedStrings.xml":
+                new.writestr(info.filename, old.read(info))
+        with new.open("xl/sharedStrings.xml", "w", force_zip64=True) as stream:
+            stream.write(b'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><si><t>')
+            chunk = b"a" * 2 ** 20
+            for _ in range(500):
+                stream.write(chunk)
+            stream.write(b"</t></si></sst>")
+    assert bomb.stat().st_size < 2 ** 20
+    tracemalloc.start()
+    try:
+        error = refused(model, bomb)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert error.code == "workbook-too-large" and "xl/sharedStrings.xml" in error.message
+    assert peak < 32 * 2 ** 20
+
+
+def test_a_zip_directory_that_understates_a_part_is_caught(model, exported, tmp_path):
+    """The directory says 100 bytes; the part inflates to far more: reading stops
+    at 100 bytes and the CRC check fails, so a lie buys no memory."""
+    honest = rebuild(exported, tmp_path / "honest.xlsx", part("xl/sharedStrings.xml",
+                                                             lambda text: text.replace("</sst>", "")
+                                                             + "<si><t>" + "b" * (MAX_PART_BYTES // 64) + "</t></si></sst>"))
+    data = bytearray(honest.read_bytes())
+    with zipfile.ZipFile(honest) as archive:
+        info = archive.getinfo("xl/sharedStrings.xml")
+    true_size = info.file_size.to_bytes(4, "little")
+    for signature, offset in ((b"PK\x01\x02", 24), (b"PK\x03\x04", 22)):   # central, local header
+        start = data.find(signature + b"", info.header_offset if signature == b"PK\x03\x04" else 0)
+        while start != -1:
+            if data[start + offset:start + offset + 4] == true_size:
+                data[start + offset:start + offset + 4] = (100).to_bytes(4, "little")
+                break
+            start = data.find(signature, start + 1)
+    liar = tmp_path / "liar.xlsx"
+    liar.write_bytes(bytes(data))
+    error = refused(model, liar)
+    assert error.code == "unreadable"
+
+
+def test_not_a_zip_and_a_missing_file(model, tmp_path):
+    junk = tmp_path / "junk.xlsx"
+    junk.write_bytes(b"PK\x03\x04 but not really")
+    assert refused(model, junk).code == "unreadable"
+    with pytest.raises(IfrError) as info:
+        read_inputs(model, tmp_path / "missing.xlsx")
+    assert info.value.code == "no-such-file"
+
+
+def test_the_command_line_prints_one_error_and_no_traceback(exported, tmp_path):
+    broken = rebuild(exported, tmp_path / "bad.xlsx", part(SHEET, lambda text: text[: len(text) // 2]))
+    run = subprocess.run([sys.executable, "-m", "ifr.cli", "run", str(PD_HANDOFF), "--inputs-from", str(broken)],
+                         capture_output=True, text=True)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.startswith("error[unreadable]: ") and str(broken) in run.stderr and "hint:" in run.stderr
