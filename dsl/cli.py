@@ -238,7 +238,7 @@ def _check(args) -> int:
 # --- solve, explain, table, export --------------------------------------------
 
 def _solve(model, args) -> int:
-    from .adhoc import solve_equation
+    from .equation import solve_equation
     from .display import format_number
     q, sol = solve_equation(model, args.unknown, args.equation, origin="--for")
     unit = f" {model.units[model.cell_id(args.unknown)]}" if model.units[model.cell_id(args.unknown)] else ""

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .display import format_number
-from .symbolic import NotSymbolic, from_tree, to_sympy
+from .symbolic import NotSymbolic, to_sympy, tree_symbols
 
 
 def explain(model, cid: str) -> dict:
@@ -17,8 +17,7 @@ def explain(model, cid: str) -> dict:
         sol = model.solver.solutions.get(cid)
         out["method"] = sol.note if sol else ""
         if sol is not None and sol.tree is not None:
-            expr = from_tree(sol.tree)
-            out["closed_form"] = _pretty(expr, model)
+            out["closed_form"] = _closed_form_text(sol.tree, model)
         out["expanded"] = out.get("closed_form", "(numeric: no closed form)")
         return out
     cache: dict[str, object] = {}
@@ -36,6 +35,17 @@ def explain(model, cid: str) -> dict:
     except NotSymbolic as exc:
         out["expanded"] = f"(not symbolic: {exc})"
     return out
+
+
+def _closed_form_text(tree: list, model) -> str:
+    """The closed form as sympy prints it, in the worker (under its time limit)."""
+    from . import sympy_worker
+    from .solve import SYMPY_SECONDS
+    names = {cid: model.graph.cells[cid].name for cid in tree_symbols(tree) if cid in model.graph.cells}
+    try:
+        return sympy_worker.call("pretty_tree", tree, names, seconds=SYMPY_SECONDS)
+    except (sympy_worker.TimeLimit, sympy_worker.WorkerFailed) as exc:
+        return f"(not printed: {exc or 'sympy took too long'})"
 
 
 def _pretty(expr, model) -> str:

@@ -10,13 +10,24 @@ from .parser import parse
 from .resolve import CellDef
 
 
-def solve_equation(model, unknown: str, equation: str, origin: str = "<equation>"):
-    """The value of ``unknown`` that makes ``equation`` hold, as a pint Quantity."""
+def solve_equation(model, unknown: str, equation: str, origin: str = "<equation>", bracket_text: str | None = None):
+    """The value of ``unknown`` that makes ``equation`` hold: (pint Quantity, Solution).
+
+    ``bracket_text`` ("LO..HI", e.g. "1 GB/s..1 TB/s") limits the search to
+    that range, as `solve x on lo..hi:` does in a file; both ends must have the
+    unknown's dimension.
+    """
     from .units import quantity
     cid = model.cell_id(unknown)
     if "=" not in equation.replace("==", "").replace("<=", "").replace(">=", "").replace("!=", ""):
         raise IfrError("bad-equation", f"`{equation}` is not an equation", None, hint='write "lhs = rhs"')
-    text = f"__solve__ = solve {_plain(model, cid)}: {equation}"
+    on = ""
+    if bracket_text is not None:
+        if ".." not in bracket_text:
+            raise IfrError("bad-bracket", f"`{bracket_text}` is not a range", None,
+                           hint="write LO..HI, e.g. 1 GB/s..1 TB/s")
+        on = f" on {bracket_text}"
+    text = f"__solve__ = solve {_plain(model, cid)}{on}: {equation}"
     remember_source(origin, text)
     program = parse(text, origin)
     stmt = program.statements[0]
@@ -31,6 +42,9 @@ def solve_equation(model, unknown: str, equation: str, origin: str = "<equation>
     if left != right:
         from .dimensions import _mismatch
         raise _mismatch("equate", cell.lhs, left, cell.rhs, right)
+    if stmt.bracket is not None:
+        cell.bracket = (model.binder.expr(stmt.bracket.lo, scope), model.binder.expr(stmt.bracket.hi, scope))
+        _check_bracket(model, cid, cell.bracket)
     affected = model.binder.affected_by(cid)
     reached = any(r == cid or r in affected for r in ir.refs(cell.lhs) | ir.refs(cell.rhs))
     if not reached:
@@ -40,6 +54,17 @@ def solve_equation(model, unknown: str, equation: str, origin: str = "<equation>
     from .display import factor
     value = solution.value / (factor(unit_text) if unit_text else 1.0)
     return quantity(value, unit_text or "dimensionless"), solution
+
+
+def _check_bracket(model, cid: str, bracket) -> None:
+    from .display import example_unit
+    wanted = model.dims[cid]
+    for end in bracket:
+        given = dim_of(end, model.dims)
+        if given != wanted:
+            name = model.graph.cells[cid].name
+            raise IfrError("unit-mismatch", f"the bracket's end `{end.text}` is {given}, but `{name}` is {wanted}",
+                           end.span, hint=f"give both ends in a unit of {wanted}, such as {example_unit(wanted)}")
 
 
 def _plain(model, cid: str) -> str:
