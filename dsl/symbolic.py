@@ -302,3 +302,22 @@ def pretty_tree(tree: list, names: dict[str, str]) -> str:
     sp = sympy_module()
     expr = from_tree(tree)
     return sp.sstr(expr.xreplace({s: sp.Symbol(names.get(s.name, s.name)) for s in expr.free_symbols}))
+
+
+def expanded_text(node: ir.Node, formulas: dict[str, ir.Node], names: dict[str, str]) -> str:
+    """sympy's text for an expression with the cells in ``formulas`` expanded
+    (every other cell a symbol), shown with ``names``."""
+    sp = sympy_module()
+    expanded: dict[str, object] = {}
+
+    def ref(cid):
+        if cid not in formulas:
+            return sp.Symbol(cid, real=True)
+        if cid not in expanded:
+            expanded[cid] = to_sympy(formulas[cid], ref)
+        return expanded[cid]
+    try:
+        expr = to_sympy(node, ref)
+    except NotSymbolic as exc:
+        return f"(not symbolic: {exc})"
+    return sp.sstr(expr.xreplace({s: sp.Symbol(names.get(s.name, s.name)) for s in expr.free_symbols}))

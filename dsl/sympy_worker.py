@@ -38,7 +38,8 @@ class WorkerFailed(Exception):
 
 def _functions():
     from . import closed_form, symbolic
-    return {"closed_forms": closed_form.closed_forms, "pretty_tree": symbolic.pretty_tree}
+    return {"closed_forms": closed_form.closed_forms, "pretty_tree": symbolic.pretty_tree,
+            "expanded_text": symbolic.expanded_text}
 
 
 class Worker:
