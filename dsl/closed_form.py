@@ -43,6 +43,7 @@ def closed_forms(unknown: str, lhs: ir.Node, rhs: ir.Node, chain: dict[str, ir.N
     try:
         equation = to_sympy(lhs, ref) - to_sympy(rhs, ref)
         solutions = branch_solutions(sp, equation, ref(unknown), identities)
+        flat = [to_tree(e) for e in identities]
     except NotSymbolic as exc:
         return {"none": f"`{exc}` has no symbolic form"}
     except Exception as exc:  # sympy raises NotImplementedError and friends
@@ -59,8 +60,10 @@ def closed_forms(unknown: str, lhs: ir.Node, rhs: ir.Node, chain: dict[str, ir.N
             untranslated.append(sp.sstr(solution)[:60])
     if untranslated and not candidates:
         return {"none": f"sympy's solution `{untranslated[0]}` has no form ifr evaluates"}
-    # a branch that holds identically (max(x, 1) = 1 for x <= 1) has no roots to list
-    return {"candidates": candidates, "complete": not untranslated and not identities}
+    # a branch free of the unknown (max(x, q) = 1 where q is the larger) holds for
+    # every x of the branch when its residual is 0: the solver checks `flat` with
+    # the values at hand and then searches for the stretch
+    return {"candidates": candidates, "complete": not untranslated, "flat": flat}
 
 
 def branch_solutions(sp, equation, x, identities: list, depth: int = 0) -> list:
@@ -69,13 +72,17 @@ def branch_solutions(sp, equation, x, identities: list, depth: int = 0) -> list:
     sympy rarely solves through Max/Min, so each choice of argument for the
     Max/Min terms that involve ``x`` is solved on its own; the condition says
     that the chosen arguments are indeed the largest (smallest) at the root.
-    An equation that holds for every ``x`` is added to ``identities``.
+    A branch whose equation does not involve ``x`` is added to ``identities``
+    (its residual, which may be 0 for some values of the other cells).
     """
     extrema = [a for a in equation.atoms(sp.Max, sp.Min) if a.has(x)]
     if not extrema:
+        if not equation.has(x):
+            identities.append(equation)
+            return []
         solutions = sp.solve(equation, x, dict=False)
         if not solutions and sp.simplify(equation) == 0:
-            identities.append(equation)
+            identities.append(sp.Integer(0))
         return [(s, sp.true) for s in (solutions if isinstance(solutions, list) else [solutions])]
     outer = [a for a in extrema if not any(a is not b and b.has(a) for b in extrema)]
     if depth > 2 or len(outer) > 4 or any(len(a.args) > 4 for a in outer):

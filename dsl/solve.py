@@ -47,6 +47,7 @@ class ClosedForms:
     """What sympy said about an equation's structure."""
     candidates: list | None          # [[tree, condition tree], ...]; None: no closed form
     complete: bool = True            # every solution sympy gave has a tree
+    flat: list = field(default_factory=list)   # residuals of branches free of the unknown
     reason: str = ""                 # why there is none
     fresh: bool = False              # asked of sympy in this call (so cross-check it)
 
@@ -112,7 +113,8 @@ class Solver:
         if any(isinstance(v, np.ndarray) and v.ndim for v in env.values()):
             return self._solve_rows(cell, env, f, forms)
         closed = self._closed_roots(forms, cell, env, f)
-        if forms.candidates is not None and forms.complete and not forms.fresh and len(closed) == 1:
+        if forms.candidates is not None and forms.complete and not forms.fresh and len(closed) == 1 \
+                and not self._flat_branch_holds(forms, env):
             index, root = closed[0]
             tree = self._tree(forms, index, env, root)
             if tree is not None:
@@ -165,7 +167,7 @@ class Solver:
             fresh = False
         if "none" in entry:
             return ClosedForms(None, reason=entry["none"], fresh=fresh)
-        return ClosedForms(entry["candidates"], entry.get("complete", True), fresh=fresh)
+        return ClosedForms(entry["candidates"], entry.get("complete", True), entry.get("flat", []), fresh=fresh)
 
     def _closed_roots(self, forms, cell, env, f) -> list[tuple[int, float]]:
         """The candidates that are thresholds for these values: (index, root)."""
@@ -182,6 +184,19 @@ class Solver:
                 seen.append(x)
                 merged.append((index, x))
         return merged
+
+    def _flat_branch_holds(self, forms, env) -> bool:
+        """Whether a branch free of the unknown holds for these values (then the
+        equation may hold over a whole stretch, which only the scan can tell)."""
+        for tree in forms.flat:
+            terms = [_evaluate(t, env) for t in tree[1:]] if tree[0] == "add" else [_evaluate(tree, env)]
+            if any(t is None for t in terms):
+                continue
+            with np.errstate(all="ignore"):
+                terms = [np.asarray(t, dtype=float) for t in terms]
+                if np.any(np.abs(sum(terms)) <= 1e-9 * sum(np.abs(t) for t in terms)):
+                    return True
+        return False
 
     def _vanishing_candidates(self, forms, cell, env, f) -> list[float]:
         """Candidates set aside because both sides vanish there (for the message)."""
@@ -210,7 +225,7 @@ class Solver:
         """A table's rows: the cached closed form on the whole column when it gives
         one verified root in every row, otherwise row by row."""
         size = max(np.size(v) for v in env.values() if isinstance(v, np.ndarray))
-        if forms.candidates:
+        if forms.candidates and not forms.flat:
             found = self._closed_columns(forms, cell, env, f, size)
             if found is not None:
                 return found
@@ -241,12 +256,8 @@ class Solver:
             chosen[new], values[new] = index, x[new]
         if (chosen < 0).any():
             return None
-        indices = set(chosen.tolist())
-        tree = forms.candidates[indices.pop()][0] if len(indices) == 1 and \
-            all(c == ["bool", True] for _, c in forms.candidates) else None
-        if tree is None:
-            return None
-        return Solution(values, "closed form", tree, [], "closed form, verified")
+        # the rows of a table are values only: their formula is the model cell's
+        return Solution(values, "closed form", None, [], "closed form, verified")
 
     # --- what counts as a root
     def holds(self, f, x, env, each: bool = False):

@@ -90,3 +90,13 @@ def test_a_run_time_bracket_picks_one_of_several_roots(tmp_path):
     with pytest.raises(IfrError) as several:
         solve_equation(m, "x", "x * x = 4 s^2", "--for")
     assert several.value.code == "several-solutions"
+
+
+def test_a_branch_of_max_that_holds_everywhere_is_caught_on_a_warm_run_too(tmp_path):
+    """With q = 8 ms, max(q, r) + c = 10 ms holds for every r up to 8 ms; the
+    cached closed form (r = 10 ms - c, where r >= q) alone would say 8 ms."""
+    text = "q = {q}\nr = 1 ms\nc = 2 ms\nt = max(q, r) + c\nr_even = solve r on 0 ms..1 s: t = 10 ms\n"
+    assert model(tmp_path, text.format(q="3 ms")).values["r_even"] == pytest.approx(8e-3)  # fills the cache
+    for _ in range(2):
+        e = error(tmp_path, text.format(q="8 ms"))
+        assert e.code == "several-solutions" and "holds for every `r` from 0 s to 8 ms" in e.message
