@@ -1,10 +1,12 @@
 """sympy in a separate process, under a time limit that can stop it.
 
-sympy does some of its work in C-level big-number arithmetic (a literal like
-`1e99999999` becomes an exact integer of a hundred million digits), which a
-SIGALRM in the main thread cannot interrupt.  So every sympy call of the
-solver runs in a worker process: the parent waits at most `seconds` for the
-answer and kills the worker when the time is up.
+A SIGALRM in the main thread is no such limit: it works only in the main
+thread, it runs its handler only where the interpreter checks for signals
+(CPython's own big-integer arithmetic does; C extensions such as gmpy2, which
+sympy uses when installed, do not), and an exception raised at a random point
+inside sympy can leave its caches half-built.  So every sympy call of the
+solver and of `explain` runs in a worker process: the parent waits at most
+`seconds` for the answer and kills the worker when the time is up.
 
 The worker is started with ``python -c`` rather than through multiprocessing,
 whose spawn and forkserver contexts re-import the user's ``__main__`` (a
@@ -18,7 +20,6 @@ from __future__ import annotations
 import atexit
 import os
 import pickle
-import select
 import struct
 import subprocess
 import sys
@@ -121,26 +122,42 @@ def _send(stream, message) -> None:
     stream.flush()
 
 
-def _receive(stream, seconds: float | None):
-    import time
-    deadline = None if seconds is None else time.monotonic() + seconds
-    fd = stream.fileno()
-    chunks, need, header = [], 8, True
-    while True:
-        while need:
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0 or not select.select([fd], [], [], left)[0]:
-                    raise TimeLimit()
-            chunk = os.read(fd, min(need, 1 << 20))
-            if not chunk:
-                raise EOFError()
-            chunks.append(chunk)
-            need -= len(chunk)
-        data = b"".join(chunks)
-        if not header:
-            return pickle.loads(data)
-        chunks, need, header = [], struct.unpack("<Q", data)[0], False
+def _receive(stream, seconds: float):
+    """One message from the worker, waiting at most ``seconds``.  The read runs in
+    a thread (select() does not take pipes on Windows); after a time-out the
+    caller kills the worker, which ends the read."""
+    answer: dict = {}
+
+    def read():
+        try:
+            answer["message"] = _read_message(stream)
+        except BaseException as exc:  # handed to the waiting thread
+            answer["error"] = exc
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(seconds)
+    if reader.is_alive():
+        raise TimeLimit()
+    if "error" in answer:
+        raise answer["error"]
+    return answer["message"]
+
+
+def _read_message(stream):
+    """One length-prefixed pickled message (blocking)."""
+    size = struct.unpack("<Q", _read_exactly(stream, 8))[0]
+    return pickle.loads(_read_exactly(stream, size))
+
+
+def _read_exactly(stream, size: int) -> bytes:
+    chunks = []
+    while size:
+        chunk = stream.read(size)
+        if not chunk:
+            raise EOFError()
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
 
 
 def serve() -> None:
@@ -161,7 +178,7 @@ def serve() -> None:
     _send(stdout, ("ready", None))
     while True:
         try:
-            function, args = _receive(stdin, None)
+            function, args = _read_message(stdin)
         except EOFError:
             return
         try:

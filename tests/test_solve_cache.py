@@ -104,6 +104,7 @@ def test_sympy_is_stopped_by_its_time_limit(private_cache, monkeypatch, tmp_path
     for d, x in rows:
         assert (x + 1) ** 0.5 + (x + 2) ** 0.5 + (x + 3) ** 0.5 == pytest.approx(d)
     assert calls == ["closed_forms"]
+    assert sympy_worker.WORKER.process is None  # the busy worker was killed, not left running
     assert elapsed < 20
 
 
