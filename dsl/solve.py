@@ -25,12 +25,11 @@ from . import ir
 from .closed_form_cache import TIMED_OUT, ClosedFormCache, equation_key
 from .errors import IfrError
 from .evaluate import compile_node
-from .solve_diagnosis import Scan, no_solution, on_a_stretch
+from .roots import Sides, close, merge
+from .solve_diagnosis import no_solution, on_a_stretch
 from .symbolic import eval_tree
 
 SYMPY_SECONDS = 10
-GRID_POINTS = 4801          # per side of zero, for the scan without a bracket
-DECADES = 12                # the scan without a bracket spans scale * 10^-12 .. 10^12
 
 
 @dataclass
@@ -108,34 +107,34 @@ class Solver:
 
     # --- solving
     def solve(self, cell, env) -> Solution:
-        f = self.residual_fn(cell)
+        sides = Sides(self.residual_fn(cell), env, self.scale(cell, env))
         forms = self.closed_forms(cell)
         if any(isinstance(v, np.ndarray) and v.ndim for v in env.values()):
-            return self._solve_rows(cell, env, f, forms)
-        closed = self._closed_roots(forms, cell, env, f)
+            return self._solve_rows(cell, env, sides, forms)
+        closed = self._closed_roots(forms, cell, env, sides)
         if forms.candidates is not None and forms.complete and not forms.fresh and len(closed) == 1 \
                 and not self._flat_branch_holds(forms, env):
             index, root = closed[0]
             tree = self._tree(forms, index, env, root)
             if tree is not None:
                 return Solution(root, "closed form", tree, [root], "closed form, verified")
-        scan = self._scan(cell, env, f)
-        numeric, vanishing, stretches = self._numeric_roots(scan, cell, env, f)
-        roots = _merge([r for _, r in closed] + numeric)
+        scan = sides.scan(self._bracket(cell, env) if cell.bracket is not None else None)
+        numeric, vanishing, stretches = sides.search(scan)
+        roots = merge([r for _, r in closed] + numeric)
         if stretches:
             raise on_a_stretch(self, cell, stretches)
         if not roots:
-            raise no_solution(self, cell, scan, vanishing + self._vanishing_candidates(forms, cell, env, f))
+            raise no_solution(self, cell, scan, vanishing + self._vanishing_candidates(forms, cell, env, sides))
         if len(roots) > 1:
             listed = ", ".join(self.show(cell.unknown, r) for r in roots[:6])
             raise IfrError("several-solutions", f"`{cell.lhs.text} = {cell.rhs.text}` holds for several values of "
                            f"`{self._name(cell.unknown)}`: {listed}", cell.span,
                            hint=f"give a bracket: solve {self._name(cell.unknown)} on lo..hi: ...")
         root = roots[0]
-        if len(closed) == 1 and _close(closed[0][1], root):
+        if len(closed) == 1 and close(closed[0][1], root):
             tree = self._tree(forms, closed[0][0], env, root)
             if tree is not None:
-                agree = any(_close(n, root) for n in numeric)
+                agree = any(close(n, root) for n in numeric)
                 note = "closed form, verified" + (" and cross-checked numerically" if agree else "")
                 return Solution(root, "closed form", tree, roots, note)
         reason = forms.reason or ("" if forms.candidates is None else "sympy's closed forms give no verified root")
@@ -169,18 +168,18 @@ class Solver:
             return ClosedForms(None, reason=entry["none"], fresh=fresh)
         return ClosedForms(entry["candidates"], entry.get("complete", True), entry.get("flat", []), fresh=fresh)
 
-    def _closed_roots(self, forms, cell, env, f) -> list[tuple[int, float]]:
+    def _closed_roots(self, forms, cell, env, sides) -> list[tuple[int, float]]:
         """The candidates that are thresholds for these values: (index, root)."""
         out = []
         for index, (tree, condition) in enumerate(forms.candidates or ()):
             x = _evaluate(tree, env)
             if x is None or not np.isfinite(x) or not _evaluate(condition, env):
                 continue
-            if self.holds(f, x, env) and not self.vanishes(f, x, env, cell) and self._in_bracket(cell, env, x):
+            if sides.holds(x) and not sides.vanishes(x) and self._in_bracket(cell, env, x):
                 out.append((index, float(x)))
         merged, seen = [], []
         for index, x in out:
-            if not any(_close(x, s) for s in seen):
+            if not any(close(x, s) for s in seen):
                 seen.append(x)
                 merged.append((index, x))
         return merged
@@ -198,13 +197,13 @@ class Solver:
                     return True
         return False
 
-    def _vanishing_candidates(self, forms, cell, env, f) -> list[float]:
+    def _vanishing_candidates(self, forms, cell, env, sides) -> list[float]:
         """Candidates set aside because both sides vanish there (for the message)."""
         out = []
         for tree, condition in forms.candidates or ():
             x = _evaluate(tree, env)
-            if x is not None and np.isfinite(x) and _evaluate(condition, env) and self.holds(f, x, env) \
-                    and self.vanishes(f, x, env, cell) and self._in_bracket(cell, env, x):
+            if x is not None and np.isfinite(x) and _evaluate(condition, env) and sides.holds(x) \
+                    and sides.vanishes(x) and self._in_bracket(cell, env, x):
                 out.append(float(x))
         return out
 
@@ -219,14 +218,14 @@ class Solver:
         branches = [[t, c] for t, c in forms.candidates[:-1]] + [[forms.candidates[-1][0], ["bool", True]]]
         piecewise = ["piecewise"] + branches
         value = _evaluate(piecewise, env)
-        return piecewise if value is not None and _close(float(value), root) else None
+        return piecewise if value is not None and close(float(value), root) else None
 
-    def _solve_rows(self, cell, env, f, forms) -> Solution:
+    def _solve_rows(self, cell, env, sides, forms) -> Solution:
         """A table's rows: the cached closed form on the whole column when it gives
         one verified root in every row, otherwise row by row."""
         size = max(np.size(v) for v in env.values() if isinstance(v, np.ndarray))
         if forms.candidates and not forms.flat:
-            found = self._closed_columns(forms, cell, env, f, size)
+            found = self._closed_columns(forms, cell, env, sides, size)
             if found is not None:
                 return found
         out = np.empty(size)
@@ -235,7 +234,7 @@ class Solver:
             out[i] = self.solve(cell, row).value
         return Solution(out, "numeric", None, [], "solved row by row")
 
-    def _closed_columns(self, forms, cell, env, f, size) -> Solution | None:
+    def _closed_columns(self, forms, cell, env, sides, size) -> Solution | None:
         chosen = np.full(size, -1)
         values = np.full(size, np.nan)
         for index, (tree, condition) in enumerate(forms.candidates):
@@ -245,7 +244,7 @@ class Solver:
             x = np.broadcast_to(np.asarray(x, dtype=float), (size,))
             with np.errstate(all="ignore"):
                 ok = np.isfinite(x) & np.broadcast_to(np.asarray(_evaluate(condition, env), dtype=bool), (size,))
-                ok &= self.holds(f, x, env, each=True) & ~self.vanishes(f, x, env, cell, each=True)
+                ok &= sides.holds(x, each=True) & ~sides.vanishes(x, each=True)
             if cell.bracket is not None:
                 lo, hi = self._bracket(cell, env)
                 ok &= (x >= lo * (1 - 1e-12)) & (x <= hi * (1 + 1e-12))
@@ -259,47 +258,6 @@ class Solver:
         # the rows of a table are values only: their formula is the model cell's
         return Solution(values, "closed form", None, [], "closed form, verified")
 
-    # --- what counts as a root
-    def holds(self, f, x, env, each: bool = False):
-        """Whether the equation holds at x: both sides finite and equal to 1e-9."""
-        with np.errstate(all="ignore"):
-            try:
-                r, a, b = f(x, env)
-            except (IfrError, ZeroDivisionError, OverflowError, ValueError):
-                return np.zeros(np.shape(x), bool) if each else False
-            a, b, r = np.asarray(a, float), np.asarray(b, float), np.asarray(r, float)
-            scale = np.abs(a) + np.abs(b)
-            ok = np.isfinite(x) & np.isfinite(a) & np.isfinite(b) & \
-                (np.abs(r) <= 1e-9 * np.where(scale > 0, scale, 1.0))
-        return ok if each else bool(np.all(ok))
-
-    def vanishes(self, f, x, env, cell, each: bool = False):
-        """Whether both sides vanish together at x, so that x is no crossover.
-
-        Either both sides are zero all around x (`exp(x) = 0` where exp
-        underflows), or both have a zero at x (a common factor) and their ratio
-        next to it is not 1: `a * x = b * x` at 0, whatever a and b are.  A
-        side that is zero everywhere (`a * x = 0`) is not a common factor.
-        """
-        x = np.asarray(x, dtype=float)
-        scale = self.scale(cell, env)
-        delta = np.where(x != 0, np.abs(x) * 1e-6, scale * 1e-6)
-        with np.errstate(all="ignore"):
-            try:
-                _, a0, b0 = f(x, env)
-                _, a1, b1 = f(x - delta, env)
-                _, a2, b2 = f(x + delta, env)
-            except (IfrError, ZeroDivisionError, OverflowError, ValueError):
-                return np.zeros(x.shape, bool) if each else False
-            a0, a1, a2, b0, b1, b2 = (np.asarray(v, float) for v in (a0, a1, a2, b0, b1, b2))
-            all_zero = (a0 == 0) & (b0 == 0) & (a1 == 0) & (a2 == 0) & (b1 == 0) & (b2 == 0)
-
-            def zero_at_x(v0, v1, v2):
-                return (v1 != 0) & (v2 != 0) & (np.abs(v0) <= 1e-3 * np.minimum(np.abs(v1), np.abs(v2)))
-            ratio_is_one = (np.abs(a1 / b1 - 1) < 1e-3) & (np.abs(a2 / b2 - 1) < 1e-3)
-            out = all_zero | (zero_at_x(a0, a1, a2) & zero_at_x(b0, b1, b2) & ~ratio_is_one)
-        return out if each else bool(np.all(out))
-
     def scale(self, cell, env) -> float:
         """A typical size of the unknown: its current value, else the bracket's."""
         if cell.bracket is not None:
@@ -309,74 +267,6 @@ class Solver:
         if isinstance(x0, (int, float)) and x0 != 0 and math.isfinite(x0):
             return abs(float(x0))
         return 1.0
-
-    # --- the numeric search
-    def _scan(self, cell, env, f) -> Scan:
-        if cell.bracket is not None:
-            lo, hi = self._bracket(cell, env)
-            grid = np.geomspace(lo, hi, 4001) if lo > 0 and hi / lo > 1e3 else np.linspace(lo, hi, 4001)
-        else:
-            scale = self.scale(cell, env)
-            positive = np.geomspace(scale * 10.0 ** -DECADES, scale * 10.0 ** DECADES, GRID_POINTS)
-            grid = np.concatenate([-positive[::-1], [0.0], positive])
-        with np.errstate(all="ignore"):
-            try:
-                _, a, b = f(grid, env)
-                a = np.broadcast_to(np.asarray(a, dtype=float), grid.shape)
-                b = np.broadcast_to(np.asarray(b, dtype=float), grid.shape)
-            except (IfrError, ZeroDivisionError, OverflowError, ValueError):
-                pairs = [self._sides(f, x, env) for x in grid]
-                a = np.array([p[0] for p in pairs])
-                b = np.array([p[1] for p in pairs])
-        return Scan(grid, a, b, cell.bracket is not None, self.scale(cell, env))
-
-    def _numeric_roots(self, scan, cell, env, f):
-        """(roots, zeros where both sides vanish, stretches where the sides are equal).
-
-        Points of the scan where the sides agree to float precision are roots
-        when alone; two or more in a row are a stretch over which the equation
-        holds (or floats cannot tell the sides apart), not a threshold.
-        """
-        from scipy.optimize import brentq
-        grid, a, b = scan.grid, scan.lhs, scan.rhs
-        values = a - b
-        with np.errstate(all="ignore"):
-            equal = np.isfinite(values) & (np.abs(values) <= 1e-12 * (np.abs(a) + np.abs(b)))
-        roots, vanishing, stretches = [], [], []
-        for first, last in _runs(equal):
-            x = float(grid[first])
-            if last > first:
-                if self.vanishes(f, grid[first:last + 1], env, cell, each=True).all():
-                    vanishing.append(x)
-                else:
-                    stretches.append((x, float(grid[last])))
-            elif self.vanishes(f, x, env, cell):
-                vanishing.append(x)
-            elif self.holds(f, x, env):
-                roots.append(x)
-        usable = np.isfinite(values) & ~equal
-        sign = np.sign(values)
-        for i in np.flatnonzero(usable[:-1] & usable[1:] & (sign[:-1] * sign[1:] < 0)):
-            try:
-                r = brentq(lambda x: self._residual(f, x, env), grid[i], grid[i + 1], xtol=1e-300, rtol=1e-14,
-                           maxiter=200)
-            except (ValueError, RuntimeError):
-                continue
-            if not self.holds(f, r, env):
-                continue
-            (vanishing if self.vanishes(f, r, env, cell) else roots).append(float(r))
-        return _merge(roots), _merge(vanishing), stretches
-
-    def _residual(self, f, x, env) -> float:
-        a, b = self._sides(f, x, env)
-        return a - b
-
-    def _sides(self, f, x, env) -> tuple[float, float]:
-        try:
-            _, a, b = f(float(x), env)
-            return float(a), float(b)
-        except (IfrError, ZeroDivisionError, OverflowError, ValueError):
-            return math.nan, math.nan
 
     # --- brackets and display
     def _bracket(self, cell, env):
@@ -415,21 +305,3 @@ def _evaluate(tree, env):
             return eval_tree(tree, value)
     except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
         return None
-
-
-def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
-    """(first, last) index of each run of True in a boolean array."""
-    edges = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
-    return list(zip(np.flatnonzero(edges == 1).tolist(), (np.flatnonzero(edges == -1) - 1).tolist()))
-
-
-def _merge(values: list[float]) -> list[float]:
-    out: list[float] = []
-    for v in sorted(values):
-        if not out or not _close(out[-1], v):
-            out.append(v)
-    return out
-
-
-def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= 1e-7 * max(abs(a), abs(b), 1e-300)

@@ -9,21 +9,11 @@ crossing could lie beyond it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from .display import format_number
 from .errors import IfrError
-
-
-@dataclass
-class Scan:
-    grid: np.ndarray       # the values of the unknown tried, ascending
-    lhs: np.ndarray        # the left side at each (base SI)
-    rhs: np.ndarray
-    bracketed: bool        # the grid spans the user's bracket (else a default range)
-    scale: float           # a typical size of the unknown, whose unit the range is shown in
+from .roots import Scan
 
 
 def no_solution(solver, cell, scan: Scan, vanishing: list[float]) -> IfrError:
