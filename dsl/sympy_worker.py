@@ -73,8 +73,10 @@ class Worker:
             return self.process
         package = __name__.rpartition(".")[0]
         code = f"from {package}.sympy_worker import serve; serve()"
-        # sympy iterates over sets: a fixed hash seed makes its answers, and the
-        # time it takes, the same from run to run
+        # sympy iterates over sets of strings and expressions: a fixed hash seed
+        # removes most of the run-to-run variation in what it tries first (not
+        # all: some of its orderings follow object identity, so the time it
+        # takes on a hard equation can still differ between runs)
         env = dict(os.environ, PYTHONHASHSEED="0")
         try:
             process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
