@@ -331,9 +331,9 @@ def _check(args) -> int:
 # --- solve, explain, table, export --------------------------------------------
 
 def _solve(model, args) -> int:
-    from .adhoc import solve_equation
+    from .equation import solve_equation
     from .display import format_number
-    q, sol = solve_equation(model, args.unknown, args.equation, origin="--for")
+    q, sol = solve_equation(model, args.unknown, args.equation, origin="--for", bracket_text=args.bracket)
     unit = f" {model.units[model.cell_id(args.unknown)]}" if model.units[model.cell_id(args.unknown)] else ""
     print(f"{args.unknown} = {format_number(float(q.magnitude), 6)}{unit}   ({sol.note})")
     return 0

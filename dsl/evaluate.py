@@ -465,8 +465,8 @@ class Evaluator:
     def _depends(self, cid: str, bad: str, errors: dict) -> CellError:
         root = errors[bad].cause or bad
         cell, name = self.graph.cells[cid], self.graph.cells[root].name
-        return CellError(IfrError("depends-on-error", f"depends on `{name}`, which has an error: "
-                                  f"{errors[root].message}", cell.span), cause=root)
+        return CellError(IfrError("depends-on-error", f"depends on `{name}`, which has an error "
+                                  f"({errors[root].code})", cell.span), cause=root)
 
 
 def _not_finite(cell, value: float) -> IfrError:

@@ -1,8 +1,9 @@
 """`ifr explain`: a cell's formula as written, expanded to inputs, and value."""
 from __future__ import annotations
 
+from . import ir
 from .display import format_number
-from .symbolic import NotSymbolic, from_tree, to_sympy
+from .symbolic import tree_symbols
 
 
 def explain(model, cid: str) -> dict:
@@ -12,38 +13,44 @@ def explain(model, cid: str) -> dict:
     if cell.kind == "input":
         out["expanded"] = cell.source
         return out
-    import sympy as sp
     if cell.kind == "solve":
         sol = model.solver.solutions.get(cid)
         out["method"] = sol.note if sol else ""
         if sol is not None and sol.tree is not None:
-            expr = from_tree(sol.tree)
-            out["closed_form"] = _pretty(expr, model)
+            names = {c: model.graph.cells[c].name for c in tree_symbols(sol.tree) if c in model.graph.cells}
+            out["closed_form"] = _in_worker("pretty_tree", sol.tree, names)
         out["expanded"] = out.get("closed_form", "(numeric: no closed form)")
         return out
-    cache: dict[str, object] = {}
-
-    def ref(c):
-        target = model.graph.cells[c]
-        if target.kind in ("input", "solve") or c in model.overrides:
-            return sp.Symbol(c, real=True)
-        if c not in cache:
-            cache[c] = to_sympy(target.expr, ref)
-        return cache[c]
-    try:
-        expr = to_sympy(cell.expr, ref)
-        out["expanded"] = _pretty(expr, model)
-    except NotSymbolic as exc:
-        out["expanded"] = f"(not symbolic: {exc})"
+    formulas = _formulas_below(model, cell.expr)
+    names = {c: model.graph.cells[c].name for c in model.graph.cells}
+    out["expanded"] = _in_worker("expanded_text", cell.expr, formulas, names)
     return out
 
 
-def _pretty(expr, model) -> str:
-    """sympy's text with cell ids shown as the user's names, in base SI units."""
-    import sympy as sp
-    names = {s: sp.Symbol(model.graph.cells[s.name].name if s.name in model.graph.cells else s.name)
-             for s in expr.free_symbols}
-    return sp.sstr(expr.xreplace(names))
+def _formulas_below(model, node) -> dict:
+    """The expressions of the formula cells ``node`` reaches, down to inputs,
+    solved cells and overridden cells (which stay symbols)."""
+    formulas, stack = {}, list(ir.refs(node))
+    while stack:
+        c = stack.pop()
+        target = model.graph.cells[c]
+        if c in formulas or target.kind in ("input", "solve") or c in model.overrides:
+            continue
+        formulas[c] = target.expr
+        stack.extend(ir.refs(target.expr))
+    return formulas
+
+
+def _in_worker(function: str, *args) -> str:
+    """sympy's text, printed in the worker under its time limit."""
+    from . import sympy_worker
+    from .solve import SYMPY_SECONDS
+    try:
+        return sympy_worker.call(function, *args, seconds=SYMPY_SECONDS)
+    except sympy_worker.TimeLimit:
+        return f"(not printed: sympy took over {SYMPY_SECONDS} s)"
+    except sympy_worker.WorkerFailed as exc:
+        return f"(not printed: {exc})"
 
 
 def render(info: dict, model) -> str:

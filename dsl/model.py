@@ -310,10 +310,11 @@ class Model:
         return run_table(self, name)
 
     # --- solving on demand
-    def solve(self, unknown: str, equation: str):
-        """Solve ``equation`` ("lhs = rhs") for the cell ``unknown``: (pint Quantity, how it was solved)."""
-        from .adhoc import solve_equation
-        return solve_equation(self, unknown, equation)
+    def solve(self, unknown: str, equation: str, on: str | None = None):
+        """Solve ``equation`` ("lhs = rhs") for the cell ``unknown``, within ``on`` ("lo..hi") if given:
+        (pint Quantity, how it was solved)."""
+        from .equation import solve_equation
+        return solve_equation(self, unknown, equation, bracket_text=on)
 
     def explain(self, name: str) -> dict:
         from .explain import explain

@@ -19,16 +19,56 @@ def sympy_module():
     return sympy
 
 
+# Beyond these powers of ten a number is inf or 0 as a float: the evaluator,
+# Excel and the closed-form trees cannot hold it, and an exact sympy number of
+# that size costs minutes of big-integer work (`1e99999999` has 10^8 digits).
+LARGEST_EXPONENT = 308
+SMALLEST_EXPONENT = -324
+
+
 def number(value: float, text: str | None = None):
+    """An exact sympy number for a literal (its text when given, else the float)."""
     sp = sympy_module()
     if text is not None:
+        text = text.replace("_", "")
+        if not _in_float_range(text):
+            raise NotSymbolic(text)
         try:
-            return sp.Rational(text.replace("_", ""))
+            return sp.Rational(text)
         except (TypeError, ValueError):
             pass
+    if not math.isfinite(value):
+        raise NotSymbolic(repr(value))
     if float(value).is_integer() and abs(value) < 1e18:
         return sp.Integer(int(value))
     return sp.Rational(repr(float(value)))
+
+
+def _in_float_range(text: str) -> bool:
+    """Whether a decimal literal is zero or within the powers of ten a float holds,
+    judged from its digits and exponent without building the number."""
+    mantissa, _, exponent = text.lower().lstrip("+-").partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    whole = whole.lstrip("0")
+    if not (whole + fraction).strip("0"):
+        return True
+    try:
+        power = int(exponent or "0")
+    except ValueError:
+        return True  # not a decimal literal: sympy decides
+    # the power of ten of the first significant digit
+    leading = len(whole) - 1 if whole else -(len(fraction) - len(fraction.lstrip("0")) + 1)
+    return SMALLEST_EXPONENT <= power + leading <= LARGEST_EXPONENT
+
+
+def power(base, exponent):
+    """``base ** exponent``, refusing a numeric power beyond the range of floats
+    (sympy would compute `10^(10^9)` exactly)."""
+    if getattr(base, "is_Number", False) and getattr(exponent, "is_Number", False) and base != 0:
+        size = abs(float(exponent)) * abs(math.log10(abs(float(base)))) if math.isfinite(float(base)) else math.inf
+        if size > LARGEST_EXPONENT:
+            raise NotSymbolic(f"{base}^{exponent}")
+    return base ** exponent
 
 
 def to_sympy(node: ir.Node, ref: Callable[[str], object], variables: dict | None = None):
@@ -53,7 +93,7 @@ def to_sympy(node: ir.Node, ref: Callable[[str], object], variables: dict | None
     if isinstance(node, ir.Bin):
         a, b = rec(node.left), rec(node.right)
         return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-                "/": lambda: a / b, "^": lambda: a ** b}[node.op]()
+                "/": lambda: a / b, "^": lambda: power(a, b)}[node.op]()
     if isinstance(node, ir.Neg):
         return -rec(node.operand)
     if isinstance(node, ir.Cmp):
@@ -255,3 +295,29 @@ def from_tree(tree: list):
     if kind in ("and", "or"):
         return (sp.And if kind == "and" else sp.Or)(*[from_tree(a) for a in tree[1:]])
     raise ValueError(kind)
+
+
+def pretty_tree(tree: list, names: dict[str, str]) -> str:
+    """sympy's text for a closed-form tree, its symbols shown as ``names`` gives them."""
+    sp = sympy_module()
+    expr = from_tree(tree)
+    return sp.sstr(expr.xreplace({s: sp.Symbol(names.get(s.name, s.name)) for s in expr.free_symbols}))
+
+
+def expanded_text(node: ir.Node, formulas: dict[str, ir.Node], names: dict[str, str]) -> str:
+    """sympy's text for an expression with the cells in ``formulas`` expanded
+    (every other cell a symbol), shown with ``names``."""
+    sp = sympy_module()
+    expanded: dict[str, object] = {}
+
+    def ref(cid):
+        if cid not in formulas:
+            return sp.Symbol(cid, real=True)
+        if cid not in expanded:
+            expanded[cid] = to_sympy(formulas[cid], ref)
+        return expanded[cid]
+    try:
+        expr = to_sympy(node, ref)
+    except NotSymbolic as exc:
+        return f"(not symbolic: {exc})"
+    return sp.sstr(expr.xreplace({s: sp.Symbol(names.get(s.name, s.name)) for s in expr.free_symbols}))

@@ -84,15 +84,18 @@ def test_cli_solve_and_explain(capsys):
 
 
 def test_a_cached_closed_form_needs_neither_sympy_nor_scipy(tmp_path):
-    """A second run reads the closed form from the cache and verifies it with floats."""
+    """A second run reads the closed form from the cache and verifies it with floats.
+
+    sympy runs in a worker process (the first run starts one); the run itself
+    never imports it."""
     env = dict(os.environ, IFR_CACHE_DIR=str(tmp_path / "cache"))
-    probe = ("import sys, ifr; m = ifr.load(sys.argv[1]); m.check(); "
-             "print('sympy' in sys.modules, 'scipy.optimize' in sys.modules)")
+    probe = ("import sys, ifr; from ifr.sympy_worker import WORKER; m = ifr.load(sys.argv[1]); m.check(); "
+             "print('sympy' in sys.modules, 'scipy.optimize' in sys.modules, WORKER.starts)")
     path = str(ROOT / "models" / "pd_handoff.ifr")
     first = subprocess.run([sys.executable, "-c", probe, path], env=env, capture_output=True, text=True)
     second = subprocess.run([sys.executable, "-c", probe, path], env=env, capture_output=True, text=True)
-    assert first.stdout.split() == ["True", "True"], first.stderr
-    assert second.stdout.split() == ["False", "False"], second.stderr
+    assert first.stdout.split() == ["False", "True", "1"], first.stderr
+    assert second.stdout.split() == ["False", "False", "0"], second.stderr
 
 
 def test_a_stale_cached_form_is_not_trusted(tmp_path):

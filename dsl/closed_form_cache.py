@@ -1,0 +1,81 @@
+"""The closed forms sympy found, on disk, keyed by the equation's structure.
+
+An entry is what `closed_form.closed_forms` answered, which depends on the
+structure of the equation only (never on values): ``{"candidates": [...],
+"complete": bool, "flat": [...]}``, or ``{"none": why}`` for an equation sympy cannot solve.
+Whether a candidate is the root for given values is decided at each run, so a
+what-if under which the equation has no root leaves the entry as it is.  A
+time-out is not a property of the equation: it is remembered for the process
+only (`TIMED_OUT`), never written.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+from . import ir
+
+VERSION = "closed-forms-3"   # part of every key: entries of another layout are never read
+
+TIMED_OUT: dict[str, str] = {}   # key -> why, for this process only
+
+
+def equation_key(unknown: str, lhs: ir.Node, rhs: ir.Node, chain: dict[str, ir.Node]) -> str:
+    """A hash of everything sympy is given: the unknown, both sides and the
+    expressions of the cells between them and the unknown."""
+    parts = [VERSION, unknown, fingerprint(lhs), fingerprint(rhs)]
+    parts += [cid + "=" + fingerprint(node) for cid, node in chain.items()]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def fingerprint(node: ir.Node) -> str:
+    """A structural rendering of an expression, independent of spans."""
+    if isinstance(node, ir.Const):
+        return f"{node.value!r}:{node.number_text}:{node.unit}"
+    if isinstance(node, ir.Ref):
+        return "@" + node.cell
+    if isinstance(node, ir.Var):
+        return "$" + node.name
+    head = type(node).__name__ + ":" + str(getattr(node, "op", getattr(node, "name", getattr(node, "func", ""))))
+    return head + "(" + ",".join(fingerprint(c) for c in ir.children(node)) + ")"
+
+
+class ClosedFormCache:
+    """One JSON file per equation structure, in ``cache_dir()/solutions``."""
+
+    def __init__(self):
+        from .units import cache_dir
+        self.folder = cache_dir() / "solutions"
+        self.memory: dict[str, dict] = {}
+
+    def get(self, key: str) -> dict | None:
+        if key in self.memory:
+            return self.memory[key]
+        try:
+            entry = json.loads((self.folder / f"{key}.json").read_text())
+        except (OSError, ValueError):
+            return None
+        if not _well_formed(entry):
+            return None
+        self.memory[key] = entry
+        return entry
+
+    def put(self, key: str, entry: dict) -> None:
+        self.memory[key] = entry
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            tmp = self.folder / f"{key}.{os.getpid()}.tmp"
+            tmp.write_text(json.dumps(entry))
+            os.replace(tmp, self.folder / f"{key}.json")
+        except OSError:
+            pass  # a cache that cannot be written only costs time
+
+
+def _well_formed(entry) -> bool:
+    if not isinstance(entry, dict):
+        return False
+    if "none" in entry:
+        return isinstance(entry["none"], str)
+    candidates = entry.get("candidates")
+    return isinstance(candidates, list) and all(isinstance(c, list) and len(c) == 2 for c in candidates)

@@ -1,0 +1,83 @@
+"""Solving an equation given at run time (`ifr solve`, `Model.solve`)."""
+from __future__ import annotations
+
+from . import ir
+from . import syntax as ast
+from .bind import Scope
+from .dimensions import dim_of
+from .errors import IfrError, remember_source
+from .parse_cache import parse
+from .resolve import CellDef
+
+
+def solve_equation(model, unknown: str, equation: str, origin: str = "<equation>", bracket_text: str | None = None):
+    """The value of ``unknown`` that makes ``equation`` hold: (pint Quantity, Solution).
+
+    ``bracket_text`` ("LO..HI", e.g. "1 GB/s..1 TB/s") limits the search to
+    that range, as `solve x on lo..hi:` does in a file; both ends must have the
+    unknown's dimension.
+    """
+    from .units import quantity
+    cid = model.cell_id(unknown)
+    if "=" not in equation.replace("==", "").replace("<=", "").replace(">=", "").replace("!=", ""):
+        raise IfrError("bad-equation", f"`{equation}` is not an equation", None, hint='write "lhs = rhs"')
+    on = ""
+    if bracket_text is not None:
+        if ".." not in bracket_text:
+            raise IfrError("bad-bracket", f"`{bracket_text}` is not a range", None,
+                           hint="write LO..HI, e.g. 1 GB/s..1 TB/s")
+        on = f" on {bracket_text}"
+    text = f"__solve__ = solve {_plain(model, cid)}{on}: {equation}"
+    remember_source(origin, text)
+    program = parse(text, origin)
+    if program.diagnostics:
+        raise program.diagnostics[0]
+    stmt = program.statements[0] if program.statements else None
+    if not isinstance(stmt, ast.SolveCell):
+        raise IfrError("bad-equation", f"`{equation}` is not an equation", None, hint='write "lhs = rhs"')
+    scope = Scope(model.graph.main)
+    cell = CellDef("__solve__", "__solve__", "", "solve", stmt.span, equation, "", "", None, None)
+    cell.unknown = cid
+    binder = model.binder
+    before = len(binder.diagnostics)   # the equation's own mistakes: raised, not kept with the file's
+    cell.lhs = binder.expr(stmt.lhs, scope)
+    cell.rhs = binder.expr(stmt.rhs, scope)
+    if stmt.bracket is not None:
+        cell.bracket = (binder.expr(stmt.bracket.lo, scope), binder.expr(stmt.bracket.hi, scope))
+    new = [d for d in binder.diagnostics[before:] if d.severity == "error"]
+    del binder.diagnostics[before:]
+    if new:
+        raise new[0]
+    left, right = dim_of(cell.lhs, model.dims), dim_of(cell.rhs, model.dims)
+    if left != right:
+        from .dimensions import _mismatch
+        raise _mismatch("equate", cell.lhs, left, cell.rhs, right)
+    if cell.bracket is not None:
+        _check_bracket(model, cid, cell.bracket)
+    affected = model.binder.affected_by(cid)
+    reached = any(r == cid or r in affected for r in ir.refs(cell.lhs) | ir.refs(cell.rhs))
+    if not reached:
+        raise IfrError("solve-independent", f"the equation does not depend on `{unknown}`", stmt.lhs.span)
+    solution = model.solver.solve(cell, model.values)
+    unit_text = model.units[cid]
+    from .display import factor
+    value = solution.value / (factor(unit_text) if unit_text else 1.0)
+    return quantity(value, unit_text or "dimensionless"), solution
+
+
+def _check_bracket(model, cid: str, bracket) -> None:
+    from .display import example_unit
+    wanted = model.dims[cid]
+    for end in bracket:
+        given = dim_of(end, model.dims)
+        if given != wanted:
+            name = model.graph.cells[cid].name
+            raise IfrError("unit-mismatch", f"the bracket's end `{end.text}` is {given}, but `{name}` is {wanted}",
+                           end.span, hint=f"give both ends in a unit of {wanted}, such as {example_unit(wanted)}")
+
+
+def _plain(model, cid: str) -> str:
+    name = model.graph.cells[cid].name
+    if "." in name:
+        raise IfrError("bad-equation", f"solve for a top-level cell, not the field `{name}`", None)
+    return name

@@ -1,0 +1,161 @@
+"""Roots of one equation with every cell but the unknown fixed, in floats:
+what counts as a root (the two sides cross there), and the numeric search
+(a log-spaced scan for sign changes, then brentq on each bracket)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import IfrError
+
+GRID_POINTS = 4801          # per side of zero, for the scan without a bracket
+BRACKET_POINTS = 4001
+DECADES = 12                # the scan without a bracket spans scale * 10^-12 .. 10^12
+FAILURES = (IfrError, ZeroDivisionError, OverflowError, ValueError)
+
+
+@dataclass
+class Scan:
+    grid: np.ndarray       # the values of the unknown tried, ascending
+    lhs: np.ndarray        # the left side at each (base SI)
+    rhs: np.ndarray
+    bracketed: bool        # the grid spans the user's bracket (else a default range)
+    scale: float           # a typical size of the unknown, whose unit the range is shown in
+
+
+class Sides:
+    """The two sides of an equation as functions of the unknown.
+
+    ``f(x, env)`` gives (lhs - rhs, lhs, rhs) for a float or an array of
+    values; ``scale`` is a typical size of the unknown (its current value).
+    """
+
+    def __init__(self, f, env, scale: float):
+        self.f, self.env, self.scale = f, env, scale
+
+    def holds(self, x, each: bool = False):
+        """Whether the equation holds at x: both sides finite and equal to 1e-9.
+        (A side that overflows to inf, or is nan, equals nothing.)"""
+        with np.errstate(all="ignore"):
+            try:
+                r, a, b = self.f(x, self.env)
+            except FAILURES:
+                return np.zeros(np.shape(x), bool) if each else False
+            a, b, r = np.asarray(a, float), np.asarray(b, float), np.asarray(r, float)
+            size = np.abs(a) + np.abs(b)
+            ok = np.isfinite(x) & np.isfinite(a) & np.isfinite(b) & \
+                (np.abs(r) <= 1e-9 * np.where(size > 0, size, 1.0))
+        return ok if each else bool(np.all(ok))
+
+    def vanishes(self, x, each: bool = False):
+        """Whether both sides vanish together at x, so that x is no crossover.
+
+        Either both sides are zero all around x (`exp(x) = 0` where exp
+        underflows), or both have a zero at x (a common factor) and their ratio
+        next to it is not 1: `a * x = b * x` at 0, whatever a and b are.  A
+        side that is zero everywhere (`a * x = 0`) is not a common factor.
+        """
+        x = np.asarray(x, dtype=float)
+        delta = np.where(x != 0, np.abs(x) * 1e-6, self.scale * 1e-6)
+        with np.errstate(all="ignore"):
+            try:
+                _, a0, b0 = self.f(x, self.env)
+                _, a1, b1 = self.f(x - delta, self.env)
+                _, a2, b2 = self.f(x + delta, self.env)
+            except FAILURES:
+                return np.zeros(x.shape, bool) if each else False
+            a0, a1, a2, b0, b1, b2 = (np.asarray(v, float) for v in (a0, a1, a2, b0, b1, b2))
+            all_zero = (a0 == 0) & (b0 == 0) & (a1 == 0) & (a2 == 0) & (b1 == 0) & (b2 == 0)
+
+            def zero_at_x(v0, v1, v2):
+                return (v1 != 0) & (v2 != 0) & (np.abs(v0) <= 1e-3 * np.minimum(np.abs(v1), np.abs(v2)))
+            ratio_is_one = (np.abs(a1 / b1 - 1) < 1e-3) & (np.abs(a2 / b2 - 1) < 1e-3)
+            out = all_zero | (zero_at_x(a0, a1, a2) & zero_at_x(b0, b1, b2) & ~ratio_is_one)
+        return out if each else bool(np.all(out))
+
+    def scan(self, bracket: tuple[float, float] | None) -> Scan:
+        """Both sides over the bracket, or over ±scale·10^±12 without one."""
+        if bracket is not None:
+            lo, hi = bracket
+            grid = np.geomspace(lo, hi, BRACKET_POINTS) if lo > 0 and hi / lo > 1e3 \
+                else np.linspace(lo, hi, BRACKET_POINTS)
+        else:
+            positive = np.geomspace(self.scale * 10.0 ** -DECADES, self.scale * 10.0 ** DECADES, GRID_POINTS)
+            grid = np.concatenate([-positive[::-1], [0.0], positive])
+        with np.errstate(all="ignore"):
+            try:
+                _, a, b = self.f(grid, self.env)
+                a = np.broadcast_to(np.asarray(a, dtype=float), grid.shape)
+                b = np.broadcast_to(np.asarray(b, dtype=float), grid.shape)
+            except FAILURES:
+                pairs = [self._sides(x) for x in grid]
+                a = np.array([p[0] for p in pairs])
+                b = np.array([p[1] for p in pairs])
+        return Scan(grid, a, b, bracket is not None, self.scale)
+
+    def search(self, scan: Scan):
+        """(roots, zeros where both sides vanish, stretches where the sides are equal).
+
+        Points of the scan where the sides agree to float precision are roots
+        when alone; two or more in a row are a stretch over which the equation
+        holds (or floats cannot tell the sides apart), not a threshold.
+        """
+        from scipy.optimize import brentq
+        grid, a, b = scan.grid, scan.lhs, scan.rhs
+        values = a - b
+        with np.errstate(all="ignore"):
+            equal = np.isfinite(values) & (np.abs(values) <= 1e-12 * (np.abs(a) + np.abs(b)))
+        roots, vanishing, stretches = [], [], []
+        for first, last in runs(equal):
+            x = float(grid[first])
+            if last > first:
+                if self.vanishes(grid[first:last + 1], each=True).all():
+                    vanishing.append(x)
+                else:
+                    stretches.append((x, float(grid[last])))
+            elif self.vanishes(x):
+                vanishing.append(x)
+            elif self.holds(x):
+                roots.append(x)
+        usable = np.isfinite(values) & ~equal
+        sign = np.sign(values)
+        for i in np.flatnonzero(usable[:-1] & usable[1:] & (sign[:-1] * sign[1:] < 0)):
+            try:
+                r = brentq(self._residual, grid[i], grid[i + 1], xtol=1e-300, rtol=1e-14, maxiter=200)
+            except (ValueError, RuntimeError):
+                continue
+            if self.holds(r):
+                (vanishing if self.vanishes(r) else roots).append(float(r))
+        return merge(roots), merge(vanishing), stretches
+
+    def _residual(self, x) -> float:
+        a, b = self._sides(x)
+        return a - b
+
+    def _sides(self, x) -> tuple[float, float]:
+        try:
+            _, a, b = self.f(float(x), self.env)
+            return float(a), float(b)
+        except FAILURES:
+            return math.nan, math.nan
+
+
+def runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """(first, last) index of each run of True in a boolean array."""
+    edges = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
+    return list(zip(np.flatnonzero(edges == 1).tolist(), (np.flatnonzero(edges == -1) - 1).tolist()))
+
+
+def merge(values: list[float]) -> list[float]:
+    """Sorted, with values equal to 1e-7 kept once."""
+    out: list[float] = []
+    for v in sorted(values):
+        if not out or not close(out[-1], v):
+            out.append(v)
+    return out
+
+
+def close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-7 * max(abs(a), abs(b), 1e-300)
