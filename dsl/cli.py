@@ -1,4 +1,4 @@
-"""The command line: ifr run | check | solve | explain | table | export."""
+"""The command line: ifr run | check | solve | explain | table | export | fmt."""
 from __future__ import annotations
 
 import argparse
@@ -55,6 +55,10 @@ def _parser() -> argparse.ArgumentParser:
     export = sub.add_parser("export", help="write the model as a workbook (.xlsx), .md or .json")
     model_args(export)
     export.add_argument("-o", "--output", required=True, metavar="OUT")
+
+    fmt = sub.add_parser("fmt", help="align the = and in columns of consecutive cell lines")
+    fmt.add_argument("files", nargs="+", metavar="FILE")
+    fmt.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
     return p
 
 
@@ -90,6 +94,9 @@ def _main(argv: list[str]) -> int:
         raise IfrError("usage", "no command given", None, hint="ifr run FILE, ifr check FILE|DIR, ... " + USAGE_HINT)
     if args.command == "check":
         return _check(args)
+    if args.command == "fmt":
+        from .fmt import main as fmt
+        return fmt(args)
     model = _model(args)
     for w in model.warnings:
         print(render(w).replace("error[", "warning[", 1), file=sys.stderr)
