@@ -1,4 +1,4 @@
-"""The command line: ifr run | check | solve | explain | table | export | fmt."""
+"""The command line: ifr run | check | solve | explain | table | export | lsp | fmt."""
 from __future__ import annotations
 
 import argparse
@@ -56,6 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     model_args(export)
     export.add_argument("-o", "--output", required=True, metavar="OUT")
 
+    sub.add_parser("lsp", help="serve the language server protocol over stdio, for editors")
     fmt = sub.add_parser("fmt", help="align the = and in columns of consecutive cell lines")
     fmt.add_argument("files", nargs="+", metavar="FILE")
     fmt.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
@@ -94,9 +95,10 @@ def _main(argv: list[str]) -> int:
         raise IfrError("usage", "no command given", None, hint="ifr run FILE, ifr check FILE|DIR, ... " + USAGE_HINT)
     if args.command == "check":
         return _check(args)
-    if args.command == "fmt":
+    if args.command in ("lsp", "fmt"):
         from .fmt import main as fmt
-        return fmt(args)
+        from .lsp import main as lsp
+        return {"lsp": lsp, "fmt": fmt}[args.command](args)
     model = _model(args)
     for w in model.warnings:
         print(render(w).replace("error[", "warning[", 1), file=sys.stderr)

@@ -1,0 +1,220 @@
+"""The language server: documents, scheduling of analyses, and the LSP handlers.
+
+Analyses run on one worker thread (the engine keeps shared parser state, so
+one owner runs it), after a short debounce; a result for a version that has
+since changed is dropped.  Requests wait for the analysis of the latest
+version, so an answer never describes text the editor no longer shows.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from .. import __version__
+from . import navigation, presentation
+from .analysis import Result, analyse
+
+DEBOUNCE_SECONDS = 0.03
+
+
+@dataclass
+class _Document:
+    version: int = 0
+    task: asyncio.Task | None = None
+    result: Result | None = None
+    scope_result: Result | None = None    # the latest result in which the file's names resolved
+
+
+class IfrServer(LanguageServer):
+    def __init__(self):
+        super().__init__("ifr", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.documents: dict[str, _Document] = {}
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ifr-analysis")
+
+    # --- scheduling
+    def schedule(self, uri: str, debounce: float = DEBOUNCE_SECONDS, cascade: bool = True) -> None:
+        """Analyse a document soon; with ``cascade``, then the open documents that import it."""
+        doc = self.documents.setdefault(uri, _Document())
+        doc.version += 1
+        doc.task = asyncio.ensure_future(self._analyse(uri, doc.version, debounce, cascade))
+
+    async def _analyse(self, uri: str, version: int, debounce: float, cascade: bool) -> None:
+        doc = self.documents[uri]
+        if debounce:
+            await asyncio.sleep(debounce)
+        if doc.version != version:
+            return  # a newer change is scheduled
+        text = self.workspace.get_text_document(uri).source
+        buffers = {to_fs_path(u): self.workspace.get_text_document(u).source for u in self.documents}
+        loop = asyncio.get_running_loop()
+        result = await loop.run_in_executor(self.worker, analyse, to_fs_path(uri), text, buffers)
+        if doc.version != version or uri not in self.documents:
+            return  # stale
+        doc.result = result
+        if result.scope:
+            doc.scope_result = result
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri, diagnostics=presentation.diagnostics(result)))
+        if not cascade:
+            return
+        for other, odoc in list(self.documents.items()):  # files that import this one see the new text
+            if other != uri and odoc.result is not None and result.path in odoc.result.files:
+                self.schedule(other, cascade=False)
+
+    async def current(self, uri: str) -> Result | None:
+        """The analysis of the document's latest version."""
+        doc = self.documents.get(uri)
+        while doc is not None and doc.task is not None and not doc.task.done():
+            await asyncio.wait([doc.task])
+        return doc.result if doc is not None else None
+
+    async def results(self) -> list[Result]:
+        return [r for r in [await self.current(u) for u in list(self.documents)] if r is not None]
+
+    async def in_worker(self, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self.worker, fn, *args)
+
+
+server = IfrServer()
+
+
+def _cursor(result: Result, position: types.Position) -> tuple[int, int]:
+    from .positions import Lines
+    return Lines(result.texts).column(result.path, position)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: IfrServer, params: types.DidOpenTextDocumentParams):
+    ls.schedule(params.text_document.uri, debounce=0)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: IfrServer, params: types.DidChangeTextDocumentParams):
+    ls.schedule(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: IfrServer, params: types.DidCloseTextDocumentParams):
+    ls.documents.pop(params.text_document.uri, None)
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri,
+                                                                        diagnostics=[]))
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+async def hover(ls: IfrServer, params: types.HoverParams):
+    result = await ls.current(params.text_document.uri)
+    if result is None:
+        return None
+    line, column = _cursor(result, params.position)
+    occ = navigation.occurrence_at(result, line, column)
+    explained = await ls.in_worker(result.explain, occ.key) if occ is not None and occ.key else None
+    return presentation.hover(result, line, column, explained)
+
+
+@server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
+async def inlay_hint(ls: IfrServer, params: types.InlayHintParams):
+    result = await ls.current(params.text_document.uri)
+    if result is None:
+        return []
+    return presentation.inlay_hints(result, params.range)
+
+
+@server.feature(types.TEXT_DOCUMENT_DEFINITION)
+async def definition(ls: IfrServer, params: types.DefinitionParams):
+    result = await ls.current(params.text_document.uri)
+    return navigation.definition(result, *_cursor(result, params.position)) if result else None
+
+
+@server.feature(types.TEXT_DOCUMENT_REFERENCES)
+async def references(ls: IfrServer, params: types.ReferenceParams):
+    result = await ls.current(params.text_document.uri)
+    if result is None:
+        return []
+    return navigation.references(result, await ls.results(), *_cursor(result, params.position),
+                                 params.context.include_declaration)
+
+
+def _open_files(ls: IfrServer) -> set[str]:
+    return {os.path.abspath(to_fs_path(u)) for u in ls.documents}
+
+
+@server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+async def prepare_rename(ls: IfrServer, params: types.PrepareRenameParams):
+    result = await ls.current(params.text_document.uri)
+    if result is None:
+        return None
+    answer = navigation.prepare_rename(result, *_cursor(result, params.position), _open_files(ls))
+    if isinstance(answer, str):
+        raise ValueError(answer)
+    return answer
+
+
+@server.feature(types.TEXT_DOCUMENT_RENAME)
+async def rename(ls: IfrServer, params: types.RenameParams):
+    result = await ls.current(params.text_document.uri)
+    if result is None:
+        return None
+    answer = navigation.rename(result, await ls.results(), *_cursor(result, params.position), params.new_name,
+                               _open_files(ls))
+    if isinstance(answer, str):
+        raise ValueError(answer)
+    return answer
+
+
+@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", " "]))
+async def completion(ls: IfrServer, params: types.CompletionParams):
+    uri = params.text_document.uri
+    result = await ls.current(uri)
+    if result is None:
+        return []
+    doc = ls.documents[uri]
+    line = ls.workspace.get_text_document(uri).lines[params.position.line] if params.position.line < len(
+        ls.workspace.get_text_document(uri).lines) else ""
+    prefix = _utf16_prefix(line, params.position.character)
+    return types.CompletionList(is_incomplete=False,
+                                items=presentation.completion(result, doc.scope_result or result, prefix))
+
+
+def _utf16_prefix(line: str, units: int) -> str:
+    count = 0
+    for i, ch in enumerate(line):
+        if count >= units:
+            return line[:i]
+        count += len(ch.encode("utf-16-le")) // 2
+    return line.rstrip("\r\n")
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+async def document_symbol(ls: IfrServer, params: types.DocumentSymbolParams):
+    result = await ls.current(params.text_document.uri)
+    return navigation.document_symbols(result) if result else []
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+def code_action(ls: IfrServer, params: types.CodeActionParams):
+    return presentation.quick_fixes(params.text_document.uri, params)
+
+
+@server.feature(types.TEXT_DOCUMENT_FORMATTING)
+def formatting(ls: IfrServer, params: types.DocumentFormattingParams):
+    from ..fmt import format_text
+    doc = ls.workspace.get_text_document(params.text_document.uri)
+    formatted = format_text(doc.source)
+    if formatted == doc.source:
+        return []
+    end = types.Position(line=len(doc.lines), character=0)
+    return [types.TextEdit(range=types.Range(start=types.Position(line=0, character=0), end=end),
+                           new_text=formatted)]
+
+
+def main() -> int:
+    """Serve over stdio until the client says exit."""
+    server.start_io()
+    return 0
