@@ -216,3 +216,55 @@ async def test_formatting_aligns_the_cells(client: LanguageClient, tmp_path):
 
 def _line_of(path, prefix: str) -> int:
     return next(i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()) if line.startswith(prefix))
+
+
+async def test_references_of_a_cell_and_of_a_stdlib_record(client: LanguageClient):
+    uri = open_file(client, PD_HANDOFF)
+    text = PD_HANDOFF.read_text(encoding="utf-8")
+    line = _line_of(PD_HANDOFF, "kv_state     =")
+    found = await client.text_document_references_async(types.ReferenceParams(
+        text_document=doc(uri), position=types.Position(line=line, character=2),
+        context=types.ReferenceContext(include_declaration=True)))
+    lines = text.splitlines()
+    uses = [i for i, l in enumerate(lines) if re.search(r"\bkv_state\b", l.split("#")[0])]
+    assert sorted({r.range.start.line for r in found}) == uses
+    assert all(r.uri == uri for r in found)
+    use_line = _line_of(PD_HANDOFF, "use llm:")
+    found = await client.text_document_references_async(types.ReferenceParams(
+        text_document=doc(uri), position=types.Position(line=use_line, character=lines[use_line].index("qwen3_8b") + 1),
+        context=types.ReferenceContext(include_declaration=True)))
+    files = {r.uri for r in found}
+    assert uri in files and uri_of(ROOT / "stdlib" / "llm.ifr") in files   # its definition
+    assert uri_of(ROOT / "stdlib" / "formulas.ifr") in files                 # formulas.ifr uses it too
+
+
+async def test_a_name_defined_in_a_file_that_is_not_open_is_not_renamed(client: LanguageClient):
+    uri = open_file(client, PD_HANDOFF)
+    line = _line_of(PD_HANDOFF, "link    = nic_200g.bandwidth")
+    with pytest.raises(Exception, match="not open"):
+        await client.text_document_prepare_rename_async(types.PrepareRenameParams(
+            text_document=doc(uri), position=types.Position(line=line, character=len("link    = nic_200g.ba"))))
+
+
+async def test_hover_on_a_record_and_a_function(client: LanguageClient):
+    uri = open_file(client, PD_HANDOFF)
+    lines = PD_HANDOFF.read_text(encoding="utf-8").splitlines()
+    line = _line_of(PD_HANDOFF, "link    = nic_200g.bandwidth")
+    text = await hover(client, uri, line, len("link    = nic"))
+    assert "**nic_200g** (record)" in text and "`bandwidth` = 25 GB/s" in text
+    line = _line_of(PD_HANDOFF, "fn pd_time")
+    text = await hover(client, uri, line, lines[line].index("transfer_time") + 1)
+    assert "fn transfer_time(" in text and "stdlib/formulas.ifr" in text
+
+
+async def test_after_quick_edits_the_diagnostics_are_those_of_the_last_text(client: LanguageClient, tmp_path):
+    path = tmp_path / "quick.ifr"
+    path.write_text("a = 1 GB\n", encoding="utf-8")
+    uri = open_file(client, path)
+    for i in range(5):
+        replace_text(client, uri, f"a = 1 GB\nb{i} = a + {i} s\n")
+    replace_text(client, uri, "a = 1 GB\nb = a + 1 GB\nc = b / 1 s in GB/s\n")
+    assert await diagnostics(client, uri) == []
+    hints = await inlay_hints(client, uri, 3)
+    assert [h.label for h in hints] == ["= 2 GB", "= 2 GB/s"]
+    close(client, uri)

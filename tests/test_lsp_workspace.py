@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import pytest
 import pytest_lsp
+from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from lsp_client import (ROOT, SERVER, close, completion_labels, definition, diagnostics, hover, inlay_hints,
-                        open_file, replace_text, start, uri_of)
+from lsp_client import (ROOT, SERVER, apply_edits, close, completion_labels, definition, diagnostics, doc, hover,
+                        inlay_hints, open_file, replace_text, start, uri_of)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -98,6 +99,22 @@ async def test_an_error_in_the_used_buffer_shows_on_the_use_line(client: Languag
         [shown] = await diagnostics(client, main)
         assert shown.code == "unknown-field" and shown.range.start.line == 0
         assert shown.related_information[0].location.uri == uri_of(workspace / "lib.ifr")
+    finally:
+        close(client, main)
+        close(client, lib)
+
+
+async def test_rename_reaches_every_open_file(client: LanguageClient, workspace):
+    lib = open_file(client, workspace / "lib.ifr", LIB_BUFFER)
+    main = open_file(client, workspace / "main.ifr")
+    try:
+        await diagnostics(client, lib)
+        edit = await client.text_document_rename_async(types.RenameParams(
+            text_document=doc(main), position=types.Position(line=2, character=MAIN.splitlines()[2].index("size") + 1),
+            new_name="bytes"))
+        assert apply_edits(MAIN, edit.changes[main]).splitlines()[2].startswith("t_local = kv.bytes / a100")
+        renamed_lib = apply_edits(LIB_BUFFER, edit.changes[lib])
+        assert "kv = { bytes = 2 GiB" in renamed_lib and "t_lib = kv.bytes / kv.rate" in renamed_lib
     finally:
         close(client, main)
         close(client, lib)

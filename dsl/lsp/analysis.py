@@ -27,7 +27,7 @@ from ..model import Model
 from ..parser import parse
 from ..resolve import Loader
 from .. import ir, syntax
-from .occurrences import Occurrence, Symbol, index_modules
+from .occurrences import Occurrence, Symbol, index_modules, key_of
 
 KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", "vary", "over", "step", "show",
             "scenario", "if", "then", "else", "and", "or", "not", "for", "in", "as")
@@ -115,6 +115,39 @@ def analyse(path: str, text: str, open_buffers: dict[str, str]) -> Result:
     """Analyse ``text`` as the file ``path``; imports open in ``open_buffers`` (absolute path -> text)
     are read from there rather than from disk."""
     path = os.path.abspath(path)
+    run = _run_pipeline(path, text, {os.path.abspath(p): t for p, t in open_buffers.items()})
+    main_program = run.programs.get(path)
+    modules = list(run.loader.modules.values()) if run.binder is not None else []
+    symbols, occurrences = index_modules(modules, run.binder, main_program)
+    texts = {p: program.text for p, program in run.programs.items()}
+    texts.setdefault(path, text)
+    warnings = run.binder.warnings if run.binder is not None else []
+    main_module = next((m for m in modules if m.key == ""), None)
+    scope = None
+    if main_module is not None:
+        scope = {name: key_of(b) for name, b in main_module.namespace.items() if key_of(b)}
+    elif main_program is not None:
+        scope = {}
+    sections = [(s.title, _absolute(s.span)) for s in main_program.statements
+                if isinstance(s, syntax.Section)] if main_program is not None else []
+    return Result(path, _diagnostics(path, main_program, run.errors, warnings, run.checks, run.model),
+                  _cells(run.binder, run.model), _checks(run.model, run.checks), symbols, occurrences, scope,
+                  sections, texts, run.model)
+
+
+@dataclass
+class _Run:
+    """How far the pipeline got: each phase's output, or None from the phase that failed on."""
+    loader: Loader
+    programs: dict[str, syntax.Program]
+    binder: Binder | None = None
+    model: Model | None = None
+    checks: list = field(default_factory=list)
+    errors: list[IfrError] = field(default_factory=list)
+
+
+def _run_pipeline(path: str, text: str, buffers: dict[str, str]) -> _Run:
+    """The phases of ``ifr.model.load`` and the checks, keeping what each produced."""
     programs: dict[str, syntax.Program] = {}
 
     def parse_and_keep(source: str, name: str) -> syntax.Program:
@@ -122,47 +155,23 @@ def analyse(path: str, text: str, open_buffers: dict[str, str]) -> Result:
         programs[os.path.abspath(name)] = program
         return program
 
-    loader = _BufferLoader(parse_and_keep, {os.path.abspath(p): t for p, t in open_buffers.items()})
-    loader.main_name = path
-    errors: list[IfrError] = []
-    binder = model = None
-    check_results = []
+    run = _Run(_BufferLoader(parse_and_keep, buffers), programs)
+    run.loader.main_name = path
     try:
-        main = loader.load(Path(path), "", None, text)
-        binder = Binder(loader, main)
-        graph = binder.bind()
+        main = run.loader.load(Path(path), "", None, text)
+        run.binder = Binder(run.loader, main)
+        graph = run.binder.bind()
         dims = check_graph(graph)
-        model = Model(graph, dims, binder)
-        check_results = model.check()
+        run.model = Model(graph, dims, run.binder)
+        run.checks = run.model.check()
     except IfrErrors as exc:
-        errors = list(exc.errors)
+        run.errors = list(exc.errors)
     except IfrError as exc:
-        errors = [exc]
+        run.errors = [exc]
     except Exception as exc:  # a bug in ifr: show it on the file rather than lose the server
-        errors = [IfrError("internal", f"internal error: {type(exc).__name__}: {exc}", None,
-                           hint="this is a bug in ifr, not in your file")]
-    texts = {p: prog.text for p, prog in programs.items()}
-    texts.setdefault(path, text)
-    main_program = programs.get(path)
-    modules = list(loader.modules.values())
-    symbols, occurrences = index_modules(modules, binder, main_program) if binder else ({}, [])
-    if binder is None and main_program is not None:
-        symbols, occurrences = index_modules([], None, main_program)
-    warnings = binder.warnings if binder is not None else []
-    result = Result(path, [], {}, [], symbols, occurrences, None, [], texts, model)
-    result.diagnostics = _diagnostics(path, main_program, errors, warnings, check_results, model)
-    result.cells = _cells(binder, model)
-    result.checks = _checks(model, check_results)
-    main_module = next((m for m in modules if m.key == ""), None)
-    if main_module is not None:
-        from .occurrences import key_of
-        result.scope = {name: key_of(b) for name, b in main_module.namespace.items()}
-    elif main_program is not None:
-        result.scope = {}
-    if main_program is not None:
-        result.sections = [(s.title, _absolute(s.span)) for s in main_program.statements
-                           if isinstance(s, syntax.Section)]
-    return result
+        run.errors = [IfrError("internal", f"internal error: {type(exc).__name__}: {exc}", None,
+                               hint="this is a bug in ifr, not in your file")]
+    return run
 
 
 class _BufferLoader(Loader):
@@ -206,7 +215,7 @@ def _diagnostic(path: str, program, error: IfrError, severity: str) -> Diagnosti
         related.append((span, error.message))
         span = _use_leading_to(span.file, program) or Span(path, 1, 1, 1, 1)
         match = None
-    message = error.message + (f"\nhint: {hint}" if hint else "")
+    message = "\n".join([error.message] + [f"note: {n}" for n in error.notes] + ([f"hint: {hint}"] if hint else []))
     return Diagnostic(severity, error.code, message, span, hint, list(error.notes), related,
                       match.group(1) if match else None)
 

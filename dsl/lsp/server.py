@@ -21,6 +21,8 @@ from . import navigation, presentation
 from .analysis import Result, analyse
 
 DEBOUNCE_SECONDS = 0.03
+# A request waits this long for the analysis of the latest text, then answers from the one before.
+WAIT_SECONDS = 2.0
 
 
 @dataclass
@@ -40,6 +42,8 @@ class IfrServer(LanguageServer):
     # --- scheduling
     def schedule(self, uri: str, debounce: float = DEBOUNCE_SECONDS, cascade: bool = True) -> None:
         """Analyse a document soon; with ``cascade``, then the open documents that import it."""
+        if not uri.startswith("file:"):
+            return  # an unsaved, untitled buffer has no folder to find its modules in
         doc = self.documents.setdefault(uri, _Document())
         doc.version += 1
         doc.task = asyncio.ensure_future(self._analyse(uri, doc.version, debounce, cascade))
@@ -50,28 +54,42 @@ class IfrServer(LanguageServer):
             await asyncio.sleep(debounce)
         if doc.version != version:
             return  # a newer change is scheduled
-        text = self.workspace.get_text_document(uri).source
+        document = self.workspace.get_text_document(uri)
+        text, text_version = document.source, document.version
         buffers = {to_fs_path(u): self.workspace.get_text_document(u).source for u in self.documents}
-        loop = asyncio.get_running_loop()
-        result = await loop.run_in_executor(self.worker, analyse, to_fs_path(uri), text, buffers)
-        if doc.version != version or uri not in self.documents:
+
+        def run() -> Result | None:
+            if doc.version != version:
+                return None  # superseded while it waited for the worker
+            return analyse(to_fs_path(uri), text, buffers)
+
+        result = await asyncio.get_running_loop().run_in_executor(self.worker, run)
+        if result is None or doc.version != version or uri not in self.documents:
             return  # stale
         doc.result = result
         if result.scope:
             doc.scope_result = result
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=uri, diagnostics=presentation.diagnostics(result)))
+            uri=uri, diagnostics=presentation.diagnostics(result), version=text_version))
         if not cascade:
             return
         for other, odoc in list(self.documents.items()):  # files that import this one see the new text
             if other != uri and odoc.result is not None and result.path in odoc.result.files:
                 self.schedule(other, cascade=False)
 
-    async def current(self, uri: str) -> Result | None:
-        """The analysis of the document's latest version."""
+    async def current(self, uri: str, wait: float = WAIT_SECONDS) -> Result | None:
+        """The analysis of the document's latest version, or, if that takes longer than
+        ``wait`` seconds (a slow solve), the latest analysis there is (the first one is always awaited)."""
         doc = self.documents.get(uri)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait
         while doc is not None and doc.task is not None and not doc.task.done():
-            await asyncio.wait([doc.task])
+            remaining = deadline - loop.time()
+            if remaining <= 0 and doc.result is not None:
+                break
+            if remaining <= 0:
+                remaining = None
+            await asyncio.wait([doc.task], timeout=remaining)
         return doc.result if doc is not None else None
 
     async def results(self) -> list[Result]:
