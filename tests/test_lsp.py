@@ -2,8 +2,10 @@
 rename, inlay hints, outline, quick fixes and formatting on the bundled files."""
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+import time
 
 import pytest
 import pytest_lsp
@@ -267,4 +269,19 @@ async def test_after_quick_edits_the_diagnostics_are_those_of_the_last_text(clie
     assert await diagnostics(client, uri) == []
     hints = await inlay_hints(client, uri, 3)
     assert [h.label for h in hints] == ["= 2 GB", "= 2 GB/s"]
+    close(client, uri)
+
+
+async def test_a_slow_analysis_of_an_old_text_does_not_hold_up_the_new_one(client: LanguageClient, tmp_path):
+    """`n_max = 50000000` makes the comprehension run for minutes; the fix is analysed at once."""
+    path = tmp_path / "slow.ifr"
+    slow = "n_max = 50000000\nbest = max(n * (n_max - n) for n in 1..n_max)\n"
+    path.write_text(slow, encoding="utf-8")
+    uri = open_file(client, path)
+    await asyncio.sleep(1.0)   # the slow analysis is running
+    started = time.monotonic()
+    replace_text(client, uri, slow.replace("50000000", "8"))
+    assert await diagnostics(client, uri) == []
+    assert [h.label for h in await inlay_hints(client, uri, 2)] == ["= 16"]
+    assert time.monotonic() - started < 10
     close(client, uri)

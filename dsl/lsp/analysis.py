@@ -2,8 +2,9 @@
 
 This module (with :mod:`ifr.lsp.occurrences`, which it alone uses) is the
 only place the language server touches the engine.  ``analyse`` runs the
-pipeline on a buffer and returns a :class:`Result`: diagnostics, cells with
-their values, checks, symbols (definitions) and occurrences (uses).  When the
+pipeline on a buffer and returns a :class:`Result`, plain data that can
+cross a process boundary: diagnostics, cells with their values (and a
+solve's closed form), checks, symbols (definitions) and occurrences (uses).  When the
 engine grows an analysis API (every diagnostic of a file at once, per-cell
 errors), it plugs in here and nothing else changes.
 
@@ -27,7 +28,7 @@ from ..model import Model
 from ..parser import parse
 from ..resolve import Loader
 from .. import ir, syntax
-from .occurrences import Occurrence, Symbol, index_modules, key_of
+from .occurrences import Occurrence, Symbol, absolute_path, index_modules, key_of
 
 KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", "vary", "over", "step", "show",
             "scenario", "if", "then", "else", "and", "or", "not", "for", "in", "as")
@@ -66,6 +67,8 @@ class CellInfo:
     description: str
     section: str
     record: str | None               # the record's id for a field
+    closed_form: str | None = None   # a solve's, in base SI units
+    method: str | None = None        # how a solve was solved
 
     @property
     def value_text(self) -> str | None:
@@ -94,32 +97,20 @@ class Result:
     occurrences: list[Occurrence]    # every use and definition, with its key (or unit)
     scope: dict[str, str] | None     # names the main file sees -> key; None when it did not parse
     sections: list[tuple[str, Span]]
-    texts: dict[str, str]            # the text of every file read, by absolute path
-    model: Model | None = None
-
-    @property
-    def files(self) -> set[str]:
-        return set(self.texts)
-
-    def explain(self, key: str) -> dict | None:
-        """``ifr explain`` of a cell (closed form of a solve, expansion of a formula), or None."""
-        if self.model is None or not key.startswith("cell:"):
-            return None
-        try:
-            return self.model.explain(key[len("cell:"):])
-        except (IfrError, IfrErrors):
-            return None
+    texts: dict[str, str]            # the analysed text and the open buffers it read, by absolute path
+    files: set[str] = field(default_factory=set)   # every file read
 
 
 def analyse(path: str, text: str, open_buffers: dict[str, str]) -> Result:
     """Analyse ``text`` as the file ``path``; imports open in ``open_buffers`` (absolute path -> text)
     are read from there rather than from disk."""
-    path = os.path.abspath(path)
-    run = _run_pipeline(path, text, {os.path.abspath(p): t for p, t in open_buffers.items()})
+    path = absolute_path(path)
+    buffers = {absolute_path(p): t for p, t in open_buffers.items()}
+    run = _run_pipeline(path, text, buffers)
     main_program = run.programs.get(path)
     modules = list(run.loader.modules.values()) if run.binder is not None else []
     symbols, occurrences = index_modules(modules, run.binder, main_program)
-    texts = {p: program.text for p, program in run.programs.items()}
+    texts = {p: program.text for p, program in run.programs.items() if p == path or p in buffers}
     texts.setdefault(path, text)
     warnings = run.binder.warnings if run.binder is not None else []
     main_module = next((m for m in modules if m.key == ""), None)
@@ -132,7 +123,7 @@ def analyse(path: str, text: str, open_buffers: dict[str, str]) -> Result:
                 if isinstance(s, syntax.Section)] if main_program is not None else []
     return Result(path, _diagnostics(path, main_program, run.errors, warnings, run.checks, run.model),
                   _cells(run.binder, run.model), _checks(run.model, run.checks), symbols, occurrences, scope,
-                  sections, texts, run.model)
+                  sections, texts, set(run.programs) | {path})
 
 
 @dataclass
@@ -152,7 +143,7 @@ def _run_pipeline(path: str, text: str, buffers: dict[str, str]) -> _Run:
 
     def parse_and_keep(source: str, name: str) -> syntax.Program:
         program = parse(source, name)
-        programs[os.path.abspath(name)] = program
+        programs[absolute_path(name)] = program
         return program
 
     run = _Run(_BufferLoader(parse_and_keep, buffers), programs)
@@ -188,7 +179,7 @@ class _BufferLoader(Loader):
 
 
 def _absolute(span: Span) -> Span:
-    return Span(os.path.abspath(span.file), span.line, span.column, span.end_line, span.end_column)
+    return Span(absolute_path(span.file), span.line, span.column, span.end_line, span.end_column)
 
 
 # --- diagnostics ---------------------------------------------------------------
@@ -267,9 +258,12 @@ def _cells(binder, model) -> dict[str, CellInfo]:
                 value = float(model.value(cid))
             except (TypeError, ValueError):
                 value = None
-        out["cell:" + cid] = CellInfo("cell:" + cid, cid, cell.name, cell.kind, _absolute(name_span),
-                                      _absolute(cell.span), value, unit or "", cell.source, cell.description,
-                                      cell.section, cell.record)
+        info = CellInfo("cell:" + cid, cid, cell.name, cell.kind, _absolute(name_span), _absolute(cell.span),
+                        value, unit or "", cell.source, cell.description, cell.section, cell.record)
+        if cell.kind == "solve" and model is not None:
+            explained = model.explain(cid)
+            info.closed_form, info.method = explained.get("closed_form"), explained.get("method")
+        out[info.key] = info
     return out
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 
 from .. import syntax as ast
@@ -63,7 +64,7 @@ def index_modules(modules: list[ModuleDef], binder, main_program) -> tuple[dict[
     for module in modules:
         symbols["module:" + module.key] = Symbol(
             "module:" + module.key, "module", module.key or os.path.basename(module.file),
-            Span(_abs(module.file), 1, 1, 1, 1),
+            Span(absolute_path(module.file), 1, 1, 1, 1),
             members={name: key_of(b) for name, b in module.namespace.items() if key_of(b)})
         walker.module(module, symbols)
     if binder is not None:
@@ -74,17 +75,18 @@ def index_modules(modules: list[ModuleDef], binder, main_program) -> tuple[dict[
     return symbols, walker.found
 
 
-def _abs(file: str) -> str:
-    return os.path.abspath(file)
+def absolute_path(file: str) -> str:
+    """The absolute path, one string object per file (a Result is pickled: shared strings are stored once)."""
+    return sys.intern(os.path.abspath(file))
 
 
 def _absolute(span: Span) -> Span:
-    return Span(_abs(span.file), span.line, span.column, span.end_line, span.end_column)
+    return Span(absolute_path(span.file), span.line, span.column, span.end_line, span.end_column)
 
 
 def _tail(span: Span, name: str) -> Span:
     """The last ``name`` of a dotted span (the field of a.b)."""
-    return Span(_abs(span.file), span.end_line, max(1, span.end_column - len(name)), span.end_line, span.end_column)
+    return Span(absolute_path(span.file), span.end_line, max(1, span.end_column - len(name)), span.end_line, span.end_column)
 
 
 class _Walker:
@@ -156,6 +158,8 @@ class _Walker:
                 for name, span, value in stmt.assignments:
                     self.add(span, key_of(ns.get(name)))
                     self.expr(value, module, None, set())
+            elif not isinstance(stmt, (ast.Docstring, ast.Section)):
+                raise TypeError(f"no occurrences for a {type(stmt).__name__} statement")
 
     def use(self, module: ModuleDef, stmt: ast.Use) -> None:
         target = getattr(stmt, "loaded", None)
@@ -256,4 +260,4 @@ def _module_name_span(text: str, stmt: ast.Use) -> Span | None:
     m = re.compile(r"\buse\s+(" + re.escape(stmt.module) + r")\b").search(line, stmt.span.column - 1)
     if m is None:
         return None
-    return Span(_abs(stmt.span.file), stmt.span.line, m.start(1) + 1, stmt.span.line, m.end(1) + 1)
+    return Span(absolute_path(stmt.span.file), stmt.span.line, m.start(1) + 1, stmt.span.line, m.end(1) + 1)

@@ -42,15 +42,15 @@ def quick_fixes(uri: str, params: types.CodeActionParams) -> list[types.CodeActi
 
 # --- hover ---------------------------------------------------------------------
 
-def hover(result: Result, line: int, column: int, explained: dict | None = None) -> types.Hover | None:
-    """What the name under the cursor is; ``explained`` is ``result.explain`` of it, computed by the caller."""
+def hover(result: Result, line: int, column: int) -> types.Hover | None:
+    """What the name (or the check) under the cursor is."""
     lines = Lines(result.texts)
     occ = occurrence_at(result, line, column)
     text = None
     if occ is not None and occ.key is None and occ.unit:
         text = describe_unit(occ.unit)
     elif occ is not None and occ.key in result.cells:
-        text = cell_hover(result.cells[occ.key], explained)
+        text = cell_hover(result.cells[occ.key])
     elif occ is not None and occ.key in result.symbols:
         text = _symbol_hover(result, result.symbols[occ.key])
     if text is None:
@@ -64,14 +64,14 @@ def hover(result: Result, line: int, column: int, explained: dict | None = None)
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text), range=occ_range)
 
 
-def cell_hover(cell: CellInfo, explained: dict | None) -> str:
+def cell_hover(cell: CellInfo) -> str:
     parts = [f"**{cell.name}** = {cell.value_text or '(not evaluated)'}"]
     if cell.kind != "input":
         parts.append(f"```ifr\n{cell.name.split('.')[-1]} = {cell.formula}\n```")
-    if explained and explained.get("closed_form"):
-        parts.append(f"closed form (base SI units): `{explained['closed_form']}`")
-    if explained and explained.get("method"):
-        parts.append(f"solved: {explained['method']}")
+    if cell.closed_form:
+        parts.append(f"closed form (base SI units): `{cell.closed_form}`")
+    if cell.method:
+        parts.append(f"solved: {cell.method}")
     if cell.description:
         parts.append(cell.description)
     parts.append(f"{cell.kind}, defined at {_where(cell.span)}")

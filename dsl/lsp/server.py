@@ -1,7 +1,8 @@
 """The language server: documents, scheduling of analyses, and the LSP handlers.
 
-Analyses run on one worker thread (the engine keeps shared parser state, so
-one owner runs it), after a short debounce; a result for a version that has
+Analyses run in one worker process (the engine keeps shared parser state, so
+one owner runs it, and a process can be stopped when an analysis of an old
+text runs long), after a short debounce; a result for a version that has
 since changed is dropped.  Requests wait for the analysis of the latest
 version, so an answer never describes text the editor no longer shows.
 """
@@ -18,9 +19,10 @@ from pygls.uris import to_fs_path
 
 from .. import __version__
 from . import navigation, presentation
-from .analysis import Result, analyse
+from .analysis import Result
+from .worker import AnalysisWorker, Stopped
 
-DEBOUNCE_SECONDS = 0.03
+DEBOUNCE_SECONDS = 0.02
 # A request waits this long for the analysis of the latest text, then answers from the one before.
 WAIT_SECONDS = 2.0
 
@@ -37,7 +39,9 @@ class IfrServer(LanguageServer):
     def __init__(self):
         super().__init__("ifr", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.documents: dict[str, _Document] = {}
-        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ifr-analysis")
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ifr-analysis")  # waits on the process
+        self.analysis: AnalysisWorker | None = None
+        self.running: tuple[str, int] | None = None   # (uri, version) being analysed
 
     # --- scheduling
     def schedule(self, uri: str, debounce: float = DEBOUNCE_SECONDS, cascade: bool = True) -> None:
@@ -61,9 +65,23 @@ class IfrServer(LanguageServer):
         def run() -> Result | None:
             if doc.version != version:
                 return None  # superseded while it waited for the worker
-            return analyse(to_fs_path(uri), text, buffers)
+            self.running = (uri, version)
+            try:
+                return self.analysis.analyse(to_fs_path(uri), text, buffers)
+            except Stopped:
+                return None
+            finally:
+                self.running = None
 
-        result = await asyncio.get_running_loop().run_in_executor(self.worker, run)
+        if self.analysis is None:
+            self.analysis = AnalysisWorker()
+        pending = asyncio.get_running_loop().run_in_executor(self.worker, run)
+        while not pending.done():  # an analysis of an older text that runs long is stopped
+            running = self.running
+            if running is not None and running != (uri, version) and self._stale(running):
+                self.analysis.stop_if_slow()
+            await asyncio.wait([pending], timeout=0.1)
+        result = pending.result()
         if result is None or doc.version != version or uri not in self.documents:
             return  # stale
         doc.result = result
@@ -76,6 +94,10 @@ class IfrServer(LanguageServer):
         for other, odoc in list(self.documents.items()):  # files that import this one see the new text
             if other != uri and odoc.result is not None and result.path in odoc.result.files:
                 self.schedule(other, cascade=False)
+
+    def _stale(self, running: tuple[str, int]) -> bool:
+        doc = self.documents.get(running[0])
+        return doc is None or doc.version != running[1]
 
     async def current(self, uri: str, wait: float = WAIT_SECONDS) -> Result | None:
         """The analysis of the document's latest version, or, if that takes longer than
@@ -94,9 +116,6 @@ class IfrServer(LanguageServer):
 
     async def results(self) -> list[Result]:
         return [r for r in [await self.current(u) for u in list(self.documents)] if r is not None]
-
-    async def in_worker(self, fn, *args):
-        return await asyncio.get_running_loop().run_in_executor(self.worker, fn, *args)
 
 
 server = IfrServer()
@@ -129,10 +148,7 @@ async def hover(ls: IfrServer, params: types.HoverParams):
     result = await ls.current(params.text_document.uri)
     if result is None:
         return None
-    line, column = _cursor(result, params.position)
-    occ = navigation.occurrence_at(result, line, column)
-    explained = await ls.in_worker(result.explain, occ.key) if occ is not None and occ.key else None
-    return presentation.hover(result, line, column, explained)
+    return presentation.hover(result, *_cursor(result, params.position))
 
 
 @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
@@ -234,5 +250,6 @@ def formatting(ls: IfrServer, params: types.DocumentFormattingParams):
 
 def main() -> int:
     """Serve over stdio until the client says exit."""
+    server.analysis = AnalysisWorker()   # it starts while the client says hello
     server.start_io()
     return 0
