@@ -285,3 +285,19 @@ async def test_a_slow_analysis_of_an_old_text_does_not_hold_up_the_new_one(clien
     assert [h.label for h in await inlay_hints(client, uri, 2)] == ["= 16"]
     assert time.monotonic() - started < 10
     close(client, uri)
+
+
+async def test_columns_are_counted_in_utf16_units(client: LanguageClient, tmp_path):
+    """`𝛼` (U+1D6FC) is one character to ifr and two UTF-16 units to the editor."""
+    path = tmp_path / "wide.ifr"
+    text = "𝛼 = 5 us\nb = 𝛼 * 2 in us   # 🙂\nc = b + 𝛼\n"
+    path.write_text(text, encoding="utf-8")
+    uri = open_file(client, path)
+    assert await diagnostics(client, uri) == []
+    assert "**𝛼** = 5 us" in await hover(client, uri, 2, len("c = b + 𝛼".encode("utf-16-le")) // 2 - 1)
+    assert "**c** = 15 µs" in await hover(client, uri, 2, 0)
+    found = await definition(client, uri, 2, len("c = b + ".encode("utf-16-le")) // 2 + 1)
+    assert (found.range.start.line, found.range.start.character, found.range.end.character) == (0, 0, 2)
+    hints = {h.position.line: h.position.character for h in await inlay_hints(client, uri, 3)}
+    assert hints[1] == len(text.splitlines()[1].encode("utf-16-le")) // 2
+    close(client, uri)

@@ -30,6 +30,10 @@ from ..resolve import Loader
 from .. import ir, syntax
 from .occurrences import Occurrence, Symbol, absolute_path, index_modules, key_of
 
+# The interface: analyse() and what it returns (Span, Symbol and Occurrence included).
+__all__ = ["analyse", "Result", "Diagnostic", "CellInfo", "CheckInfo", "Symbol", "Occurrence", "Span",
+           "describe_unit", "unit_suggestions", "available_modules", "KEYWORDS", "BUILTIN_FUNCTIONS"]
+
 KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", "vary", "over", "step", "show",
             "scenario", "if", "then", "else", "and", "or", "not", "for", "in", "as")
 # Built-in functions and how they are called, for completion.

@@ -7,7 +7,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from .analysis import Result
-from .occurrences import Occurrence, Symbol
+from .analysis import Occurrence, Symbol
 from .positions import Lines, contains
 
 _NAME = re.compile(r"^[^\W\d]\w*$")

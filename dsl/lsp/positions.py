@@ -5,7 +5,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from ..errors import Span
+from .analysis import Span
 
 
 def _utf16(text: str) -> int:
