@@ -301,3 +301,27 @@ async def test_columns_are_counted_in_utf16_units(client: LanguageClient, tmp_pa
     hints = {h.position.line: h.position.character for h in await inlay_hints(client, uri, 3)}
     assert hints[1] == len(text.splitlines()[1].encode("utf-16-le")) // 2
     close(client, uri)
+
+
+async def test_definition_of_a_table_from_a_check_and_of_a_module_from_use(client: LanguageClient):
+    model = ROOT / "models" / "ep_skew.ifr"
+    uri = open_file(client, model)
+    lines = model.read_text(encoding="utf-8").splitlines()
+    check = next(i for i, line in enumerate(lines) if line.startswith("check hot_by_ep[8].hot_excess"))
+    found = await definition(client, uri, check, len("check hot_"))
+    assert found.uri == uri and lines[found.range.start.line].startswith("table hot_by_ep:")
+    found = await definition(client, uri, check, lines[check].index("hot_excess") + 1)
+    assert lines[found.range.start.line].startswith("hot_excess")
+    use = next(i for i, line in enumerate(lines) if line.startswith("use llm"))
+    found = await definition(client, uri, use, len("use l"))
+    assert found.uri == uri_of(ROOT / "stdlib" / "llm.ifr") and found.range.start.line == 0
+
+
+async def test_completion_offers_a_function_with_its_parameters(client: LanguageClient):
+    uri = open_file(client, PD_HANDOFF)
+    line = _line_of(PD_HANDOFF, "t_handoff    =")
+    answer = await client.text_document_completion_async(types.CompletionParams(
+        text_document=doc(uri), position=types.Position(line=line, character=len("t_handoff    = "))))
+    items = {i.label: i for i in answer.items}
+    assert items["transfer_time"].insert_text.startswith("transfer_time(${1:")
+    assert items["kv_state"].detail == "1.125 GiB"
