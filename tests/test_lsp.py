@@ -325,3 +325,16 @@ async def test_completion_offers_a_function_with_its_parameters(client: Language
     items = {i.label: i for i in answer.items}
     assert items["transfer_time"].insert_text.startswith("transfer_time(${1:")
     assert items["kv_state"].detail == "1.125 GiB"
+
+
+async def test_completion_of_a_modules_names_and_no_units_after_a_loops_in(client: LanguageClient, tmp_path):
+    path = tmp_path / "names.ifr"
+    path.write_text("use hardware: a100\n", encoding="utf-8")
+    uri = open_file(client, path)
+    await diagnostics(client, uri)
+    replace_text(client, uri, "use hardware: a100, \n")
+    assert {"h100", "nic_200g"} <= set(await completion_labels(client, uri, 0, len("use hardware: a100, ")))
+    replace_text(client, uri, "use hardware: a100\nbest = max(n for n in \n")
+    labels = set(await completion_labels(client, uri, 1, len("best = max(n for n in ")))
+    assert "GB/s" not in labels and "a100" in labels
+    close(client, uri)

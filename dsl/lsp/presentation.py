@@ -150,6 +150,7 @@ _USE = re.compile(r"^\s*use\s+[\w.]*$")
 _USE_NAMES = re.compile(r"^\s*use\s+([\w.]+)\s*:\s*(?:\w+\s*,\s*)*\w*$")
 _DOTTED = re.compile(r"([^\W\d]\w*(?:\.[^\W\d]\w*)*)\.(\w*)$")
 _UNIT_PLACE = re.compile(r"(?:\d%?\s+|\bin\s+)[\w/*^%µ]*$")
+_LOOP_RANGE = re.compile(r"\bfor\s+\w+\s+in\s+\w*$")     # `max(x for n in 1..7)`: no unit after this `in`
 _KIND = {"cell": types.CompletionItemKind.Variable, "field": types.CompletionItemKind.Field,
          "record": types.CompletionItemKind.Struct, "function": types.CompletionItemKind.Function,
          "module": types.CompletionItemKind.Module, "table": types.CompletionItemKind.Variable,
@@ -169,7 +170,7 @@ def completion(result: Result, scope_result: Result, line_text: str) -> list[typ
     m = _DOTTED.search(line_text)
     if m:
         return _items(scope_result, _members(scope_result, m.group(1).split(".")))
-    if _UNIT_PLACE.search(line_text):
+    if _UNIT_PLACE.search(line_text) and not _LOOP_RANGE.search(line_text):
         return [types.CompletionItem(label=u, kind=types.CompletionItemKind.Unit, detail=describe_unit(u))
                 for u in unit_suggestions()]
     items = _items(scope_result, scope_result.scope or {})

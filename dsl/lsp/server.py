@@ -138,9 +138,13 @@ def did_change(ls: IfrServer, params: types.DidChangeTextDocumentParams):
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: IfrServer, params: types.DidCloseTextDocumentParams):
-    ls.documents.pop(params.text_document.uri, None)
-    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri,
-                                                                        diagnostics=[]))
+    uri = params.text_document.uri
+    closed = ls.documents.pop(uri, None)
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+    if closed is not None and closed.result is not None:  # files that use it read it from disk again
+        for other, doc in list(ls.documents.items()):
+            if doc.result is not None and closed.result.path in doc.result.files:
+                ls.schedule(other, cascade=False)
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
