@@ -28,6 +28,7 @@ class Symbol:
     span: Span                     # the defining name (a module: the top of its file)
     detail: str = ""               # a function's parameters, a cell's formula
     members: dict[str, str] = field(default_factory=dict)   # a record's fields, a module's names -> keys
+    params: tuple[str, ...] = ()                             # a function's
 
 
 @dataclass
@@ -136,7 +137,7 @@ class _Walker:
             elif isinstance(stmt, ast.FnDef):
                 key = f"fn:{module.key}:{stmt.name}"
                 symbols[key] = Symbol(key, "function", stmt.name, _absolute(stmt.name_span),
-                                      f"({', '.join(stmt.params)}) = {stmt.source}")
+                                      f"({', '.join(stmt.params)}) = {stmt.source}", params=tuple(stmt.params))
                 self.add(stmt.name_span, key, definition=True)
                 self.expr(stmt.body, module, None, set(stmt.params))
             elif isinstance(stmt, ast.Check):

@@ -202,9 +202,8 @@ def _items(result: Result, names: dict[str, str]) -> list[types.CompletionItem]:
             item.detail = cell.value_text or cell.formula
             item.documentation = cell.description or None
         elif symbol is not None and kind == "function":
-            params = symbol.detail.split(")")[0].lstrip("(")
             item.detail = f"fn {name}{symbol.detail}"
-            snippet = ", ".join(f"${{{i + 1}:{p.strip()}}}" for i, p in enumerate(params.split(",")) if p.strip())
+            snippet = ", ".join(f"${{{i + 1}:{p}}}" for i, p in enumerate(symbol.params))
             item.insert_text = f"{name}({snippet})"
             item.insert_text_format = types.InsertTextFormat.Snippet
         elif symbol is not None:

@@ -56,11 +56,29 @@ class IfrServer(LanguageServer):
         doc = self.documents[uri]
         if debounce:
             await asyncio.sleep(debounce)
-        if doc.version != version:
-            return  # a newer change is scheduled
+        if doc.version != version or uri not in self.documents:
+            return  # a newer change is scheduled, or the document was closed
         document = self.workspace.get_text_document(uri)
-        text, text_version = document.source, document.version
+        text_version = document.version
         buffers = {to_fs_path(u): self.workspace.get_text_document(u).source for u in self.documents}
+        result = await self._in_worker(uri, version, document.source, buffers)
+        if result is None or doc.version != version or uri not in self.documents:
+            return  # stale
+        doc.result = result
+        if result.scope:
+            doc.scope_result = result
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri, diagnostics=presentation.diagnostics(result), version=text_version))
+        if not cascade:
+            return
+        for other, odoc in list(self.documents.items()):  # files that import this one see the new text
+            if other != uri and odoc.result is not None and result.path in odoc.result.files:
+                self.schedule(other, cascade=False)
+
+    async def _in_worker(self, uri: str, version: int, text: str, buffers: dict[str, str]) -> Result | None:
+        """The analysis in the worker process; None if it was superseded or stopped.  While it
+        waits behind an analysis of an outdated text that runs long, that one is stopped."""
+        doc = self.documents[uri]
 
         def run() -> Result | None:
             if doc.version != version:
@@ -76,24 +94,12 @@ class IfrServer(LanguageServer):
         if self.analysis is None:
             self.analysis = AnalysisWorker()
         pending = asyncio.get_running_loop().run_in_executor(self.worker, run)
-        while not pending.done():  # an analysis of an older text that runs long is stopped
+        while not pending.done():
             running = self.running
             if running is not None and running != (uri, version) and self._stale(running):
                 self.analysis.stop_if_slow()
             await asyncio.wait([pending], timeout=0.1)
-        result = pending.result()
-        if result is None or doc.version != version or uri not in self.documents:
-            return  # stale
-        doc.result = result
-        if result.scope:
-            doc.scope_result = result
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=uri, diagnostics=presentation.diagnostics(result), version=text_version))
-        if not cascade:
-            return
-        for other, odoc in list(self.documents.items()):  # files that import this one see the new text
-            if other != uri and odoc.result is not None and result.path in odoc.result.files:
-                self.schedule(other, cascade=False)
+        return pending.result()
 
     def _stale(self, running: tuple[str, int]) -> bool:
         doc = self.documents.get(running[0])
