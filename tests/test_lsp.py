@@ -338,3 +338,22 @@ async def test_completion_of_a_modules_names_and_no_units_after_a_loops_in(clien
     labels = set(await completion_labels(client, uri, 1, len("best = max(n for n in ")))
     assert "GB/s" not in labels and "a100" in labels
     close(client, uri)
+
+
+async def test_semantic_tokens_tell_cells_from_units(client: LanguageClient, tmp_path):
+    path = tmp_path / "tokens.ifr"
+    path.write_text("use hardware: a100\nelem = 2 byte\nkv = elem / token * a100.hbm_capacity\n", encoding="utf-8")
+    uri = open_file(client, path)
+    answer = await client.text_document_semantic_tokens_full_async(
+        types.SemanticTokensParams(text_document=doc(uri)))
+    data, tokens, line, start = answer.data, [], 0, 0
+    for i in range(0, len(data), 5):
+        line += data[i]
+        start = data[i + 1] if data[i] else start + data[i + 1]
+        tokens.append((line, start, data[i + 2], data[i + 3], data[i + 4]))
+    text = path.read_text(encoding="utf-8").splitlines()
+    named = {(text[row][col:col + n], kind, mods) for row, col, n, kind, mods in tokens}
+    # token types: variable 0, property 1, function 2, struct 3, namespace 4, type 5
+    assert {("elem", 0, 1), ("elem", 0, 0), ("token", 5, 0), ("byte", 5, 0), ("a100", 3, 0),
+            ("hbm_capacity", 1, 0), ("hardware", 4, 0), ("kv", 0, 1)} <= named
+    close(client, uri)

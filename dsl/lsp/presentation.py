@@ -210,3 +210,36 @@ def _items(result: Result, names: dict[str, str]) -> list[types.CompletionItem]:
             item.detail = kind
         items.append(item)
     return items
+
+
+# --- semantic tokens: what each name turned out to be (a cell, or a unit) --------
+
+TOKEN_TYPES = ["variable", "property", "function", "struct", "namespace", "type", "enumMember"]
+TOKEN_MODIFIERS = ["declaration"]
+_TOKEN_OF_KIND = {"cell": 0, "field": 1, "function": 2, "record": 3, "module": 4, "table": 6, "scenario": 6}
+
+
+def semantic_tokens(result: Result) -> types.SemanticTokens:
+    """Each name of the file as what it resolved to: `token` in `elem / token` is a unit
+    (type), `elem` a cell (variable); a TextMate grammar cannot tell them apart."""
+    lines = Lines(result.texts)
+    found = []
+    for occ in result.occurrences:
+        s = occ.span
+        if s.file != result.path or s.line != s.end_line:
+            continue
+        if occ.key is None:
+            kind = 5
+        else:
+            symbol = result.symbols.get(occ.key)
+            cell = result.cells.get(occ.key)
+            name = "field" if cell is not None and cell.record else symbol.kind if symbol else "cell"
+            kind = _TOKEN_OF_KIND.get(name, 0)
+        r = lines.range(s)
+        found.append((r.start.line, r.start.character, r.end.character - r.start.character, kind,
+                      1 if occ.definition else 0))
+    data, line, character = [], 0, 0
+    for start_line, start, length, kind, modifiers in sorted(set(found)):
+        data += [start_line - line, start - character if start_line == line else start, length, kind, modifiers]
+        line, character = start_line, start
+    return types.SemanticTokens(data=data)

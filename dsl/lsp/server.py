@@ -234,6 +234,13 @@ def _utf16_prefix(line: str, units: int) -> str:
     return line.rstrip("\r\n")
 
 
+@server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, types.SemanticTokensLegend(
+    token_types=presentation.TOKEN_TYPES, token_modifiers=presentation.TOKEN_MODIFIERS))
+async def semantic_tokens(ls: IfrServer, params: types.SemanticTokensParams):
+    result = await ls.current(params.text_document.uri)
+    return presentation.semantic_tokens(result) if result else types.SemanticTokens(data=[])
+
+
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 async def document_symbol(ls: IfrServer, params: types.DocumentSymbolParams):
     result = await ls.current(params.text_document.uri)
