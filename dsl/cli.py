@@ -1,4 +1,4 @@
-"""The command line: ifr run | check | solve | explain | table | export."""
+"""The command line: ifr run | check | solve | explain | table | export | lsp | fmt."""
 from __future__ import annotations
 
 import argparse
@@ -62,6 +62,11 @@ def _parser() -> argparse.ArgumentParser:
     export = sub.add_parser("export", help="write the model as a workbook (.xlsx), .md or .json")
     model_args(export)
     export.add_argument("-o", "--output", required=True, metavar="OUT")
+
+    sub.add_parser("lsp", help="serve the language server protocol over stdio, for editors")
+    fmt = sub.add_parser("fmt", help="align the = and in columns of consecutive cell lines")
+    fmt.add_argument("files", nargs="+", metavar="FILE")
+    fmt.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
     return p
 
 
@@ -111,6 +116,12 @@ def _main(argv: list[str]) -> int:
         return _check(args)
     if args.command == "cache":
         return _cache(args)
+    if args.command == "lsp":
+        from .lsp import main as lsp
+        return lsp(args)
+    if args.command == "fmt":
+        from .fmt import main as fmt
+        return fmt(args)
     from .model import analyse
     analysis = analyse(Path(args.file))
     _print_diagnostics(analysis.diagnostics)

@@ -1,0 +1,22 @@
+"""The ifr language server (`ifr lsp`): diagnostics, hover, inlay hints,
+navigation, completion and formatting for .ifr files, over stdio.
+
+    analysis      the only door to the engine: a buffer -> a Result (plain data)
+    occurrences   where each name is defined and used (used by analysis)
+    positions     spans <-> LSP ranges
+    navigation    definition, references, rename, outline
+    presentation  diagnostics, hover, inlay hints, completion, quick fixes
+    server        documents, scheduling off the event loop, the handlers
+"""
+from __future__ import annotations
+
+
+def main(args=None) -> int:
+    """`ifr lsp`: serve over stdio."""
+    try:
+        from .server import main as serve
+    except ImportError as exc:
+        from ..errors import IfrError
+        raise IfrError("missing-dependency", f"`ifr lsp` needs pygls and lsprotocol ({exc})", None,
+                       hint="pip install 'ifr[lsp]'") from None
+    return serve()

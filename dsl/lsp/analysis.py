@@ -1,0 +1,327 @@
+"""What the language server knows about a file, as plain data.
+
+This module (with :mod:`ifr.lsp.occurrences`, which it alone uses) is the
+only place the language server touches the engine.  ``analyse`` runs the
+pipeline on a buffer and returns a :class:`Result`, plain data that can
+cross a process boundary: diagnostics, cells with their values (and a
+solve's closed form), checks, symbols (definitions) and occurrences (uses).
+
+The engine's analysis goes past every mistake (all of a file's diagnostics
+at once; a cell that cannot be computed holds its error while the rest
+compute), so a half-written file still has its values, definitions and
+completion.  The phases are run here one by one, as ``ifr.model.analyse``
+runs them, to keep each file's syntax tree; imports open in the editor are
+read from their unsaved buffers (``Sources(buffers=...)``).
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..bind import Binder
+from ..dimensions import check_graph
+from ..display import auto_unit, format_number
+from ..errors import IfrError, IfrErrors, Sources, Span, source_order
+from ..model import Analysis, Model, allow_deep_recursion
+from ..parse_cache import parse
+from ..resolve import Loader
+from .. import ir, syntax
+from .occurrences import Occurrence, Symbol, absolute_path, index_modules, key_of
+
+# The interface: analyse() and what it returns (Span, Symbol and Occurrence included).
+__all__ = ["analyse", "Result", "Diagnostic", "CellInfo", "CheckInfo", "Symbol", "Occurrence", "Span",
+           "describe_unit", "unit_suggestions", "available_modules", "KEYWORDS", "BUILTIN_FUNCTIONS"]
+
+KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", "vary", "over", "step", "show",
+            "scenario", "if", "then", "else", "and", "or", "not", "for", "in", "as")
+# Built-in functions and how they are called, for completion.
+BUILTIN_FUNCTIONS = {
+    **{name: "x" if hi == 1 else "a, b, ..." for name, (_lo, hi) in ir.BUILTINS.items()},
+    **{name: "expr for n in lo..hi if cond" for name in ir.REDUCERS if name not in ir.BUILTINS},
+    **{name: ", ".join(f"{k}=..." for k in params) for name, params in ir.MONTE_CARLO.items()},
+}
+_DID_YOU_MEAN = re.compile(r"^did you mean (\S+?)\?$")
+
+
+@dataclass
+class Diagnostic:
+    severity: str                    # "error" | "warning"
+    code: str
+    message: str
+    span: Span                       # in the analysed file
+    hint: str | None = None
+    notes: list[str] = field(default_factory=list)
+    related: list[tuple[Span, str]] = field(default_factory=list)   # (where, what)
+    replacement: str | None = None   # a did-you-mean fix for ``span``
+
+
+@dataclass
+class CellInfo:
+    key: str
+    id: str
+    name: str                        # as the user reads it: kv_state, hardware.a100.bf16_flops
+    kind: str                        # input | formula | solve
+    span: Span                       # the defining name
+    statement: Span                  # the whole definition
+    value: float | None              # in ``unit``; None when the file did not evaluate
+    unit: str
+    formula: str
+    description: str
+    section: str
+    record: str | None               # the record's id for a field
+    closed_form: str | None = None   # a solve's, in base SI units
+    method: str | None = None        # how a solve was solved
+
+    @property
+    def value_text(self) -> str | None:
+        if self.value is None:
+            return None
+        return format_number(self.value) + (f" {self.unit}" if self.unit else "")
+
+
+@dataclass
+class CheckInfo:
+    span: Span
+    source: str
+    passed: bool
+    expected: str | None             # with its unit, or None for an inequality
+    actual: str
+    detail: str
+
+
+@dataclass
+class Result:
+    path: str
+    diagnostics: list[Diagnostic]
+    cells: dict[str, CellInfo]       # by key ("cell:<id>")
+    checks: list[CheckInfo]
+    symbols: dict[str, Symbol]       # by key: cell:, record:, fn:, module:, table:, scenario:
+    occurrences: list[Occurrence]    # every use and definition, with its key (or unit)
+    scope: dict[str, str] | None     # names the main file sees -> key; None when it did not parse
+    sections: list[tuple[str, Span]]
+    texts: dict[str, str]            # the analysed text and the open buffers it read, by absolute path
+    files: set[str] = field(default_factory=set)   # every file read
+
+
+def analyse(path: str, text: str, open_buffers: dict[str, str]) -> Result:
+    """Analyse ``text`` as the file ``path``; imports open in ``open_buffers`` (absolute path -> text)
+    are read from there rather than from disk."""
+    path = absolute_path(path)
+    buffers = {absolute_path(p): t for p, t in open_buffers.items()}
+    run = _run_pipeline(path, text, buffers)
+    main_program = run.programs.get(path)
+    modules = list(run.loader.modules.values()) if run.binder is not None else []
+    symbols, occurrences = index_modules(modules, run.binder, main_program)
+    texts = {p: program.text for p, program in run.programs.items() if p == path or p in buffers}
+    texts.setdefault(path, text)
+    warnings = run.warnings
+    main_module = next((m for m in modules if m.key == ""), None)
+    scope = None
+    if main_module is not None:
+        scope = {name: key_of(b) for name, b in main_module.namespace.items() if key_of(b)}
+    elif main_program is not None:
+        scope = {}
+    sections = [(s.title, _absolute(s.span)) for s in main_program.statements
+                if isinstance(s, syntax.Section)] if main_program is not None else []
+    return Result(path, _diagnostics(path, main_program, run.errors, warnings, run.checks, run.model),
+                  _cells(run.binder, run.model), _checks(run.model, run.checks), symbols, occurrences, scope,
+                  sections, texts, set(run.programs) | {path})
+
+
+@dataclass
+class _Run:
+    """How far the pipeline got: each phase's output, or None from the phase that failed on."""
+    loader: Loader
+    programs: dict[str, syntax.Program]
+    binder: Binder | None = None
+    model: Model | None = None
+    checks: list = field(default_factory=list)
+    errors: list[IfrError] = field(default_factory=list)
+    warnings: list[IfrError] = field(default_factory=list)
+
+
+def _run_pipeline(path: str, text: str, buffers: dict[str, str]) -> _Run:
+    """The phases of ``ifr.model.analyse`` and an evaluation, keeping what each produced.
+
+    The analysis goes past every mistake, so a file with errors still has its
+    names, its cells and the values of every cell that can be computed.
+    """
+    programs: dict[str, syntax.Program] = {}
+
+    def parse_and_keep(source: str, name: str) -> syntax.Program:
+        program = parse(source, name)
+        programs[absolute_path(name)] = program
+        return program
+
+    run = _Run(Loader(parse_and_keep, Sources(buffers=buffers)), programs)
+    run.loader.main_name = path
+    try:
+        allow_deep_recursion()
+        main = run.loader.load(Path(path), "", None, text)
+        run.binder = Binder(run.loader, main)
+        graph = run.binder.bind()
+        dims, dim_errors = check_graph(graph)
+        analysis = Analysis(graph, dims, run.binder, run.loader.diagnostics + run.binder.diagnostics + dim_errors)
+        run.errors, run.warnings = analysis.errors, analysis.warnings
+        run.model = analysis.evaluate()
+        run.errors += sorted((e.error for cid, e in run.model.errors.items()
+                              if e.cause is None and cid not in graph.cell_errors and not graph.cells[cid].module),
+                             key=source_order)
+        run.checks = run.model.check()
+    except IfrErrors as exc:
+        run.errors = list(exc.errors)
+    except IfrError as exc:
+        run.errors = [exc]
+    except Exception as exc:  # a bug in ifr: show it on the file rather than lose the server
+        run.errors = [IfrError("internal", f"internal error: {type(exc).__name__}: {exc}", None,
+                               hint="this is a bug in ifr, not in your file")]
+    return run
+
+
+def _absolute(span: Span) -> Span:
+    return Span(absolute_path(span.file), span.line, span.column, span.end_line, span.end_column)
+
+
+# --- diagnostics ---------------------------------------------------------------
+
+def _diagnostics(path, program, errors, warnings, check_results, model) -> list[Diagnostic]:
+    out = [_diagnostic(path, program, e, "error") for e in errors]
+    out += [_diagnostic(path, program, w, "warning") for w in warnings
+            if w.span is None or os.path.abspath(w.span.file) == path]
+    checks = model.graph.checks if model is not None else []
+    for check, r in zip(checks, check_results):
+        if not r.passed and r.error is None:   # one that could not be computed: its cause is reported
+            out.append(Diagnostic("error", "check-failed", f"check failed: {r.detail}", _absolute(check.span)))
+    return out
+
+
+def _diagnostic(path: str, program, error: IfrError, severity: str) -> Diagnostic:
+    """An engine error as a diagnostic of ``path``: an error in another file is shown
+    on the `use` line that leads to it, with the real place as related information."""
+    hint = error.hint
+    match = _DID_YOU_MEAN.match(hint or "")
+    span = _absolute(error.span) if error.span is not None else Span(path, 1, 1, 1, 1)
+    related = []
+    if span.file != path:
+        related.append((span, error.message))
+        span = _use_leading_to(span.file, program) or Span(path, 1, 1, 1, 1)
+        match = None
+    message = "\n".join([error.message] + [f"note: {n}" for n in error.notes] + ([f"hint: {hint}"] if hint else []))
+    return Diagnostic(severity, error.code, message, span, hint, list(error.notes), related,
+                      match.group(1) if match else None)
+
+
+def _use_leading_to(file: str, program) -> Span | None:
+    """The `use` statement of the main file through which ``file`` is read."""
+    if program is None:
+        return None
+    uses = [s for s in program.statements if isinstance(s, syntax.Use)]
+    stem = Path(file).stem
+    for stmt in uses:  # directly, or by the module's name when loading stopped before it was recorded
+        loaded = getattr(stmt, "loaded", None)
+        if loaded is not None and os.path.abspath(loaded.file) == file:
+            return _absolute(stmt.span)
+        if stmt.module and stmt.module.split(".")[-1] == stem or stmt.path and Path(stmt.path).stem == stem:
+            return _absolute(stmt.span)
+    for stmt in uses:  # through a module the main file uses
+        loaded = getattr(stmt, "loaded", None)
+        if loaded is not None and file in _reachable_files(loaded):
+            return _absolute(stmt.span)
+    return _absolute(uses[0].span) if uses else None
+
+
+def _reachable_files(module) -> set[str]:
+    seen, stack = set(), [module]
+    while stack:
+        m = stack.pop()
+        f = os.path.abspath(m.file)
+        if f in seen:
+            continue
+        seen.add(f)
+        stack += [s.loaded for s in m.program.statements if isinstance(s, syntax.Use) and hasattr(s, "loaded")]
+    return seen
+
+
+# --- cells and checks ----------------------------------------------------------
+
+def _cells(binder, model) -> dict[str, CellInfo]:
+    if binder is None:
+        return {}
+    out = {}
+    for cid, cell in binder.cells.items():
+        stmt = binder.syntax.get(cid)
+        name_span = stmt.name_span if stmt is not None else cell.span
+        value = unit = None
+        if model is not None and cid in model.values and cid not in model.errors:
+            unit = model.units[cid]
+            try:
+                value = float(model.value(cid))
+            except (TypeError, ValueError, IfrError):
+                value = None
+        info = CellInfo("cell:" + cid, cid, cell.name, cell.kind, _absolute(name_span), _absolute(cell.span),
+                        value, unit or "", cell.source, cell.description, cell.section, cell.record)
+        if cell.kind == "solve" and model is not None and cid not in model.errors:
+            try:
+                explained = model.explain(cid)
+            except IfrError:
+                explained = {}
+            info.closed_form, info.method = explained.get("closed_form"), explained.get("method")
+        out[info.key] = info
+    return out
+
+
+def _checks(model, results) -> list[CheckInfo]:
+    if model is None:
+        return []
+    out = []
+    for check, r in zip(model.graph.checks, results):
+        unit = f" {r.unit}" if r.unit else ""
+        expected = None if r.expected is None else format_number(r.expected) + unit
+        actual = (format_number(r.actual) + unit) if r.expected is not None or r.unit else r.detail
+        out.append(CheckInfo(_absolute(check.span), r.source, r.passed, expected, actual, r.detail))
+    return out
+
+
+# --- units and modules, for hover and completion ---------------------------------
+
+def describe_unit(text: str) -> str | None:
+    """`GB/s`: its dimension and its size in base SI units, or None if it is no unit."""
+    from ..units import unit
+    try:
+        size, dim = unit(text)
+    except IfrError:
+        return None
+    if dim.dimensionless:
+        return f"`{text}`: a plain number, {format_number(size, 6)}"
+    base = auto_unit(dim, 1.0)
+    return f"`{text}`: {dim}; 1 {text} = {format_number(size, 6)} {base}"
+
+
+_UNIT_BASES = ("B", "bit", "FLOP", "s", "W", "J", "Hz")
+_UNIT_PREFIXES = ("", "k", "M", "G", "T", "P")
+_BINARY_PREFIXES = ("Ki", "Mi", "Gi", "Ti")
+
+
+def unit_suggestions() -> list[str]:
+    """Units offered after a number and after `in`: the field's usual ones first."""
+    units = [p + b for b in ("B", "bit", "FLOP") for p in _UNIT_PREFIXES]
+    units += [p + "B" for p in _BINARY_PREFIXES]
+    units += ["ns", "us", "µs", "ms", "s", "min", "h", "day", "W", "kW", "J", "Hz"]
+    units += ["token", "request", "GPU", "step", "batch", "layer", "expert", "%"]
+    units += [p + "B/s" for p in ("", "k", "M", "G", "T")] + ["Gbit/s", "TFLOP/s", "PFLOP/s"]
+    units += [p + "B/token" for p in ("", "Ki", "Mi", "K", "M")] + ["token/s", "request/s", "GPU*s/request"]
+    return list(dict.fromkeys(units))
+
+
+def available_modules(path: str) -> list[tuple[str, str]]:
+    """Modules a `use` in ``path`` can name: (name, file), the files beside it first."""
+    from .. import stdlib
+    here = Path(path).resolve().parent
+    found = {}
+    for folder in (here, Path(stdlib.__file__).resolve().parent):
+        for f in sorted(folder.glob("*.ifr")):
+            if f.resolve() != Path(path).resolve():
+                found.setdefault(f.stem, str(f))
+    return list(found.items())

@@ -1,0 +1,148 @@
+"""Definition, references, rename and the outline, from analysis results."""
+from __future__ import annotations
+
+import re
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from .analysis import Result
+from .analysis import Occurrence, Symbol
+from .positions import Lines, contains
+
+_NAME = re.compile(r"^[^\W\d]\w*$")
+RENAMEABLE = ("cell", "field", "function", "record")
+
+
+def occurrence_at(result: Result, line: int, column: int) -> Occurrence | None:
+    """The name under the cursor in the analysed file (the innermost, for `a.b`)."""
+    best = None
+    for occ in result.occurrences:
+        if occ.span.file == result.path and contains(occ.span, line, column):
+            if best is None or (occ.span.line, occ.span.column) > (best.span.line, best.span.column):
+                best = occ
+    return best
+
+
+def symbol_at(result: Result, line: int, column: int) -> Symbol | None:
+    occ = occurrence_at(result, line, column)
+    return result.symbols.get(occ.key) if occ is not None and occ.key else None
+
+
+def location(symbol_span, lines: Lines) -> types.Location:
+    return types.Location(uri=from_fs_path(symbol_span.file), range=lines.range(symbol_span))
+
+
+def definition(result: Result, line: int, column: int) -> types.Location | None:
+    symbol = symbol_at(result, line, column)
+    if symbol is None:
+        return None
+    return location(symbol.span, Lines(result.texts))
+
+
+def _identity(symbol: Symbol) -> tuple:
+    """A symbol's identity across files: where it is defined (keys differ by which file imports it)."""
+    s = symbol.span
+    return (symbol.kind, s.file, s.line, s.column)
+
+
+def occurrences_of(symbol: Symbol, results: list[Result], include_definition: bool = True) -> list[Occurrence]:
+    """Every occurrence of ``symbol`` in the files the results read, without duplicates."""
+    want = _identity(symbol)
+    seen, out = set(), []
+    for result in results:
+        keys = {k for k, s in result.symbols.items() if _identity(s) == want}
+        for occ in result.occurrences:
+            if occ.key in keys and (include_definition or not occ.definition):
+                where = (occ.span.file, occ.span.line, occ.span.column)
+                if where not in seen:
+                    seen.add(where)
+                    out.append(occ)
+    return out
+
+
+def references(result: Result, results: list[Result], line: int, column: int,
+               include_declaration: bool) -> list[types.Location]:
+    symbol = symbol_at(result, line, column)
+    if symbol is None:
+        return []
+    texts = {}
+    for r in results:
+        texts.update(r.texts)
+    lines = Lines(texts)
+    found = occurrences_of(symbol, results, include_declaration)
+    return [location(o.span, lines) for o in sorted(found, key=lambda o: (o.span.file, o.span.line, o.span.column))]
+
+
+def prepare_rename(result: Result, line: int, column: int, open_files: set[str]):
+    """The range of the name to rename, or an error message saying why it cannot be."""
+    occ = occurrence_at(result, line, column)
+    symbol = result.symbols.get(occ.key) if occ is not None and occ.key else None
+    if symbol is None or symbol.kind not in RENAMEABLE:
+        return "only a cell, a field, a record or a function can be renamed"
+    if symbol.span.file not in open_files:
+        return f"`{symbol.name}` is defined in {symbol.span.file}, which is not open"
+    return Lines(result.texts).range(occ.span)
+
+
+def rename(result: Result, results: list[Result], line: int, column: int, new_name: str,
+           open_files: set[str]) -> types.WorkspaceEdit | str:
+    """Edits renaming the symbol under the cursor in every open file, or why not."""
+    checked = prepare_rename(result, line, column, open_files)
+    if isinstance(checked, str):
+        return checked
+    if not _NAME.match(new_name):
+        return f"`{new_name}` is not a name: letters, digits and _, not starting with a digit"
+    symbol = symbol_at(result, line, column)
+    texts = {}
+    for r in results:
+        texts.update(r.texts)
+    lines = Lines(texts)
+    changes: dict[str, list[types.TextEdit]] = {}
+    for occ in occurrences_of(symbol, results):
+        if occ.span.file in open_files:
+            changes.setdefault(from_fs_path(occ.span.file), []).append(
+                types.TextEdit(range=lines.range(occ.span), new_text=new_name))
+    return types.WorkspaceEdit(changes=changes)
+
+
+_KINDS = {"cell": types.SymbolKind.Variable, "field": types.SymbolKind.Field, "record": types.SymbolKind.Struct,
+          "function": types.SymbolKind.Function, "table": types.SymbolKind.Array,
+          "scenario": types.SymbolKind.Namespace}
+
+
+def document_symbols(result: Result) -> list[types.DocumentSymbol]:
+    """Sections holding their cells, records (with fields), functions, tables, scenarios and checks."""
+    lines = Lines(result.texts)
+    own = [s for s in result.symbols.values() if s.span.file == result.path and s.kind in _KINDS
+           and s.kind != "field"]
+    items = []
+    for s in own:
+        children = []
+        if s.kind == "record":
+            children = [_symbol(result.symbols[k], lines) for k in s.members.values()
+                        if k in result.symbols and result.symbols[k].span.file == result.path]
+        items.append((s.span.line, _symbol(s, lines, children)))
+    for check in result.checks:
+        r = lines.range(check.span)
+        items.append((check.span.line, types.DocumentSymbol(
+            name=f"check {check.source}", kind=types.SymbolKind.Boolean, range=r, selection_range=r,
+            detail="✓" if check.passed else "✗")))
+    items.sort(key=lambda item: item[0])
+    if not result.sections:
+        return [symbol for _line, symbol in items]
+    out = [symbol for line, symbol in items if line < result.sections[0][1].line]
+    bounds = [span.line for _title, span in result.sections[1:]] + [10 ** 9]
+    for (title, span), end in zip(result.sections, bounds):
+        inner = [symbol for line, symbol in items if span.line <= line < end]
+        last = inner[-1].range.end if inner else lines.range(span).end
+        out.append(types.DocumentSymbol(name=title, kind=types.SymbolKind.Module,
+                                        range=types.Range(start=lines.range(span).start, end=last),
+                                        selection_range=lines.range(span), children=inner))
+    return out
+
+
+def _symbol(s: Symbol, lines: Lines, children=None) -> types.DocumentSymbol:
+    r = lines.range(s.span)
+    return types.DocumentSymbol(name=s.name, kind=_KINDS[s.kind], range=r, selection_range=r,
+                                detail=s.detail or None, children=children or None)

@@ -1,0 +1,264 @@
+"""Where every name is defined and used, from the syntax trees and the bound namespaces.
+
+The engine binds names to cells, records, functions and modules but keeps
+only the cell references (and expands functions inline), so this walk
+resolves each name of each module again, the way the binder does: a
+function's parameters and a comprehension's variable first, then the fields
+of the record being defined, then the module's names, and otherwise a unit.
+Used only by :mod:`ifr.lsp.analysis`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+
+from .. import syntax as ast
+from ..errors import Span
+from ..resolve import FnBinding, ModuleDef, RecordDef
+
+
+@dataclass
+class Symbol:
+    key: str
+    kind: str                      # cell | field | record | function | module | table | scenario
+    name: str
+    span: Span                     # the defining name (a module: the top of its file)
+    detail: str = ""               # a function's parameters, a cell's formula
+    members: dict[str, str] = field(default_factory=dict)   # a record's fields, a module's names -> keys
+    params: tuple[str, ...] = ()                             # a function's
+
+
+@dataclass
+class Occurrence:
+    span: Span
+    key: str | None                # what the name refers to; None for a unit
+    unit: str | None = None        # the unit's text, for a unit
+    definition: bool = False
+
+
+def key_of(binding) -> str | None:
+    """The key of what a namespace entry binds."""
+    if isinstance(binding, str):
+        return "cell:" + binding
+    if isinstance(binding, RecordDef):
+        return "record:" + binding.id
+    if isinstance(binding, FnBinding):
+        return f"fn:{binding.module.key}:{binding.node.name}"
+    if isinstance(binding, ModuleDef):
+        return "module:" + binding.key
+    return None
+
+
+def index_modules(modules: list[ModuleDef], binder, main_program) -> tuple[dict[str, Symbol], list[Occurrence]]:
+    """The symbols defined by ``modules`` and every occurrence of a name in them.
+
+    With no modules (the file did not load), only the main file's own
+    definitions and units are indexed."""
+    symbols: dict[str, Symbol] = {}
+    walker = _Walker()
+    if not modules and main_program is not None:
+        walker.module(ModuleDef("", main_program.file, main_program), symbols)
+        return symbols, walker.found
+    for module in modules:
+        symbols["module:" + module.key] = Symbol(
+            "module:" + module.key, "module", module.key or os.path.basename(module.file),
+            Span(absolute_path(module.file), 1, 1, 1, 1),
+            members={name: key_of(b) for name, b in module.namespace.items() if key_of(b)})
+        walker.module(module, symbols)
+    if binder is not None:
+        for rec in binder.records.values():
+            key = "record:" + rec.id
+            symbols[key] = Symbol(key, "record", rec.name, _absolute(rec.span), rec.alias_of or "",
+                                  {f: "cell:" + c for f, c in rec.fields.items()})
+    return symbols, walker.found
+
+
+def absolute_path(file: str) -> str:
+    """The absolute path, one string object per file (a Result is pickled: shared strings are stored once)."""
+    return sys.intern(os.path.abspath(file))
+
+
+def _absolute(span: Span) -> Span:
+    return Span(absolute_path(span.file), span.line, span.column, span.end_line, span.end_column)
+
+
+def _tail(span: Span, name: str) -> Span:
+    """The last ``name`` of a dotted span (the field of a.b)."""
+    return Span(absolute_path(span.file), span.end_line, max(1, span.end_column - len(name)), span.end_line, span.end_column)
+
+
+class _Walker:
+    def __init__(self):
+        self.found: list[Occurrence] = []
+
+    def add(self, span: Span, key: str | None, unit: str | None = None, definition: bool = False) -> None:
+        if key is not None or unit is not None:
+            self.found.append(Occurrence(_absolute(span), key, unit, definition))
+
+    # --- statements
+    def module(self, module: ModuleDef, symbols: dict[str, Symbol]) -> None:
+        prefix = module.key + "." if module.key else ""
+        ns = module.namespace
+        tables = {s.name for s in module.program.statements if isinstance(s, ast.Table)}
+        for stmt in module.program.statements:
+            if isinstance(stmt, ast.Use):
+                self.use(module, stmt)
+            elif isinstance(stmt, (ast.Cell, ast.SolveCell)):
+                key = key_of(ns.get(stmt.name)) or "cell:" + prefix + stmt.name
+                symbols.setdefault(key, Symbol(key, "cell" if key.startswith("cell:") else "record", stmt.name,
+                                               _absolute(stmt.name_span), stmt.source))
+                self.add(stmt.name_span, key, definition=True)
+                if isinstance(stmt, ast.Cell):
+                    self.expr(stmt.expr, module, None, set())
+                else:
+                    self.add(stmt.unknown_span, key_of(ns.get(stmt.unknown)))
+                    for node in (stmt.bracket, stmt.lhs, stmt.rhs):
+                        if node is not None:
+                            self.expr(node, module, None, set())
+                if stmt.display_span is not None and stmt.display != "%":
+                    self.add(stmt.display_span, None, stmt.display)
+            elif isinstance(stmt, ast.Record):
+                rec = ns.get(stmt.name)
+                rec = rec if isinstance(rec, RecordDef) else None
+                rec_key = key_of(rec) or "record:" + prefix + stmt.name
+                self.add(stmt.name_span, rec_key, definition=True)
+                for f in stmt.fields:
+                    key = f"cell:{rec.id if rec else prefix + stmt.name}.{f.name}"
+                    symbols.setdefault(key, Symbol(key, "field", f"{stmt.name}.{f.name}", _absolute(f.name_span),
+                                                   f.source))
+                    self.add(f.name_span, key, definition=True)
+                    self.expr(f.expr, module, rec, set())
+                    if f.display_span is not None and f.display != "%":
+                        self.add(f.display_span, None, f.display)
+                symbols.setdefault(rec_key, Symbol(rec_key, "record", stmt.name, _absolute(stmt.name_span)))
+            elif isinstance(stmt, ast.FnDef):
+                key = f"fn:{module.key}:{stmt.name}"
+                symbols[key] = Symbol(key, "function", stmt.name, _absolute(stmt.name_span),
+                                      f"({', '.join(stmt.params)}) = {stmt.source}", params=tuple(stmt.params))
+                self.add(stmt.name_span, key, definition=True)
+                self.expr(stmt.body, module, None, set(stmt.params))
+            elif isinstance(stmt, ast.Check):
+                for node in (stmt.expr, stmt.expected, stmt.tolerance):
+                    if node is not None:
+                        self.expr(node, module, None, set(), tables)
+            elif isinstance(stmt, ast.Table):
+                key = "table:" + stmt.name
+                symbols[key] = Symbol(key, "table", stmt.name, _absolute(stmt.name_span))
+                self.add(stmt.name_span, key, definition=True)
+                self.add(stmt.var_span, key_of(ns.get(stmt.var)))
+                self.expr(stmt.values, module, None, set())
+                for name, span in stmt.show:
+                    self.add(span, key_of(ns.get(name)))
+            elif isinstance(stmt, ast.Scenario):
+                key = "scenario:" + stmt.name
+                symbols[key] = Symbol(key, "scenario", stmt.name, _absolute(stmt.name_span))
+                self.add(stmt.name_span, key, definition=True)
+                for name, span, value in stmt.assignments:
+                    self.add(span, key_of(ns.get(name)))
+                    self.expr(value, module, None, set())
+            elif not isinstance(stmt, (ast.Docstring, ast.Section)):
+                raise TypeError(f"no occurrences for a {type(stmt).__name__} statement")
+
+    def use(self, module: ModuleDef, stmt: ast.Use) -> None:
+        target = getattr(stmt, "loaded", None)
+        if target is None:
+            return
+        if stmt.module is not None:
+            where = _module_name_span(module.program.text, stmt)
+            if where is not None:
+                self.add(where, "module:" + target.key)
+        for name, span in stmt.names or ():
+            self.add(span, key_of(target.namespace.get(name)))
+
+    # --- expressions
+    def expr(self, node, module: ModuleDef, record: RecordDef | None, local: set, tables=frozenset()) -> None:
+        if isinstance(node, ast.Name):
+            if node.id in local:
+                return
+            if node.id in tables:
+                self.add(node.span, "table:" + node.id)
+                return
+            binding = self.lookup(node.id, module, record)
+            if binding is not None:
+                self.add(node.span, key_of(binding))
+            else:
+                self.add(node.span, None, node.id)
+            return
+        if isinstance(node, ast.FieldAccess):
+            self.expr(node.obj, module, record, local, tables)
+            if isinstance(node.obj, ast.Index):  # table[value].column: a shown cell of the file
+                self.add(_tail(node.span, node.name), key_of(module.namespace.get(node.name)))
+                return
+            owner = self.binding(node.obj, module, record, local)
+            self.add(_tail(node.span, node.name), key_of(_member(owner, node.name)))
+            return
+        if isinstance(node, ast.Quantity):
+            self.add(_tail(node.span, node.unit), None, node.unit)
+            return
+        if isinstance(node, ast.Call):
+            if node.owner is not None:
+                self.expr(node.owner, module, record, local, tables)
+                fn = _member(self.binding(node.owner, module, record, local), node.func)
+            else:
+                fn = None if node.func in local else self.lookup(node.func, module, record)
+            if isinstance(fn, FnBinding):
+                self.add(node.func_span, key_of(fn))
+            for child in node.args + [value for _name, value in node.kwargs]:
+                self.expr(child, module, record, local, tables)
+            return
+        if isinstance(node, ast.Comprehension):
+            local = local | {node.var}
+        for child in _children(node):
+            self.expr(child, module, record, local, tables)
+
+    def lookup(self, name: str, module: ModuleDef, record: RecordDef | None):
+        if record is not None and name in record.fields:
+            return record.fields[name]
+        return module.namespace.get(name)
+
+    def binding(self, node, module, record, local):
+        """What a name or a.b refers to (a record, a module, a cell id), or None."""
+        if isinstance(node, ast.Name):
+            return None if node.id in local else self.lookup(node.id, module, record)
+        if isinstance(node, ast.FieldAccess):
+            return _member(self.binding(node.obj, module, record, local), node.name)
+        return None
+
+
+def _member(owner, name: str):
+    if isinstance(owner, RecordDef):
+        return owner.fields.get(name)
+    if isinstance(owner, ModuleDef):
+        return owner.namespace.get(name)
+    return None
+
+
+def _children(node) -> list:
+    """The sub-expressions of a syntax node, from its dataclass fields."""
+    out = []
+    for f in dataclasses.fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, ast.Expr):
+            out.append(value)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, ast.Expr):
+                    out.append(item)
+                elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], ast.Expr):
+                    out.append(item[1])   # a keyword argument
+    return out
+
+
+def _module_name_span(text: str, stmt: ast.Use) -> Span | None:
+    """The module's name in `use name` / `use name: a, b` (the parser keeps only the statement's span)."""
+    lines = text.splitlines()
+    if stmt.span.line > len(lines):
+        return None
+    line = lines[stmt.span.line - 1]
+    m = re.compile(r"\buse\s+(" + re.escape(stmt.module) + r")\b").search(line, stmt.span.column - 1)
+    if m is None:
+        return None
+    return Span(absolute_path(stmt.span.file), stmt.span.line, m.start(1) + 1, stmt.span.line, m.end(1) + 1)

@@ -1,0 +1,275 @@
+"""The language server: documents, scheduling of analyses, and the LSP handlers.
+
+Analyses run in one worker process (the engine keeps shared parser state, so
+one owner runs it, and a process can be stopped when an analysis of an old
+text runs long), after a short debounce; a result for a version that has
+since changed is dropped.  Requests wait for the analysis of the latest
+version, so an answer never describes text the editor no longer shows.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from .. import __version__
+from . import navigation, presentation
+from .analysis import Result
+from .worker import AnalysisWorker, Stopped
+
+DEBOUNCE_SECONDS = 0.02
+# A request waits this long for the analysis of the latest text, then answers from the one before.
+WAIT_SECONDS = 2.0
+
+
+@dataclass
+class _Document:
+    version: int = 0
+    task: asyncio.Task | None = None
+    result: Result | None = None
+    scope_result: Result | None = None    # the latest result in which the file's names resolved
+
+
+class IfrServer(LanguageServer):
+    def __init__(self):
+        super().__init__("ifr", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.documents: dict[str, _Document] = {}
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ifr-analysis")  # waits on the process
+        self.analysis: AnalysisWorker | None = None
+        self.running: tuple[str, int] | None = None   # (uri, version) being analysed
+
+    # --- scheduling
+    def schedule(self, uri: str, debounce: float = DEBOUNCE_SECONDS, cascade: bool = True) -> None:
+        """Analyse a document soon; with ``cascade``, then the open documents that import it."""
+        if not uri.startswith("file:"):
+            return  # an unsaved, untitled buffer has no folder to find its modules in
+        doc = self.documents.setdefault(uri, _Document())
+        doc.version += 1
+        doc.task = asyncio.ensure_future(self._analyse(uri, doc.version, debounce, cascade))
+
+    async def _analyse(self, uri: str, version: int, debounce: float, cascade: bool) -> None:
+        doc = self.documents[uri]
+        if debounce:
+            await asyncio.sleep(debounce)
+        if doc.version != version or uri not in self.documents:
+            return  # a newer change is scheduled, or the document was closed
+        document = self.workspace.get_text_document(uri)
+        text_version = document.version
+        buffers = {to_fs_path(u): self.workspace.get_text_document(u).source for u in self.documents}
+        result = await self._in_worker(uri, version, document.source, buffers)
+        if result is None or doc.version != version or uri not in self.documents:
+            return  # stale
+        doc.result = result
+        mid_statement = any(d.code in ("syntax", "unclosed-bracket") for d in result.diagnostics)
+        if result.scope and not (mid_statement and doc.scope_result is not None):
+            # While a line is half typed, names come from the last text whose lines all parsed
+            # (the line being typed defines nothing yet).
+            doc.scope_result = result
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri, diagnostics=presentation.diagnostics(result), version=text_version))
+        if not cascade:
+            return
+        for other, odoc in list(self.documents.items()):  # files that import this one see the new text
+            if other != uri and odoc.result is not None and result.path in odoc.result.files:
+                self.schedule(other, cascade=False)
+
+    async def _in_worker(self, uri: str, version: int, text: str, buffers: dict[str, str]) -> Result | None:
+        """The analysis in the worker process; None if it was superseded or stopped.  While it
+        waits behind an analysis of an outdated text that runs long, that one is stopped."""
+        doc = self.documents[uri]
+
+        def run() -> Result | None:
+            if doc.version != version:
+                return None  # superseded while it waited for the worker
+            self.running = (uri, version)
+            try:
+                return self.analysis.analyse(to_fs_path(uri), text, buffers)
+            except Stopped:
+                return None
+            finally:
+                self.running = None
+
+        if self.analysis is None:
+            self.analysis = AnalysisWorker()
+        pending = asyncio.get_running_loop().run_in_executor(self.worker, run)
+        while not pending.done():
+            running = self.running
+            if running is not None and running != (uri, version) and self._stale(running):
+                self.analysis.stop_if_slow()
+            await asyncio.wait([pending], timeout=0.1)
+        return pending.result()
+
+    def _stale(self, running: tuple[str, int]) -> bool:
+        doc = self.documents.get(running[0])
+        return doc is None or doc.version != running[1]
+
+    async def current(self, uri: str, wait: float = WAIT_SECONDS) -> Result | None:
+        """The analysis of the document's latest version, or, if that takes longer than
+        ``wait`` seconds (a slow solve), the latest analysis there is (the first one is always awaited)."""
+        doc = self.documents.get(uri)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait
+        while doc is not None and doc.task is not None and not doc.task.done():
+            remaining = deadline - loop.time()
+            if remaining <= 0 and doc.result is not None:
+                break
+            if remaining <= 0:
+                remaining = None
+            await asyncio.wait([doc.task], timeout=remaining)
+        return doc.result if doc is not None else None
+
+    async def results(self) -> list[Result]:
+        return [r for r in [await self.current(u) for u in list(self.documents)] if r is not None]
+
+
+server = IfrServer()
+
+
+def _cursor(result: Result, position: types.Position) -> tuple[int, int]:
+    from .positions import Lines
+    return Lines(result.texts).column(result.path, position)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: IfrServer, params: types.DidOpenTextDocumentParams):
+    ls.schedule(params.text_document.uri, debounce=0)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: IfrServer, params: types.DidChangeTextDocumentParams):
+    ls.schedule(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: IfrServer, params: types.DidCloseTextDocumentParams):
+    uri = params.text_document.uri
+    closed = ls.documents.pop(uri, None)
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+    if closed is not None and closed.result is not None:  # files that use it read it from disk again
+        for other, doc in list(ls.documents.items()):
+            if doc.result is not None and closed.result.path in doc.result.files:
+                ls.schedule(other, cascade=False)
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+async def hover(ls: IfrServer, params: types.HoverParams):
+    result = await ls.current(params.text_document.uri)
+    if result is None:
+        return None
+    return presentation.hover(result, *_cursor(result, params.position))
+
+
+@server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
+async def inlay_hint(ls: IfrServer, params: types.InlayHintParams):
+    result = await ls.current(params.text_document.uri)
+    if result is None:
+        return []
+    return presentation.inlay_hints(result, params.range)
+
+
+@server.feature(types.TEXT_DOCUMENT_DEFINITION)
+async def definition(ls: IfrServer, params: types.DefinitionParams):
+    result = await ls.current(params.text_document.uri)
+    return navigation.definition(result, *_cursor(result, params.position)) if result else None
+
+
+@server.feature(types.TEXT_DOCUMENT_REFERENCES)
+async def references(ls: IfrServer, params: types.ReferenceParams):
+    result = await ls.current(params.text_document.uri)
+    if result is None:
+        return []
+    return navigation.references(result, await ls.results(), *_cursor(result, params.position),
+                                 params.context.include_declaration)
+
+
+def _open_files(ls: IfrServer) -> set[str]:
+    return {os.path.abspath(to_fs_path(u)) for u in ls.documents}
+
+
+@server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+async def prepare_rename(ls: IfrServer, params: types.PrepareRenameParams):
+    result = await ls.current(params.text_document.uri)
+    if result is None:
+        return None
+    answer = navigation.prepare_rename(result, *_cursor(result, params.position), _open_files(ls))
+    if isinstance(answer, str):
+        raise ValueError(answer)
+    return answer
+
+
+@server.feature(types.TEXT_DOCUMENT_RENAME)
+async def rename(ls: IfrServer, params: types.RenameParams):
+    result = await ls.current(params.text_document.uri)
+    if result is None:
+        return None
+    answer = navigation.rename(result, await ls.results(), *_cursor(result, params.position), params.new_name,
+                               _open_files(ls))
+    if isinstance(answer, str):
+        raise ValueError(answer)
+    return answer
+
+
+@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", " "]))
+async def completion(ls: IfrServer, params: types.CompletionParams):
+    uri = params.text_document.uri
+    result = await ls.current(uri)
+    if result is None:
+        return []
+    doc = ls.documents[uri]
+    line = ls.workspace.get_text_document(uri).lines[params.position.line] if params.position.line < len(
+        ls.workspace.get_text_document(uri).lines) else ""
+    prefix = _utf16_prefix(line, params.position.character)
+    return types.CompletionList(is_incomplete=False,
+                                items=presentation.completion(result, doc.scope_result or result, prefix))
+
+
+def _utf16_prefix(line: str, units: int) -> str:
+    count = 0
+    for i, ch in enumerate(line):
+        if count >= units:
+            return line[:i]
+        count += len(ch.encode("utf-16-le")) // 2
+    return line.rstrip("\r\n")
+
+
+@server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, types.SemanticTokensLegend(
+    token_types=presentation.TOKEN_TYPES, token_modifiers=presentation.TOKEN_MODIFIERS))
+async def semantic_tokens(ls: IfrServer, params: types.SemanticTokensParams):
+    result = await ls.current(params.text_document.uri)
+    return presentation.semantic_tokens(result) if result else types.SemanticTokens(data=[])
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+async def document_symbol(ls: IfrServer, params: types.DocumentSymbolParams):
+    result = await ls.current(params.text_document.uri)
+    return navigation.document_symbols(result) if result else []
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+def code_action(ls: IfrServer, params: types.CodeActionParams):
+    return presentation.quick_fixes(params.text_document.uri, params)
+
+
+@server.feature(types.TEXT_DOCUMENT_FORMATTING)
+def formatting(ls: IfrServer, params: types.DocumentFormattingParams):
+    from ..fmt import format_text
+    doc = ls.workspace.get_text_document(params.text_document.uri)
+    formatted = format_text(doc.source)
+    if formatted == doc.source:
+        return []
+    end = types.Position(line=len(doc.lines), character=0)
+    return [types.TextEdit(range=types.Range(start=types.Position(line=0, character=0), end=end),
+                           new_text=formatted)]
+
+
+def main() -> int:
+    """Serve over stdio until the client says exit."""
+    server.analysis = AnalysisWorker()   # it starts while the client says hello
+    server.start_io()
+    return 0

@@ -1,0 +1,58 @@
+"""A Pygments lexer for .ifr files (`ifr.pygments.IfrLexer`), for docs and `pygmentize -l ifr`.
+
+It follows the TextMate grammar of the VS Code extension
+(editors/vscode/syntaxes/ifr.tmLanguage.json): keywords, numbers,
+percentages, quantities with their units, `in UNIT`, strings, docstrings,
+comments and operators.
+"""
+from __future__ import absolute_import
+
+from pygments.lexer import RegexLexer, bygroups, words
+from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Text, Whitespace
+
+__all__ = ["IfrLexer"]
+
+_KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", "vary", "over", "step", "show",
+             "scenario", "if", "then", "else", "for", "in", "as")
+_NOT_KEYWORD = r"(?!(?:use|section|fn|solve|on|check|within|table|vary|over|step|show|scenario|if|then|else|and|or" \
+               r"|not|for|in|as)\b)"
+_NUMBER = r"\d[\d_]*(?:\.[\d_]+)?(?:[eE][+-]?\d+)?"
+_UNIT = r"[^\W\d]\w*(?:[*/^][\w.^]+)*"
+
+
+class IfrLexer(RegexLexer):
+    """Lexer for ifr capacity-planning models."""
+
+    name = "ifr"
+    aliases = ["ifr"]
+    filenames = ["*.ifr"]
+    url = "https://github.com/"
+
+    tokens = {
+        "root": [
+            (r"[ \t]+", Whitespace),
+            (r"\n", Whitespace),
+            (r"\\\n", Text),
+            (r"#.*?$", Comment.Single),
+            (r'"""', String.Doc, "docstring"),
+            (r'"[^"\n]*"', String.Double),
+            (r"(in)(\s+)(" + _UNIT + r"|%)(?=\s*(?:#|,|\}|\n|$))", bygroups(Keyword, Whitespace, Name.Builtin)),
+            (r"(fn)(\s+)([^\W\d]\w*)", bygroups(Keyword.Declaration, Whitespace, Name.Function)),
+            (r"^" + _NOT_KEYWORD + r"([^\W\d]\w*)(\s*)(?==(?!=))", bygroups(Name.Variable, Whitespace)),
+            (r"(" + _NUMBER + r")(\s+)" + _NOT_KEYWORD + r"(" + _UNIT + r")",
+             bygroups(Number.Float, Whitespace, Name.Builtin)),
+            (_NUMBER + r"%", Number),
+            (_NUMBER, Number),
+            (words(_KEYWORDS, suffix=r"\b"), Keyword),
+            (words(("and", "or", "not"), suffix=r"\b"), Operator.Word),
+            (r"[^\W\d]\w*(?=\s*\()", Name.Function),
+            (r"[^\W\d]\w*", Name),
+            (r"==|!=|<=|>=|<|>|\.\.|\*\*|[-+*/^=]", Operator),
+            (r"[()\[\]{},:.]", Punctuation),
+        ],
+        "docstring": [
+            (r'"""', String.Doc, "#pop"),
+            (r'[^"]+', String.Doc),
+            (r'"', String.Doc),
+        ],
+    }

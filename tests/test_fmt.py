@@ -1,0 +1,73 @@
+"""`ifr fmt`: aligned cell blocks, idempotent, and the same statements after as before."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ifr import syntax as ast
+from ifr.cli import main
+from ifr.fmt import format_text
+from ifr.parse_cache import parse
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = sorted((ROOT / "models").glob("*.ifr")) + sorted((ROOT / "stdlib").glob("*.ifr"))
+
+
+def test_there_are_files_to_format():
+    assert len(FILES) >= 25
+
+
+def _statements(text: str, name: str) -> list[tuple]:
+    """What a file says, spacing aside: each statement's kind, name and source."""
+    out = []
+    for stmt in parse(text, name).statements:
+        out.append((type(stmt).__name__, getattr(stmt, "name", None), getattr(stmt, "source", None),
+                    getattr(stmt, "display", None), getattr(stmt, "description", None)))
+        if isinstance(stmt, ast.Record):
+            out += [("field", f.name, f.source, f.display, f.description) for f in stmt.fields]
+    return out
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.name}" for p in FILES])
+def test_formatting_is_idempotent_and_keeps_the_statements(path):
+    text = path.read_text(encoding="utf-8")
+    once = format_text(text)
+    assert format_text(once) == once
+    assert _statements(once, str(path)) == _statements(text, str(path))
+    kept = [line for line in text.splitlines() if not line or line.startswith(("#", "check", "section", "use"))]
+    assert kept == [line for line in once.splitlines() if not line or line.startswith(("#", "check", "section", "use"))]
+
+
+def test_a_block_aligns_its_equals_and_its_units():
+    text = ("x = 1 GB   # a comment stays\n"
+            "longer_name = x * 2 in GiB\n"
+            "t = x / (25 GB/s)    in ms\n"
+            "\n"
+            "lone = 3\n")
+    assert format_text(text) == ("x           = 1 GB   # a comment stays\n"
+                                 "longer_name = x * 2           in GiB\n"
+                                 "t           = x / (25 GB/s)   in ms\n"
+                                 "\n"
+                                 "lone = 3\n")
+
+
+def test_what_is_not_a_one_line_cell_is_kept_byte_for_byte():
+    text = ('"""Title.\n\na = b\n"""\n'
+            "gpu = {\n    flops = 312 TFLOP/s,   # a field\n    hbm = 80 GB,\n}\n"
+            "fn f(x) = x in GB\n"
+            "check a = 1   \n"
+            "y = max(n for n in 1..3) \\\n    + 1\n"
+            "s = solve x: f(x) = 2 GB\r\n")
+    assert format_text(text) == text
+
+
+def test_fmt_check_reports_a_file_that_would_change(tmp_path, capsys):
+    path = tmp_path / "m.ifr"
+    path.write_text("a = 1\nbb = 2\n", encoding="utf-8")
+    assert main(["fmt", "--check", str(path)]) == 1
+    assert "would reformat" in capsys.readouterr().out
+    assert path.read_text(encoding="utf-8") == "a = 1\nbb = 2\n"
+    assert main(["fmt", str(path)]) == 0
+    assert path.read_text(encoding="utf-8") == "a  = 1\nbb = 2\n"
+    assert main(["fmt", "--check", str(path)]) == 0
