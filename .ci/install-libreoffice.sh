@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
-# Install LibreOffice Calc without a GUI, the engine the tests recalculate
-# exported workbooks in (tests/recalc.py). Debian or Ubuntu, run as root.
-# Does nothing when soffice is already installed.
+# Install the two spreadsheet engines the tests recalculate and re-save
+# exported workbooks in: LibreOffice Calc without a GUI (tests/recalc.py) and
+# Gnumeric's ssconvert (a second, independent engine). Debian or Ubuntu, run
+# as root. Installs only what is missing.
 set -euo pipefail
 
-if command -v soffice >/dev/null 2>&1 || [ -x /usr/lib/libreoffice/program/soffice ]; then
-    echo "LibreOffice already installed; skipping."
+missing=()
+if ! command -v soffice >/dev/null 2>&1 && [ ! -x /usr/lib/libreoffice/program/soffice ]; then
+    # The -nogui build is enough for headless conversion and avoids the X11/GTK
+    # stack (about 107 MB of packages on Debian 12).
+    missing+=(libreoffice-calc-nogui)
+fi
+if ! command -v ssconvert >/dev/null 2>&1; then
+    missing+=(gnumeric)
+fi
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "LibreOffice and Gnumeric already installed; skipping."
     exit 0
 fi
 
@@ -16,8 +26,7 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
-# The -nogui build is enough for headless conversion and avoids the X11/GTK
-# stack (about 107 MB of packages on Debian 12).
-apt-get install -y -q libreoffice-calc-nogui
+apt-get install -y -q "${missing[@]}"
 
-soffice --version
+soffice --version || true
+ssconvert --version || true
