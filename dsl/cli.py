@@ -352,8 +352,9 @@ def _solve(model, args) -> int:
 
 def _explain(model, args) -> int:
     from .explain import explain, render as render_explain
-    print(render_explain(explain(model, model.cell_id(args.name)), model))
-    return 0
+    info = explain(model, model.cell_id(args.name))
+    print(render_explain(info, model))
+    return 2 if info.get("error") else 0
 
 
 def _table(model, args) -> int:

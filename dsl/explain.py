@@ -8,8 +8,11 @@ from .symbolic import tree_symbols
 
 def explain(model, cid: str) -> dict:
     cell = model.graph.cells[cid]
+    failed = model.errors.get(cid)
     out = {"name": cell.name, "kind": cell.kind, "formula": cell.source, "unit": model.units[cid],
-           "value": model.value(cid), "description": cell.description}
+           "value": None if failed else model.value(cid), "description": cell.description}
+    if failed is not None:
+        out["error"] = f"error[{failed.code}]: {failed.message}"
     if cell.kind == "input":
         out["expanded"] = cell.source
         return out
@@ -63,5 +66,8 @@ def render(info: dict, model) -> str:
         lines.append(f"  method:      {info.get('method', '')}")
     elif info["kind"] == "formula":
         lines.append(f"  expanded:    {info['expanded']}   [base SI units]")
-    lines.append(f"  value:       {format_number(info['value'], 6)}{unit}")
+    if info.get("error"):
+        lines.append(f"  value:       #ERROR  {info['error']}")
+    else:
+        lines.append(f"  value:       {format_number(info['value'], 6)}{unit}")
     return "\n".join(lines)

@@ -77,7 +77,10 @@ class Worker:
         # removes most of the run-to-run variation in what it tries first (not
         # all: some of its orderings follow object identity, so the time it
         # takes on a hard equation can still differ between runs)
-        env = dict(os.environ, PYTHONHASHSEED="0")
+        from .cache import cache_dir
+        # The worker uses this process's cache folder: if that is a private
+        # scratch folder, the worker must not make (and leave) one of its own.
+        env = dict(os.environ, PYTHONHASHSEED="0", IFR_CACHE_DIR=str(cache_dir()))
         try:
             process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)

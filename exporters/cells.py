@@ -12,7 +12,10 @@ def exported_cells(model) -> list[str]:
 
 
 def display_value(model, cid: str):
-    """A cell's value as the workbook shows it (display unit), or a bool."""
+    """A cell's value as the workbook shows it (display unit), or a bool; NaN for
+    a cell ifr could not compute (written as #N/A, never as a number)."""
+    if cid in model.errors:
+        return float("nan")
     raw = model.values[cid]
     if isinstance(raw, (bool, np.bool_)):
         return bool(raw)

@@ -41,7 +41,13 @@ def _cell(model, cid: str) -> dict:
            "section": cell.section, "module": cell.module or None,
            "value": _plain(display_value(model, cid)), "unit": model.units[cid],
            "si": _plain(model.values[cid]), "formula": source_text(cell), "description": cell.description}
-    if cell.kind == "solve":
+    failed = model.errors.get(cid)
+    if failed is not None:
+        out["value"] = out["si"] = None
+        s = failed.error.span
+        out["error"] = {"code": failed.code, "message": failed.message,
+                        "line": s.line if s else None, "column": s.column if s else None}
+    elif cell.kind == "solve":
         solution = model.solver.solutions.get(cid)
         out["method"] = solution.note if solution is not None else None
     return out

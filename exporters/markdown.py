@@ -61,6 +61,9 @@ def render(model) -> str:
 
 
 def _value(model, cid: str) -> str:
+    failed = model.errors.get(cid)
+    if failed is not None:
+        return _text(f"#ERROR: {failed.message}")
     raw = model.values[cid]
     if type(raw).__name__ in ("bool", "bool_"):
         return "true" if raw else "false"

@@ -145,6 +145,9 @@ class FormulaBuilder:
         return found
 
     def _build(self, cid: str, inline_only: bool):
+        failed = self.model.errors.get(cid)
+        if failed is not None:   # never a live formula that could show a number ifr does not have
+            raise NotLive(f"Why: {failed.message}. Run ifr again after changing its inputs.")
         cell = self.cells[cid]
         if cell.kind == "solve":
             return self.in_display_unit(self.closed_form(cid, self.display_ref), cid)
