@@ -282,8 +282,12 @@ class Binder(ExpressionResolver):
             return ir.Invalid(node.span, self._text(node))   # the table has a mistake of its own
         if not isinstance(index.obj, ast.Name) or index.obj.id not in self.tables:
             close = suggest(self._text(index.obj), self.tables)
+            hint = f"did you mean {close}?" if close else "define it with `table NAME: vary ...`"
+            if isinstance(index.obj, ast.FieldAccess):
+                hint = ("a check reads the rows of this file's tables only: check the row in the module "
+                        "that defines the table, or write the row's formula here")
             raise IfrError("unknown-table", f"`{self._text(index.obj)}` is not a table of this file", index.obj.span,
-                           hint=f"did you mean {close}?" if close else "define it with `table NAME: vary ...`")
+                           hint=hint)
         table = self.tables[index.obj.id]
         column = scope.lookup(node.name)
         if not isinstance(column, str) or column not in table.show:

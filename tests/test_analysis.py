@@ -211,3 +211,9 @@ def test_every_command_takes_inputs_from_a_workbook(tmp_path, capsys, monkeypatc
     argv = [command[0], str(source), *command[1:], "--inputs-from", str(book)]
     assert main(argv) in (0, 1)
     assert "error" not in capsys.readouterr().err
+
+
+def test_a_row_of_an_imported_table_gets_an_honest_hint(tmp_path):
+    (tmp_path / "lib.ifr").write_text("x = 1 s\ny = x * 2\ntable t: vary x over [1 s] show y\n", encoding="utf-8")
+    e = error(tmp_path, 'use "lib.ifr" as lib\ncheck lib.t[1 s].y = 2 s\n')
+    assert e.code == "unknown-table" and "module that defines the table" in e.hint
