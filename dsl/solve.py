@@ -136,7 +136,8 @@ class Solver:
             if tree is not None:
                 agree = any(close(n, root) for n in numeric)
                 note = "closed form, verified" + (" and cross-checked numerically" if agree else "")
-                return Solution(root, "closed form", tree, roots, note)
+                # the closed form's own value, as a warm run computes it: the same digits either way
+                return Solution(closed[0][1], "closed form", tree, [closed[0][1]], note)
         reason = forms.reason or ("" if forms.candidates is None else "sympy's closed forms give no verified root")
         return Solution(root, "numeric", None, roots, "numeric: log-spaced scan and brentq" +
                         (f"; no closed form ({reason})" if reason else ""))

@@ -173,3 +173,13 @@ def test_one_file_under_two_names_is_parsed_once(tmp_path):
     before = sorted(p.name for p in (folder / "syntax").iterdir())
     assert _ifr("check", "m.ifr", env=env, cwd=tmp_path).returncode == 0
     assert sorted(p.name for p in (folder / "syntax").iterdir()) == before
+
+
+def test_a_cold_and_a_warm_cache_give_the_same_digits(tmp_path):
+    """The first run solves with sympy and a search, later ones read the closed
+    form: both print the closed form's own value."""
+    env = _env(IFR_CACHE_DIR=str(tmp_path / "c"))
+    model = ROOT / "models" / "d002_transfer_vs_recompute.ifr"
+    cold = _ifr("run", str(model), "--format", "json", env=env)
+    warm = _ifr("run", str(model), "--format", "json", env=env)
+    assert cold.returncode == 0 and cold.stdout == warm.stdout
