@@ -7,6 +7,11 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+# The standard library the server reads: the installed package's (in site-packages
+# when ifr is installed, the repository's stdlib/ when it is installed editable).
+import ifr.stdlib as _stdlib  # noqa: E402
+
+STDLIB = Path(_stdlib.__file__).resolve().parent
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "ifr.cli", "lsp"])
 

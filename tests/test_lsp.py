@@ -15,7 +15,7 @@ from pytest_lsp import LanguageClient
 import ifr
 from ifr.cli import main
 from ifr.display import format_number
-from lsp_client import (ROOT, SERVER, apply_edits, close, completion_labels, definition, diagnostics, doc, hover,
+from lsp_client import (ROOT, SERVER, STDLIB, apply_edits, close, completion_labels, definition, diagnostics, doc, hover,
                         inlay_hints, open_file, replace_text, start, uri_of)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -112,8 +112,8 @@ async def test_definition_from_a_use_goes_to_the_cell_and_into_the_stdlib(client
     assert found.range.start.line == _line_of(PD_HANDOFF, "kv_state     =")
     link = _line_of(PD_HANDOFF, "link    = nic_200g.bandwidth")
     found = await definition(client, uri, link, PD_HANDOFF.read_text().splitlines()[link].index("bandwidth") + 1)
-    assert found.uri == uri_of(ROOT / "stdlib" / "hardware.ifr")
-    hardware = (ROOT / "stdlib" / "hardware.ifr").read_text(encoding="utf-8").splitlines()
+    assert found.uri == uri_of(STDLIB / "hardware.ifr")
+    hardware = (STDLIB / "hardware.ifr").read_text(encoding="utf-8").splitlines()
     assert hardware[found.range.start.line].strip().startswith("bandwidth")
 
 
@@ -236,8 +236,8 @@ async def test_references_of_a_cell_and_of_a_stdlib_record(client: LanguageClien
         text_document=doc(uri), position=types.Position(line=use_line, character=lines[use_line].index("qwen3_8b") + 1),
         context=types.ReferenceContext(include_declaration=True)))
     files = {r.uri for r in found}
-    assert uri in files and uri_of(ROOT / "stdlib" / "llm.ifr") in files   # its definition
-    assert uri_of(ROOT / "stdlib" / "formulas.ifr") in files                 # formulas.ifr uses it too
+    assert uri in files and uri_of(STDLIB / "llm.ifr") in files   # its definition
+    assert uri_of(STDLIB / "formulas.ifr") in files                 # formulas.ifr uses it too
 
 
 async def test_a_name_defined_in_a_file_that_is_not_open_is_not_renamed(client: LanguageClient):
@@ -314,7 +314,7 @@ async def test_definition_of_a_table_from_a_check_and_of_a_module_from_use(clien
     assert lines[found.range.start.line].startswith("hot_excess")
     use = next(i for i, line in enumerate(lines) if line.startswith("use llm"))
     found = await definition(client, uri, use, len("use l"))
-    assert found.uri == uri_of(ROOT / "stdlib" / "llm.ifr") and found.range.start.line == 0
+    assert found.uri == uri_of(STDLIB / "llm.ifr") and found.range.start.line == 0
 
 
 async def test_completion_offers_a_function_with_its_parameters(client: LanguageClient):

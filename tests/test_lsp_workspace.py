@@ -6,7 +6,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from lsp_client import (ROOT, SERVER, apply_edits, close, completion_labels, definition, diagnostics, doc, hover,
+from lsp_client import (SERVER, STDLIB, apply_edits, close, completion_labels, definition, diagnostics, doc, hover,
                         inlay_hints, open_file, replace_text, start, uri_of)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -52,7 +52,7 @@ async def test_a_model_reads_the_unsaved_buffer_of_the_file_it_uses(client: Lang
         found = await definition(client, main, 0, len("use lib: k"))          # `kv` in the use line
         assert found.uri == uri_of(workspace / "lib.ifr") and found.range.start.line == 1
         found = await definition(client, main, 2, MAIN.splitlines()[2].index("a100.") + 1)
-        assert found.uri == uri_of(ROOT / "stdlib" / "hardware.ifr")
+        assert found.uri == uri_of(STDLIB / "hardware.ifr")
         found = await definition(client, main, 2, MAIN.splitlines()[2].index("size") + 1)
         assert found.uri == uri_of(workspace / "lib.ifr")
         assert (found.range.start.line, found.range.start.character) == (1, len("kv = { "))
