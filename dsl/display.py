@@ -179,3 +179,27 @@ def format_number(value: float, digits: int = 4) -> str:
     mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
     mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
     return f"{mantissa}e{int(exponent)}"
+
+
+# The base unit each dimension's values are kept in, as JSON names it; bits
+# are the registry's base for information, but a reader thinks in bytes.
+_SI_NAMES = {"information": ("B", 8.0), "time": ("s", 1.0), "length": ("m", 1.0), "mass": ("kg", 1.0),
+             "current": ("A", 1.0), "temperature": ("K", 1.0), "substance": ("mol", 1.0),
+             "luminosity": ("cd", 1.0), "compute": ("FLOP", 1.0), "gpu": ("GPU", 1.0)}
+
+
+def si_unit(dim: Dim) -> tuple[str, float]:
+    """(unit text, size in base units) for a dimension's SI unit, information in
+    bytes: `[information]/[time]` is ("B/s", 8.0); a value in base units
+    divided by the size is in that unit."""
+    num, den, size = [], [], 1.0
+    for base, power in dim.items:
+        name, scale = _SI_NAMES.get(base.strip("[]"), (base.strip("[]"), 1.0))
+        size *= scale ** power
+        p = abs(power)
+        text = name if p == 1 else f"{name}^{int(p) if float(p).is_integer() else p}"
+        (num if power > 0 else den).append(text)
+    out = "*".join(num) if num else ("1" if den else "")
+    if den:
+        out += "/" + (den[0] if len(den) == 1 else "(" + "*".join(den) + ")")
+    return out, size

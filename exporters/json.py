@@ -1,7 +1,10 @@
 """The model as JSON: cells, checks, tables and scenarios, for other programs.
 
 Values are given twice: in the cell's display unit (`value`, `unit`) and in
-base SI (`si`), so a reader never has to parse a unit.
+SI (`si`, in `si_unit`: information in bytes), so a reader never has to parse
+a unit.  A solve gives how it was found and its closed form; a Monte Carlo
+cell is of kind `montecarlo`; a scenario lists the inputs it sets and every
+cell's value and unit under it.
 """
 from __future__ import annotations
 
@@ -10,6 +13,8 @@ import math
 from pathlib import Path
 
 import ifr
+from ifr import ir
+from ifr.display import si_unit
 
 from .cells import display_value, exported_cells, source_text, table_result, title_and_text
 from .output import atomic_output
@@ -35,12 +40,34 @@ def document(model) -> dict:
     }
 
 
+def _kind(model, cid: str) -> str:
+    cell = model.graph.cells[cid]
+    if cid in model.overrides:
+        return "override"
+    if cell.expr is not None and any(isinstance(n, ir.MonteCarlo) for n in ir.walk(cell.expr)):
+        return "montecarlo"
+    return cell.kind
+
+
+def _si(model, cid: str):
+    """The value in SI units (information in bytes) and that unit's text."""
+    dim = model.dims.get(cid)
+    if dim is None:
+        return None, ""
+    text, size = si_unit(dim)
+    raw = model.values[cid]
+    if type(raw).__name__ in ("bool", "bool_"):
+        return bool(raw), ""
+    return _plain(float(raw) / size), text
+
+
 def _cell(model, cid: str) -> dict:
     cell = model.graph.cells[cid]
-    out = {"name": cell.name, "kind": "override" if cid in model.overrides else cell.kind,
+    si, si_text = _si(model, cid)
+    out = {"name": cell.name, "kind": _kind(model, cid),
            "section": cell.section, "module": cell.module or None,
            "value": _plain(display_value(model, cid)), "unit": model.units[cid],
-           "si": _plain(model.values[cid]), "formula": source_text(cell), "description": cell.description}
+           "si": si, "si_unit": si_text, "formula": source_text(cell), "description": cell.description}
     failed = model.errors.get(cid)
     if failed is not None:
         out["value"] = out["si"] = None
@@ -50,7 +77,17 @@ def _cell(model, cid: str) -> dict:
     elif cell.kind == "solve":
         solution = model.solver.solutions.get(cid)
         out["method"] = solution.note if solution is not None else None
+        out["closed_form"] = _closed_form(model, cid)
     return out
+
+
+def _closed_form(model, cid: str) -> str | None:
+    """The closed form as `ifr explain` prints it (base SI units), or None."""
+    from ifr.errors import IfrError
+    try:
+        return model.explain(cid).get("closed_form")
+    except IfrError:
+        return None
 
 
 def _table(model, name: str) -> dict:
@@ -61,8 +98,13 @@ def _table(model, name: str) -> dict:
 
 def _scenario(model, name: str, cells: list[str]) -> dict:
     variant = model.scenario(name)
-    return {model.graph.cells[cid].name: _plain(display_value(variant, cid)) for cid in cells
-            if not model.graph.cells[cid].module}
+    scenario = model.graph.scenarios[name]
+    return {"description": scenario.description,
+            "sets": {model.graph.cells[cid].name: _plain(display_value(variant, cid)) for cid, _, _ in
+                     scenario.overrides},
+            "cells": {model.graph.cells[cid].name: {"value": _plain(display_value(variant, cid)),
+                                                    "unit": variant.units[cid]}
+                      for cid in cells if not model.graph.cells[cid].module}}
 
 
 def _plain(value):

@@ -40,6 +40,20 @@ def render(model) -> str:
             lines.append(f"| {_text(cell.name)} | {_value(model, cid)} | {_text(model.units[cid])} | "
                          f"{_code(kind + source_text(cell))} | {_text(cell.description)} |")
         lines.append("")
+    solves = [cid for cid in exported_cells(model) if model.graph.cells[cid].kind == "solve"]
+    if solves:
+        lines += ["## How each solve was found", "", "| name | method | closed form (base SI units) |",
+                  "| --- | --- | --- |"]
+        for cid in solves:
+            failed = model.errors.get(cid)
+            solution = model.solver.solutions.get(cid)
+            how = f"#ERROR: {failed.message}" if failed else (solution.note if solution else "")
+            form = None if failed else _closed_form(model, cid)
+            lines.append(f"| {_text(model.graph.cells[cid].name)} | {_text(how)} | "
+                         f"{_code(form) if form else 'none'} |")
+        lines.append("")
+    if model.graph.scenarios:
+        lines += _scenarios(model)
     results = model.check()
     if results:
         passed = sum(r.passed for r in results)
@@ -58,6 +72,50 @@ def render(model) -> str:
             lines.append("| " + " | ".join(_number(v) for v in row) + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _closed_form(model, cid: str) -> str | None:
+    from ifr.errors import IfrError
+    try:
+        return model.explain(cid).get("closed_form")
+    except IfrError:
+        return None
+
+
+def _scenarios(model) -> list[str]:
+    """A column per scenario beside the base case, for the file's own cells; the
+    inputs a scenario sets are marked."""
+    names = list(model.graph.scenarios)
+    variants = [model.scenario(n) for n in names]
+    lines = ["## Scenarios", ""]
+    for name in names:
+        scenario = model.graph.scenarios[name]
+        sets = ", ".join(f"{model.graph.cells[cid].name} = {node.text}" for cid, node, _ in scenario.overrides)
+        lines.append(f"- **{_text(name)}**: {_text(sets)}" + (f" ({_text(scenario.description)})"
+                                                                if scenario.description else ""))
+    lines += ["", "| name | unit | base | " + " | ".join(_text(n) for n in names) + " |",
+              "| --- | --- | ---: | " + " | ".join("---:" for _ in names) + " |"]
+    for cid in exported_cells(model):
+        if model.graph.cells[cid].module:
+            continue
+        row = [_in_unit(v, cid, model.units[cid]) + (" (set)" if cid in v.overrides and cid not in model.overrides
+                                                     else "") for v in variants]
+        lines.append(f"| {_text(model.graph.cells[cid].name)} | {_text(model.units[cid])} | {_value(model, cid)} | "
+                     + " | ".join(row) + " |")
+    lines.append("")
+    return lines
+
+
+def _in_unit(model, cid: str, unit: str) -> str:
+    """A cell's value in a given unit (a scenario's column is in the base case's units)."""
+    from ifr.display import factor
+    failed = model.errors.get(cid)
+    if failed is not None:
+        return _text(f"#ERROR: {failed.message}")
+    raw = model.values[cid]
+    if type(raw).__name__ in ("bool", "bool_"):
+        return "true" if raw else "false"
+    return format_number(float(raw) / factor(unit))
 
 
 def _value(model, cid: str) -> str:

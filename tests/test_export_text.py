@@ -60,3 +60,33 @@ def test_markdown_escapes_pipes(tmp_path):
     path.write_text('x = 2 GB   # a | b\n', encoding="utf-8")
     text = render(ifr.load(path))
     assert "a \\| b" in text
+
+
+def test_json_gives_si_in_bytes_closed_forms_monte_carlo_and_scenarios(tmp_path):
+    import json
+    out = tmp_path / "handoff.json"
+    ifr.load(ROOT / "models" / "pd_handoff.ifr").export(out)
+    data = json.loads(out.read_text(encoding="utf-8"))
+    cells = {c["name"]: c for c in data["cells"]}
+    assert cells["kv_state"]["si_unit"] == "B" and cells["kv_state"]["si"] == 1.125 * 2**30   # 000 §2: 1.125 GiB
+    assert cells["t_handoff"]["si_unit"] == "s"
+    assert cells["alpha_gqa"]["closed_form"] == "(-af_step_bytes + kv_state)/(link*(handoffs_per_step - 1))"
+    assert cells["alpha_gqa"]["method"].startswith("closed form")
+    fast = data["scenarios"]["fast_link"]
+    assert fast["sets"] == {"link": 50.0}
+    assert set(fast["cells"]["t_handoff"]) == {"value", "unit"}
+    out = tmp_path / "skew.json"
+    ifr.load(ROOT / "models" / "ep_skew.ifr").export(out)
+    kinds = {c["name"]: c["kind"] for c in json.loads(out.read_text(encoding="utf-8"))["cells"]}
+    assert kinds["uniform_8"] == "montecarlo"
+
+
+def test_markdown_says_how_each_solve_was_found_and_shows_scenarios_in_base_units(tmp_path):
+    path = ROOT / "tests" / "export" / "features.ifr"
+    model = ifr.load(path)
+    text = render(model)
+    assert "## How each solve was found" in text and "| t_solved | closed form, verified |" in text
+    assert "## Scenarios" in text and "- **slow_link**: link = 10 GB/s, C = 2 * C" in text
+    row = next(line for line in text.splitlines() if line.startswith("| mixed | ms |"))
+    slow = model.scenario("slow_link")["mixed"].to("ms").magnitude
+    assert row.split("|")[-2].strip() == f"{slow:.4g}"
