@@ -87,6 +87,7 @@ class WorkbookWriter:
         self.model = model
         self.workbook = workbook
         self.styles = Styles(workbook)
+        self._stale_format = None
         self.builder = FormulaBuilder(model)
         self.cells = exported_cells(model)
         self.names = cell_names(model, self.cells)
@@ -243,7 +244,41 @@ class WorkbookWriter:
                 return
             except NotExcel as exc:
                 note = f"Excel cannot express this formula ({exc}); a value computed by ifr."
-        write_number(sheet, row, col, value, self.styles("static", number_format(value)), note)
+        guard = self._stale_guard(cid, value)
+        if guard is None:
+            write_number(sheet, row, col, value, self.styles("static", number_format(value)), note)
+            return
+        note = f"{note}\n\nIt holds while its inputs keep the values ifr used; after an edit of one of them it " \
+               "shows #N/A (stale, in red) until ifr is run again."
+        write_formula(sheet, row, col, guard, self.styles("static", number_format(value)), value, note)
+        self._mark_stale(sheet, row, col)
+
+    def _stale_guard(self, cid: str, value) -> str | None:
+        """A formula that shows ``value`` while every input it was computed from
+        still holds the value ifr used, and #N/A as soon as one differs: a value
+        Excel cannot compute never goes stale silently."""
+        if isinstance(value, (bool, np.bool_)) or not np.isfinite(float(value)):
+            return None
+        graph = self.model.graph
+        inputs = sorted(c for c in graph.relations.ancestors([cid]) - {cid}
+                        if (graph.cells[c].kind == "input" or c in self.model.overrides) and c in self.names)
+        tests = []
+        for c in inputs:
+            used = display_value(self.model, c)
+            if isinstance(used, (bool, np.bool_)) or not np.isfinite(float(used)):
+                return None
+            name, used = self.names[c], float(used)
+            tests.append(f"{name}=0" if used == 0 else f"ABS({name}-{used!r})<=1E-9*ABS({used!r})")
+        if not tests:
+            return None
+        return f"=IF(AND({','.join(tests)}),{float(value)!r},NA())"
+
+    def _mark_stale(self, sheet, row: int, col: int) -> None:
+        if self._stale_format is None:
+            self._stale_format = self.workbook.add_format({"bg_color": "#F4CCCC", "font_color": "#990000"})
+        ref = f"{_col(col)}{row + 1}"
+        sheet.conditional_format(row, col, row, col, {"type": "formula", "criteria": f"=ISNA({ref})",
+                                                      "format": self._stale_format})
 
     def _title(self) -> str:
         return title_and_text(self.model)[0]

@@ -180,7 +180,8 @@ def test_features_workbook_marks_what_is_not_live(exported):
     sheet = workbook["Model"]
     rows = {sheet.cell(r, 1).value: r for r in range(1, sheet.max_row + 1)}
     numeric = sheet.cell(rows["numeric"], 2)
-    assert not str(numeric.value).startswith("=") and "numeric" in numeric.comment.text
+    assert str(numeric.value).startswith("=IF(AND(") and "numeric" in numeric.comment.text   # guarded
+    assert "stale" in numeric.comment.text
     assert "computed by ifr" in sheet.cell(rows["mc"], 2).comment.text     # an input: no cell in its formula
     assert sheet.cell(rows["ranged"], 2).value.startswith("=IF(x>")       # rows to spare, then #N/A
     assert sheet.cell(rows["first_n"], 2).value.startswith("=MIN(Comprehensions!")
