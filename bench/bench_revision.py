@@ -21,8 +21,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def largest_model() -> Path:
-    return max((ROOT / "models").glob("*.ifr"), key=lambda p: len(p.read_text(encoding="utf-8").splitlines()))
+def largest_model(base_tree: Path) -> Path:
+    """The longest bundled model that the base revision has too (and that runs there)."""
+    both = [p for p in (ROOT / "models").glob("*.ifr") if (base_tree / "models" / p.name).exists()]
+    return max(both, key=lambda p: len(p.read_text(encoding="utf-8").splitlines()))
 
 
 def package(tree: Path, into: Path) -> Path:
@@ -49,12 +51,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--model", default=None, help="a model path relative to the tree (default: the largest)")
     args = parser.parse_args()
-    model = Path(args.model) if args.model else largest_model().relative_to(ROOT)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         base_tree = tmp / "base"
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base_tree), args.base],
                        check=True, capture_output=True)
+        model = Path(args.model) if args.model else largest_model(base_tree).relative_to(ROOT)
         try:
             runs = {}
             for label, tree in (("base", base_tree), ("this", ROOT)):

@@ -101,23 +101,21 @@ def _not(x):
 
 
 def _all(values):
-    values = list(values)
-    if any(is_array(v) for v in values):
-        out = True
-        for v in values:
-            out = _np().logical_and(out, v)
-        return out
-    return all(values)
+    return _logic(list(values), all, "logical_and", True)
 
 
 def _any(values):
-    values = list(values)
-    if any(is_array(v) for v in values):
-        out = False
-        for v in values:
-            out = _np().logical_or(out, v)
-        return out
-    return any(values)
+    return _logic(list(values), any, "logical_or", False)
+
+
+def _logic(values: list, scalar, ufunc: str, start):
+    """`and`/`or` of the operands: Python's for scalars, numpy's elementwise once an array appears."""
+    if not any(is_array(v) for v in values):
+        return scalar(values)
+    combine, out = getattr(_np(), ufunc), start
+    for v in values:
+        out = combine(out, v)
+    return out
 
 
 def _divide(a, b, node):

@@ -93,21 +93,27 @@ def parse_uncached(text: str, file: str) -> ast.Program:
     return program
 
 
-def _parse_text(source: str, file: str) -> list:
-    """The statements of ``source``; raises the first syntax error."""
+def _syntax(source: str, file: str, start: str):
+    """The syntax tree of ``source`` from the grammar's ``start`` symbol, and the
+    comments by line; raises the first syntax error as an IfrError."""
     lark, brackets, comments = _parser()
     comments.clear()
     try:
-        tree = lark.parse(source, start="start")
+        tree = lark.parse(source, start=start)
     except UnexpectedInput as exc:
         raise _syntax_error(exc, source, file, brackets) from None
     by_line = {c.line: c.value[1:].strip() for c in comments}
     try:
-        statements = _ToAst(file, source).transform(tree)
+        return _ToAst(file, source).transform(tree), by_line
     except VisitError as exc:
         if isinstance(exc.orig_exc, IfrError):
             raise exc.orig_exc from None
         raise
+
+
+def _parse_text(source: str, file: str) -> list:
+    """The statements of ``source``; raises the first syntax error."""
+    statements, by_line = _syntax(source, file, "start")
     for stmt in statements:
         _attach_descriptions(stmt, by_line)
         _check_depth(stmt)
@@ -489,17 +495,6 @@ class _ToAst(Transformer):
 def parse_expression(text: str, file: str = "<command line>") -> ast.Expr:
     """Parse a lone expression (a --set value, a --for side) with the grammar's
     `value` start symbol; raises IfrError on a syntax error."""
-    lark, brackets, comments = _parser()
-    source = text if text.endswith("\n") else text + "\n"
-    try:
-        tree = lark.parse(source, start="value")
-    except UnexpectedInput as exc:
-        raise _syntax_error(exc, source, file, brackets) from None
-    try:
-        expr = _ToAst(file, source).transform(tree)
-    except VisitError as exc:
-        if isinstance(exc.orig_exc, IfrError):
-            raise exc.orig_exc from None
-        raise
+    expr, _ = _syntax(text if text.endswith("\n") else text + "\n", file, "value")
     _check_depth(expr)
     return expr

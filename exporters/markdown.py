@@ -119,13 +119,7 @@ def _in_unit(model, cid: str, unit: str) -> str:
 
 
 def _value(model, cid: str) -> str:
-    failed = model.errors.get(cid)
-    if failed is not None:
-        return _text(f"#ERROR: {failed.message}")
-    raw = model.values[cid]
-    if type(raw).__name__ in ("bool", "bool_"):
-        return "true" if raw else "false"
-    return format_number(model.value(cid))
+    return _in_unit(model, cid, model.units[cid])
 
 
 def _number(value) -> str:
