@@ -132,15 +132,6 @@ def _main(argv: list[str]) -> int:
     return 2 if analysis.errors else code
 
 
-def _own_cell_errors(model) -> list:
-    """The errors of the file's cells that could not be computed, each once:
-    not those that only depend on another's (their cause is listed)."""
-    from .errors import source_order
-    return sorted((e.error for cid, e in model.errors.items()
-                   if e.cause is None and cid not in model.graph.cell_errors and not model.graph.cells[cid].module),
-                  key=source_order)
-
-
 def _print_diagnostics(diagnostics) -> None:
     for d in diagnostics:
         print(render(d), file=sys.stderr)
@@ -218,7 +209,7 @@ def _cell_rows(model):
 def _run(model, args) -> int:
     rows = _cell_rows(model)
     failed = any("error" in r for r in rows)
-    _print_diagnostics(_own_cell_errors(model))
+    _print_diagnostics(model.own_errors())
     if args.format == "json":
         json.dump({"file": model.file, "title": model.docstring, "cells": rows}, sys.stdout, indent=2,
                   ensure_ascii=False, default=_json_default)
@@ -314,7 +305,7 @@ def _check(args) -> int:
             broken += 1
             continue
         model = _what_if(analysis.evaluate(), args)
-        own = _own_cell_errors(model)
+        own = model.own_errors()
         _print_diagnostics(own)
         broken += bool(own)
         for r in model.check():

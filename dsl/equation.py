@@ -38,16 +38,10 @@ def solve_equation(model, unknown: str, equation: str, origin: str = "<equation>
     scope = Scope(model.graph.main)
     cell = CellDef("__solve__", "__solve__", "", "solve", stmt.span, equation, "", "", None, None)
     cell.unknown = cid
-    binder = model.binder
-    before = len(binder.diagnostics)   # the equation's own mistakes: raised, not kept with the file's
-    cell.lhs = binder.expr(stmt.lhs, scope)
-    cell.rhs = binder.expr(stmt.rhs, scope)
-    if stmt.bracket is not None:
-        cell.bracket = (binder.expr(stmt.bracket.lo, scope), binder.expr(stmt.bracket.hi, scope))
-    new = [d for d in binder.diagnostics[before:] if d.severity == "error"]
-    del binder.diagnostics[before:]
-    if new:
-        raise new[0]
+    ends = [stmt.bracket.lo, stmt.bracket.hi] if stmt.bracket is not None else []
+    cell.lhs, cell.rhs, *bracket = model.binder.expr_alone([stmt.lhs, stmt.rhs, *ends], scope)
+    if bracket:
+        cell.bracket = tuple(bracket)
     left, right = dim_of(cell.lhs, model.dims), dim_of(cell.rhs, model.dims)
     if left != right:
         from .dimensions import _mismatch

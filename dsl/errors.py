@@ -42,9 +42,6 @@ class IfrError(Exception):
     def __str__(self) -> str:
         return render(self)
 
-    def __hash__(self):
-        return id(self)
-
 
 Diagnostic = IfrError
 
@@ -97,9 +94,6 @@ class Sources:
         self._lines.pop(file, None)
         if not quote:
             self.unquotable.add(file)
-
-    def get(self, file: str) -> str | None:
-        return self.texts.get(file)
 
     def line(self, file: str, number: int) -> str | None:
         lines = self._lines.get(file)

@@ -56,6 +56,19 @@ class ExpressionResolver:
     def report(self, error: IfrError) -> None:
         self.diagnostics.append(error)
 
+    def expr_alone(self, nodes: list, scope: Scope) -> list[ir.Node]:
+        """Resolve expressions given at run time (a --set value, an equation):
+        their first mistake is raised, and the file's diagnostics stay as they were."""
+        before = len(self.diagnostics)
+        try:
+            resolved = [self.expr(n, scope) for n in nodes]
+            errors = [d for d in self.diagnostics[before:] if d.severity == "error"]
+        finally:
+            del self.diagnostics[before:]
+        if errors:
+            raise errors[0]
+        return resolved
+
     def _text(self, node: ast.Expr) -> str:
         return _text(node, self.sources)
 

@@ -174,6 +174,15 @@ class Model:
     def kind(self, name: str) -> str:
         return self.graph.cells[self.cell_id(name)].kind
 
+    def own_errors(self) -> list[IfrError]:
+        """The errors of the main file's cells that could not be computed, in
+        source order: each once (not those that only depend on another's, nor
+        mistakes the analysis already reported)."""
+        graph = self.graph
+        return sorted((e.error for cid, e in self.errors.items()
+                       if e.cause is None and cid not in graph.cell_errors and not graph.cells[cid].module),
+                      key=source_order)
+
     def error(self, name: str) -> CellError | None:
         """Why a cell has no value, or None when it has one."""
         return self.errors.get(self.cell_id(name))
@@ -266,13 +275,7 @@ class Model:
         except IfrError as e:
             raise IfrError("bad-value", f"`{text}` is not a value for `{name}`", e.span,
                            hint="write a number and a unit, e.g. 50 GB/s") from None
-        binder = self.binder
-        before = len(binder.diagnostics)
-        node = binder.expr(expr, Scope(self.graph.main))
-        new = [d for d in binder.diagnostics[before:] if d.severity == "error"]
-        del binder.diagnostics[before:]
-        if new:
-            raise new[0]
+        node, = self.binder.expr_alone([expr], Scope(self.graph.main))
         if ir.refs(node):
             raise IfrError("bad-value", f"a value for `{name}` cannot refer to cells", node.span,
                            hint="write a number and a unit, e.g. 50 GB/s")

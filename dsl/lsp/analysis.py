@@ -23,7 +23,7 @@ from pathlib import Path
 from ..bind import Binder
 from ..dimensions import check_graph
 from ..display import auto_unit, format_number
-from ..errors import IfrError, IfrErrors, Sources, Span, source_order
+from ..errors import IfrError, IfrErrors, Sources, Span
 from ..model import Analysis, Model, allow_deep_recursion
 from ..parse_cache import parse
 from ..resolve import Loader
@@ -166,9 +166,7 @@ def _run_pipeline(path: str, text: str, buffers: dict[str, str]) -> _Run:
         analysis = Analysis(graph, dims, run.binder, run.loader.diagnostics + run.binder.diagnostics + dim_errors)
         run.errors, run.warnings = analysis.errors, analysis.warnings
         run.model = analysis.evaluate()
-        run.errors += sorted((e.error for cid, e in run.model.errors.items()
-                              if e.cause is None and cid not in graph.cell_errors and not graph.cells[cid].module),
-                             key=source_order)
+        run.errors += run.model.own_errors()
         run.checks = run.model.check()
     except IfrErrors as exc:
         run.errors = list(exc.errors)
