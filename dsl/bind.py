@@ -427,6 +427,6 @@ class Binder(ExpressionResolver):
 def _computes(node: ir.Node) -> bool:
     """Whether an expression without cell references is still a computation
     (a comprehension or a Monte Carlo), not a value to edit."""
-    if isinstance(node, (ir.Reduce, ir.MonteCarlo)):
+    if isinstance(node, (ir.Reduce, ir.MonteCarlo, ir.Dist)):
         return True
     return any(_computes(c) for c in ir.children(node))

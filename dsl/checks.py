@@ -146,10 +146,13 @@ def _eval(node, model):
         from .tables import table_row
         node = ir.replace(node, ir.TableRow, lambda row: ir.Const(
             row.span, row.text, float(table_row(model, row)), model.dims[row.column]))
-    v = compile_node(node)(model.values, {})
+    v = model.compute(node)
     if is_array(v):
         if v.size != 1:
-            raise IfrError("bad-check", "a check needs a single value", node.span)
+            raise IfrError("uncertain-check", f"`{node.text}` is uncertain (a set of Monte Carlo samples); "
+                           "a check compares one value", node.span,
+                           hint=f"check a statistic of it: median({node.text}), percentile({node.text}, 95), "
+                           f"or prob(...) of a condition")
         v = v.item()
     return bool(v) if type(v).__name__ in ("bool", "bool_") else float(v)
 

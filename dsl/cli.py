@@ -197,6 +197,10 @@ def _cell_rows(model):
             value = model.value(cid)
             row["value"] = float(value)
             row["text"] = format_number(value) + (f" {unit}" if unit else "")
+            stats = model.summary(cid)
+            if stats is not None:   # an uncertain cell: its median, and where 90% of its samples fall
+                row.update(uncertain=True, mean=stats.mean, median=stats.median, sd=stats.sd, p5=stats.p5,
+                           p95=stats.p95, interval=f"{format_number(stats.p5)} to {format_number(stats.p95)}")
         else:
             s = failed.error.span
             row["error"] = {"code": failed.code, "message": failed.message,
@@ -220,6 +224,8 @@ def _run(model, args) -> int:
         print()
     width = max((len(r["name"]) for r in rows), default=4)
     vwidth = max((len(r["text"]) for r in rows), default=5)
+    # uncertain cells: the median, then where 90% of the samples fall
+    iwidth = max((len(r["interval"]) + 4 for r in rows if "interval" in r), default=0)
     section = None
     for r in rows:
         if r["section"] != section:
@@ -229,10 +235,15 @@ def _run(model, args) -> int:
         if r["kind"] == "override":
             formula = "(set)"
         desc = f"  # {r['description']}" if r["description"] else ""
-        print(printable(f"  {r['name']:<{width}}  {r['text']:>{vwidth}}  {formula}{desc}".rstrip()))
+        interval = f"[{r['interval']}]" if "interval" in r else ""
+        interval = f"{interval:<{iwidth}}" if iwidth else ""
+        print(printable(f"  {r['name']:<{width}}  {r['text']:>{vwidth}}  {interval}{formula}{desc}".rstrip()))
         if "error" in r:
             e = r["error"]
             print(f"  {'':<{width}}  {'':>{vwidth}}  error[{e['code']}]: {e['message']}")
+    if iwidth:
+        print(f"\n[a to b]: where the middle 90% of {model.sampling.samples:,} Monte Carlo samples fall "
+              f"(5th to 95th percentile; seed {model.sampling.seed}); the value is the median")
     if failed:
         count = sum("error" in r for r in rows)
         print(f"\n{count} cell(s) could not be computed", file=sys.stderr)

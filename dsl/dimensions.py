@@ -223,6 +223,21 @@ def _dim_of(node: ir.Node, dims: dict) -> Dim:
                     raise IfrError("unit-mismatch", f"`{node.key.text}` is {key}, but table `{node.table}` varies a "
                                    f"value of {var}", node.key.span)
             return dims.get(node.column) or _raise(_Unknown())
+        case ir.Dist():
+            dims_ = _both(node.args, dims)
+            for arg, d in zip(node.args[1:], dims_[1:]):
+                if d != dims_[0]:
+                    raise IfrError("unit-mismatch", f"`{node.text}`: the parameters of a distribution need one "
+                                   f"dimension, `{node.args[0].text}` is {dims_[0]}, `{arg.text}` is {d}", arg.span)
+            return dims_[0]
+        case ir.Stat():
+            d = dim_of(node.arg, dims)
+            if node.q is not None:
+                q = dim_of(node.q, dims)
+                if not q.dimensionless:
+                    raise IfrError("unit-mismatch", f"a percentile is a plain number from 0 to 100, `{node.q.text}` "
+                                   f"is {q}", node.q.span)
+            return DIMENSIONLESS if node.func == "prob" else d
         case ir.MonteCarlo():
             for name, arg in node.kwargs.items():
                 d = dim_of(arg, dims)

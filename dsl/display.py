@@ -132,6 +132,8 @@ def display_unit(cell, dim: Dim, value, binary: bool) -> str:
     if cell.kind == "input" and isinstance(cell.expr, ir.Neg) and isinstance(cell.expr.operand, ir.Const) \
             and cell.expr.operand.unit and cell.expr.operand.unit != "%":
         return cell.expr.operand.unit
+    if isinstance(cell.expr, ir.Dist) and isinstance(cell.expr.args[0], ir.Const) and cell.expr.args[0].unit:
+        return cell.expr.args[0].unit   # 4 GB/s to 6.5 GB/s stays in GB/s
     v = value if isinstance(value, (int, float)) else _representative(value)
     return auto_unit(dim, v, binary)
 

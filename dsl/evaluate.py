@@ -78,6 +78,17 @@ def compile_node(node: ir.Node) -> Fn:
         case ir.MonteCarlo():
             args = {k: compile_node(v) for k, v in node.kwargs.items()}
             return lambda env, var: _monte_carlo(node, {k: f(env, var) for k, f in args.items()})
+        case ir.Dist():
+            from .uncertain import draw
+            args = [compile_node(a) for a in node.args]
+            return lambda env, var: draw(node, [a(env, var) for a in args])
+        case ir.Stat():
+            from .uncertain import statistic
+            x = compile_node(node.arg)
+            if node.q is None:
+                return lambda env, var: statistic(node, x(env, var))
+            q = compile_node(node.q)
+            return lambda env, var: statistic(node, x(env, var), q(env, var))
         case ir.Invalid() | ir.Param():
             error = node.error if isinstance(node, ir.Invalid) else None
 
@@ -411,9 +422,11 @@ class Evaluator:
     is computed.
     """
 
-    def __init__(self, graph, solver=None):
+    def __init__(self, graph, solver=None, sampling=None):
+        from .uncertain import Sampling
         self.graph = graph
         self.solver = solver
+        self.sampling = sampling or Sampling()
         self.compiled: dict[str, Fn] = {}
         for cid in graph.order:
             cell = graph.cells[cid]
@@ -424,10 +437,18 @@ class Evaluator:
             base_errors: dict | None = None) -> tuple[Env, dict[str, CellError]]:
         """Evaluate every cell (or only those in ``only``, taking others from
         ``base``): the values, and the errors of the cells that have none."""
-        overrides = overrides or {}
+        from .uncertain import SAMPLING
+        token = SAMPLING.set(self.sampling)
+        try:
+            return self._run(overrides or {}, only, base, base_errors)
+        finally:
+            SAMPLING.reset(token)
+
+    def _run(self, overrides, only, base, base_errors):
         env: Env = dict(base) if base else {}
         errors: dict[str, CellError] = dict(base_errors) if base_errors else {}
         graph, var = self.graph, {}
+        uncertain = getattr(graph, "uncertain", ())
         static, deps = graph.cell_errors, graph.deps
         for cid in graph.order:
             if only is not None and cid not in only:
@@ -452,6 +473,8 @@ class Evaluator:
                 value = self.solver(cell, env) if cell.kind == "solve" else self.compiled[cid](env, var)
                 if isinstance(value, float) and not math.isfinite(value):
                     raise _not_finite(cell, value)
+                if cid in uncertain and is_array(value):
+                    _all_finite(cell, value)
             except IfrError as e:
                 errors[cid] = CellError(e)
                 env[cid] = math.nan
@@ -465,6 +488,20 @@ class Evaluator:
         cell, name = self.graph.cells[cid], self.graph.cells[root].name
         return CellError(IfrError("depends-on-error", f"depends on `{name}`, which has an error "
                                   f"({errors[root].code})", cell.span), cause=root)
+
+
+def _all_finite(cell, samples) -> None:
+    """An uncertain cell whose samples are not all numbers is an error, said with how often."""
+    np = _np()
+    if samples.dtype == bool:
+        return
+    bad = ~np.isfinite(samples)
+    if bad.any():
+        share = float(bad.mean())
+        error = _not_finite(cell, float(samples[bad][0]))
+        error.message += f" in {share:.1%} of the samples"
+        error.hint = "a distribution's range reaches values where the formula is undefined; narrow it"
+        raise error
 
 
 def _not_finite(cell, value: float) -> IfrError:

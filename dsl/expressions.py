@@ -195,6 +195,16 @@ class ExpressionResolver:
             return self._inline(node, fn, scope)
         if node.func in ir.MONTE_CARLO:
             return self._monte_carlo(node, scope)
+        if node.func == "to" or node.func in ir.DISTRIBUTIONS:
+            wanted = ir.DISTRIBUTIONS.get(node.func, ("lo", "hi"))
+            args = self._arguments(node, wanted)
+            return ir.Dist(node.span, text, node.func, [self.expr(a, scope) for a in args])
+        if node.func in ir.STATISTICS:
+            wanted = ("x", "percent") if node.func == "percentile" else ("condition",) if node.func == "prob" else ("x",)
+            args = [self.expr(a, scope) for a in self._arguments(node, wanted)]
+            if len(args) > 1 and isinstance(args[1], ir.Const) and args[1].unit == "%":   # percentile(x, 95%)
+                args[1] = ir.Const(args[1].span, args[1].text, args[1].value * 100, args[1].dim)
+            return ir.Stat(node.span, text, node.func, args[0], args[1] if len(args) > 1 else None)
         if node.func in ir.BUILTINS:
             lo, hi = ir.BUILTINS[node.func]
             if node.kwargs:
@@ -206,11 +216,28 @@ class ExpressionResolver:
                                f"got {n}", node.span)
             return ir.Func(node.span, text, node.func, [self.expr(a, scope) for a in node.args])
         names = [k for k, v in scope.module.namespace.items() if isinstance(v, FnBinding)]
-        close = suggest(node.func, names + list(ir.BUILTINS) + list(ir.MONTE_CARLO))
+        close = suggest(node.func, names + list(ir.BUILTINS) + list(ir.MONTE_CARLO) + list(ir.DISTRIBUTIONS)
+                        + list(ir.STATISTICS))
         hint = f"did you mean {close}?" if close else "define it with `fn " + node.func + "(...) = ...`"
         if node.func == "log":
             hint = "use ln (natural), log10 or log2"
         raise IfrError("unknown-function", f"no function named `{node.func}`", node.func_span, hint=hint)
+
+    def _arguments(self, node: ast.Call, wanted: tuple) -> list[ast.Expr]:
+        """A built-in's arguments in order, given by position or by name."""
+        given = list(node.args)
+        named = dict(node.kwargs)
+        for key, value in node.kwargs:
+            if key not in wanted:
+                raise IfrError("wrong-arity", f"{node.func}() has no parameter `{key}`", value.span,
+                               hint=f"{node.func}({', '.join(wanted)})")
+        for name in wanted[len(given):]:
+            if name in named:
+                given.append(named.pop(name))
+        if len(given) != len(wanted) or named:
+            raise IfrError("wrong-arity", f"{node.func}() takes {len(wanted)} argument{'s' if len(wanted) > 1 else ''} "
+                           f"({', '.join(wanted)}), got {len(node.args) + len(node.kwargs)}", node.span)
+        return given
 
     def _inline(self, node: ast.Call, fn: FnBinding, scope: Scope) -> ir.Node:
         params = fn.node.params

@@ -115,6 +115,23 @@ class MonteCarlo(Node):
 
 
 @dataclass(eq=False)
+class Dist(Node):
+    """A distribution: its samples are drawn when evaluated (uncertain.draw)."""
+    kind: str           # to (a lognormal by its 5th and 95th percentiles), uniform, normal, lognormal, triangular
+    args: list[Node]
+    stream: str = ""    # the name its draws are seeded by (uncertain.annotate)
+
+
+@dataclass(eq=False)
+class Stat(Node):
+    """A statistic of an uncertain value: mean median sd percentile prob."""
+    func: str
+    arg: Node
+    q: Node | None = None        # percentile's percent (0..100)
+    over_samples: bool = False   # whether the argument is uncertain (uncertain.annotate)
+
+
+@dataclass(eq=False)
 class TableRow(Node):
     table: str          # a table's name
     key: object         # the varied value: an IR node, or a RecordDef
@@ -128,6 +145,10 @@ BUILTINS = {  # name -> (min args, max args)
     "round": (1, 1),
 }
 REDUCERS = ("max", "min", "sum", "argmax", "argmin", "first")
+# distribution -> its parameters
+DISTRIBUTIONS = {"uniform": ("lo", "hi"), "normal": ("mean", "sd"), "lognormal": ("p5", "p95"),
+                 "triangular": ("lo", "mode", "hi")}
+STATISTICS = {"mean": 1, "median": 1, "sd": 1, "percentile": 2, "prob": 1}
 MONTE_CARLO = {"ep_imbalance": ("tokens", "topk", "experts", "ranks", "batches", "seed")}
 
 

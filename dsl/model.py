@@ -25,6 +25,7 @@ from .errors import DEFAULT_SOURCES, IfrError, IfrErrors, Sources, Span, remembe
 from .evaluate import CellError, Evaluator, compile_node
 from .parse_cache import parse
 from .resolve import Graph, Loader
+from .uncertain import Summary, is_samples, summary
 from .units import Dim, suggest
 
 if TYPE_CHECKING:
@@ -48,6 +49,8 @@ def analyse(path, text: str | None = None, sources: Sources | None = None) -> "A
         binder = Binder(loader, main)
         graph = binder.bind()
         dims, dim_errors = check_graph(graph)
+        from .uncertain import annotate
+        graph.uncertain = annotate(graph)
         return Analysis(graph, dims, binder, loader.diagnostics + binder.diagnostics + dim_errors)
 
 
@@ -110,19 +113,24 @@ class Analysis:
     def sources(self) -> Sources:
         return self.binder.sources
 
-    def evaluate(self, overrides: dict | None = None) -> "Model":
-        return Model(self, overrides)
+    def evaluate(self, overrides: dict | None = None, samples: int | None = None, seed: int = 0) -> "Model":
+        """The model's values; uncertain cells hold ``samples`` Monte Carlo draws from ``seed``."""
+        from .uncertain import DEFAULT_SAMPLES, Sampling, check_settings
+        sampling = Sampling(samples or DEFAULT_SAMPLES, seed)
+        check_settings(sampling.samples, sampling.seed)
+        return Model(self, overrides, sampling)
 
 
 class Model:
     """An evaluation of an Analysis, with some inputs overridden."""
 
-    def __init__(self, analysis: Analysis, overrides: dict | None = None):
+    def __init__(self, analysis: Analysis, overrides: dict | None = None, sampling=None):
         self.analysis = analysis
         self.overrides = dict(overrides or {})
         self._solver = None
         with _no_collection():
-            self.evaluator = Evaluator(analysis.graph, lambda cell, env: self.solver(cell, env))
+            self.evaluator = Evaluator(analysis.graph, lambda cell, env: self.solver(cell, env), sampling)
+            self.sampling = self.evaluator.sampling
             self.values, self.errors = self.evaluator.run(self.overrides)
             self.units = self._display_units()
 
@@ -195,7 +203,38 @@ class Model:
             cause = failed.error
             raise IfrError(cause.code, f"`{self.graph.cells[cid].name}` has no value: {cause.message}",
                            cause.span, hint=cause.hint)
+        value = self.values[cid]
+        if is_samples(value):
+            value = summary(value).median
+        return value / factor(self.units[cid])
+
+    def is_uncertain(self, name: str) -> bool:
+        """Whether a cell holds Monte Carlo samples (it depends on a distribution)."""
+        return is_samples(self.values.get(self.cell_id(name)))
+
+    def summary(self, name: str) -> Summary | None:
+        """An uncertain cell's mean, median, sd and 5th/95th percentiles in its
+        display unit; None for a certain cell."""
+        cid = self.cell_id(name)
+        value = self.values.get(cid)
+        if cid in self.errors or not is_samples(value) or value.dtype == bool:
+            return None
+        return summary(value).scaled(factor(self.units[cid]))
+
+    def samples(self, name: str):
+        """An uncertain cell's samples in its display unit (a numpy array)."""
+        cid = self.cell_id(name)
+        self.value(cid)   # raises for a cell that has no value
         return self.values[cid] / factor(self.units[cid])
+
+    def compute(self, node: ir.Node):
+        """An expression's value from this model's cells (distributions drawn as its cells' are)."""
+        from .uncertain import SAMPLING
+        token = SAMPLING.set(self.sampling)
+        try:
+            return compile_node(node)(self.values, {})
+        finally:
+            SAMPLING.reset(token)
 
     def __getitem__(self, name: str):
         from .units import quantity
@@ -228,13 +267,13 @@ class Model:
         for name, value in values.items():
             cid = self.cell_id(name)
             overrides[cid] = self.parse_value(cid, value)
-        return Model(self.analysis, overrides)
+        return Model(self.analysis, overrides, self.sampling)
 
     def with_overrides(self, overrides: dict) -> "Model":
         """A new model with cell ids set to base-SI values, on top of this one's."""
         merged = dict(self.overrides)
         merged.update(overrides)
-        return Model(self.analysis, merged)
+        return Model(self.analysis, merged, self.sampling)
 
     def parse_value(self, cid: str, value, origin: str | None = None, column: int = 1) -> float:
         """A user-given value for a cell, in base SI, dimension-checked.
@@ -284,6 +323,9 @@ class Model:
             from .display import example_unit
             raise IfrError("bad-value", f"`{name}` is {dim}, but `{text}` is {given}", node.span,
                            hint=f"give a value in a unit of {dim}, such as {example_unit(dim)}")
+        if any(isinstance(n, ir.Dist) for n in ir.walk(node)):
+            raise IfrError("bad-value", f"a value given for `{name}` is one number, not a distribution", node.span,
+                           hint="write the range in the file: " + f"{name} = {text}")
         value = float(compile_node(node)({}, {}))
         if not math.isfinite(value):
             raise IfrError("bad-value", f"`{text}` is too large to compute", node.span)
@@ -299,8 +341,8 @@ class Model:
         sc = self.graph.scenarios[name]
         overrides = dict(self.overrides)
         for cid, node, span in sc.overrides:   # dimensions were checked with the file
-            overrides[cid] = compile_node(node)(self.values, {})
-        return Model(self.analysis, overrides)
+            overrides[cid] = self.compute(node)
+        return Model(self.analysis, overrides, self.sampling)
 
     # --- checks
     def check(self) -> list[CheckResult]:

@@ -470,6 +470,11 @@ class _ToAst(Transformer):
     def ifelse(self, meta, items):
         return ast.IfElse(self._span(meta), *items)
 
+    def between(self, meta, items):
+        """`a to b`: an uncertain value, the lognormal with 5th and 95th percentiles a and b."""
+        lo, hi = items
+        return ast.Call(self._span(meta), "to", self._span(meta), [lo, hi], [])
+
     def call(self, meta, items):
         name, *args = items
         args = [a for a in args if a is not None]

@@ -131,6 +131,7 @@ class Graph:
     functions: list[FunctionDef]
     cell_errors: dict[str, IfrError]   # cells whose definition has a mistake
     relations: object = None           # dependencies.Dependencies: who needs whom, computed once
+    uncertain: set = field(default_factory=set)   # cells holding Monte Carlo samples (uncertain.annotate)
 
 
 # --- loading modules -----------------------------------------------------------

@@ -8,7 +8,6 @@ import numpy as np
 from .dimensions import dim_of
 from .display import factor
 from .errors import IfrError
-from .evaluate import compile_node
 from .units import suggest
 
 
@@ -50,7 +49,7 @@ def sweep_values(model, table):
     if table.var_is_record:
         return table.values
     if table.range is not None:
-        lo, hi, step = (float(compile_node(n)(model.values, {})) for n in table.range)
+        lo, hi, step = (_one(model, n) for n in table.range)
         for n in table.range:
             d = dim_of(n, model.dims)
             if d != model.dims[table.var]:
@@ -74,8 +73,17 @@ def sweep_values(model, table):
         if d != model.dims[table.var]:
             raise IfrError("unit-mismatch", f"`{node.text}` is {d}, but `{model.graph.cells[table.var].name}` "
                            f"is {model.dims[table.var]}", node.span)
-        out.append(float(compile_node(node)(model.values, {})))
+        out.append(_one(model, node))
     return np.array(out)
+
+
+def _one(model, node) -> float:
+    """The value of a table's listed value or range end: one number."""
+    value = model.compute(node)
+    if np.ndim(value):
+        raise IfrError("uncertain-value", f"`{node.text}` is uncertain; a table varies an input over single values",
+                       node.span, hint=f"use median({node.text}) or a percentile of it")
+    return float(value)
 
 
 def table_row(model, row) -> float:
@@ -89,7 +97,7 @@ def table_row(model, row) -> float:
         if d != model.dims[table.var]:
             raise IfrError("unit-mismatch", f"`{row.key.text}` is {d}, but table `{table.name}` varies "
                            f"`{model.graph.cells[table.var].name}`, which is {model.dims[table.var]}", row.key.span)
-        overrides = {table.var: float(compile_node(row.key)(model.values, {}))}
+        overrides = {table.var: _one(model, row.key)}
     env, errors = model.evaluator.run(overrides, only=model.needed_for(overrides, [row.column]),
                                       base=model.values, base_errors=model.errors)
     if row.column in errors:
@@ -117,9 +125,17 @@ def run_table(model, name: str):
     units = ["" if table.var_is_record else model.units[table.var]]
     data = [[r.name for r in values] if table.var_is_record else values / factor(units[0])]
     for cid, column in zip(table.show, _sweep(model, overrides, table.show, size)):
-        columns.append(model.graph.cells[cid].name)
-        units.append(model.units[cid])
-        data.append(_shown(np.asarray(column), model.units[cid]))
+        name, unit = model.graph.cells[cid].name, model.units[cid]
+        if any(np.ndim(v) for v in column):   # uncertain: the median, and where 90% of the samples fall
+            stats = np.array([np.percentile(v, [50, 5, 95]) if np.ndim(v) else [v, v, v] for v in column])
+            for j, label in enumerate((name, f"{name} p5", f"{name} p95")):
+                columns.append(label)
+                units.append(unit)
+                data.append(_shown(stats[:, j], unit))
+            continue
+        columns.append(name)
+        units.append(unit)
+        data.append(_shown(np.asarray(column), unit))
     return TableResult(table.name, columns[0], columns, units, data)
 
 
@@ -135,9 +151,10 @@ def _sweep(model, overrides: dict, shown: list, size: int) -> list:
     """Each shown cell's values over the sweep: one vectorised pass, or, where a
     cell cannot take arrays (a Monte Carlo), one evaluation per row."""
     only = model.needed_for(overrides, shown)
-    env, errors = model.evaluator.run(overrides, only=only, base=model.values, base_errors=model.errors)
-    if not errors.keys() - model.errors.keys():   # a row may fail where others do not: go row by row
-        return [np.broadcast_to(np.asarray(env[cid]), (size,)) for cid in shown]
+    if not only & model.graph.uncertain:   # (uncertain cells are arrays of samples: one row at a time)
+        env, errors = model.evaluator.run(overrides, only=only, base=model.values, base_errors=model.errors)
+        if not errors.keys() - model.errors.keys():   # a row may fail where others do not: go row by row
+            return [np.broadcast_to(np.asarray(env[cid]), (size,)) for cid in shown]
     columns = [[] for _ in shown]
     for i in range(size):
         env, _ = model.evaluator.run({k: v[i] for k, v in overrides.items()}, only=only, base=model.values,
