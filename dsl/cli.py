@@ -25,6 +25,10 @@ def _parser() -> argparse.ArgumentParser:
                         help="override a cell, e.g. --set link=50GB/s or --set 'link=50 GB/s'")
         sp.add_argument("--scenario", action="append", default=[], help="apply a scenario defined in the file")
         sp.add_argument("--inputs-from", metavar="XLSX", help="read edited inputs back from an exported workbook")
+        sp.add_argument("--samples", type=int, default=None, metavar="N",
+                        help="Monte Carlo samples of uncertain cells (default 10000)")
+        sp.add_argument("--seed", type=int, default=0, metavar="S",
+                        help="the Monte Carlo seed (default 0: the same numbers on every run)")
 
     def model_args(sp):
         sp.add_argument("file", help="an .ifr file")
@@ -127,7 +131,7 @@ def _main(argv: list[str]) -> int:
     _print_diagnostics(analysis.diagnostics)
     if analysis.errors and args.command != "run":
         return 2
-    model = _what_if(analysis.evaluate(), args)
+    model = _what_if(analysis.evaluate(samples=args.samples, seed=args.seed), args)
     code = {"run": _run, "solve": _solve, "explain": _explain, "table": _table, "export": _export}[args.command](model, args)
     return 2 if analysis.errors else code
 
@@ -315,7 +319,7 @@ def _check(args) -> int:
         if analysis.errors:
             broken += 1
             continue
-        model = _what_if(analysis.evaluate(), args)
+        model = _what_if(analysis.evaluate(samples=args.samples, seed=args.seed), args)
         own = model.own_errors()
         _print_diagnostics(own)
         broken += bool(own)

@@ -1,0 +1,205 @@
+"""Uncertain inputs: distributions, statistics, reproducible Monte Carlo.
+
+Expected values come from an independent computation: numpy (or the
+distribution's closed form) with 10^6 or more samples, so the tolerances
+are a few times the spread of a 10,000-sample estimate.
+"""
+from __future__ import annotations
+
+import json
+import textwrap
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import ifr
+from ifr.cli import main
+from helpers import error, errors
+
+GIB = 2 ** 30
+KV_TIER = """\
+    ssd_bw = 4 GB/s to 6.5 GB/s       # SSD read rate
+    hit    = uniform(30%, 70%)         # prefix cache hit rate
+    t_re   = normal(400 ms, 40 ms)     # recompute time
+    tri    = triangular(1 s, 2 s, 6 s)
+    prefix = 2 GiB
+    t_load = prefix / ssd_bw in ms
+    t_exp  = hit * t_load + (1 - hit) * t_re in ms
+    p95    = percentile(t_load, 95)
+    p95b   = percentile(t_load, 95%)
+    win    = prob(t_load < t_re)
+    m      = mean(t_exp)
+    s      = sd(t_re)
+    med    = median(t_load)
+"""
+
+
+def load(tmp_path, text=KV_TIER, name="kv.ifr", samples=None, seed=0):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    analysis = ifr.analyse(path)
+    assert not analysis.errors, analysis.errors
+    return analysis.evaluate(samples=samples, seed=seed)
+
+
+@pytest.fixture(scope="module")
+def reference():
+    """The same quantities from 4 million numpy samples, written from the definitions."""
+    rng = np.random.default_rng(12345)
+    n = 4_000_000
+    z95 = stats.norm.ppf(0.95)
+    mu, sigma = (np.log(4e9) + np.log(6.5e9)) / 2, (np.log(6.5e9) - np.log(4e9)) / (2 * z95)
+    ssd = rng.lognormal(mu, sigma, n)
+    hit = rng.uniform(0.3, 0.7, n)
+    t_re = rng.normal(0.4, 0.04, n)
+    t_load = 2 * GIB * 8 / (ssd * 8)
+    t_exp = hit * t_load + (1 - hit) * t_re
+    return {"ssd_p5": np.percentile(ssd, 5), "ssd_p95": np.percentile(ssd, 95),
+            "t_load_p95": np.percentile(t_load, 95), "t_load_median": np.median(t_load),
+            "win": np.mean(t_load < t_re), "t_exp_mean": np.mean(t_exp), "t_exp_p5": np.percentile(t_exp, 5),
+            "t_exp_p95": np.percentile(t_exp, 95)}
+
+
+def test_a_range_is_a_lognormal_with_its_ends_at_the_5th_and_95th_percentiles(tmp_path, reference):
+    m = load(tmp_path)
+    s = m.summary("ssd_bw")
+    assert m.units[m.cell_id("ssd_bw")] == "GB/s"
+    assert s.p5 == pytest.approx(4.0, rel=0.015) and s.p5 == pytest.approx(reference["ssd_p5"] / 1e9, rel=0.015)
+    assert s.p95 == pytest.approx(6.5, rel=0.015)
+    assert s.median == pytest.approx(np.sqrt(4 * 6.5), rel=0.01)
+
+
+def test_statistics_agree_with_an_independent_computation(tmp_path, reference):
+    m = load(tmp_path)
+    assert m.value("p95") == pytest.approx(reference["t_load_p95"] * 1e3, rel=0.015)
+    assert m.value("p95b") == m.value("p95")            # 95% means the 95th percentile too
+    assert m.value("med") == pytest.approx(reference["t_load_median"] * 1e3, rel=0.01)
+    assert m.value("win") == pytest.approx(reference["win"], abs=0.02)
+    assert m.value("m") == pytest.approx(reference["t_exp_mean"] * 1e3, rel=0.01)
+    assert m.value("s") == pytest.approx(40, rel=0.05)
+    t_exp = m.summary("t_exp")
+    assert t_exp.p5 == pytest.approx(reference["t_exp_p5"] * 1e3, rel=0.015)
+    assert t_exp.p95 == pytest.approx(reference["t_exp_p95"] * 1e3, rel=0.015)
+    # the closed forms of the other distributions
+    tri = m.summary("tri")
+    assert tri.mean == pytest.approx((1 + 2 + 6) / 3, rel=0.02)
+    assert m.summary("hit").mean == pytest.approx(50, rel=0.01)
+    assert m.summary("t_re").median == pytest.approx(400, rel=0.01)
+
+
+def test_the_same_numbers_on_every_run_and_consistent_ones_with_another_seed(tmp_path):
+    a, b = load(tmp_path), load(tmp_path)
+    assert np.array_equal(a.values["t_exp"], b.values["t_exp"])
+    c = load(tmp_path, seed=7)
+    assert not np.array_equal(a.values["t_exp"], c.values["t_exp"])
+    assert c.value("p95") == pytest.approx(a.value("p95"), rel=0.02)
+    assert c.value("win") == pytest.approx(a.value("win"), abs=0.03)
+
+
+def test_more_samples_narrow_the_estimate(tmp_path, reference):
+    m = load(tmp_path, samples=400_000)
+    assert m.value("win") == pytest.approx(reference["win"], abs=0.004)
+    assert m.value("p95") == pytest.approx(reference["t_load_p95"] * 1e3, rel=0.003)
+
+
+def test_adding_an_input_does_not_reshuffle_the_others(tmp_path):
+    before = load(tmp_path)
+    after = load(tmp_path, "extra = uniform(1 s, 2 s)\n" + textwrap.dedent(KV_TIER), name="kv2.ifr")
+    assert np.array_equal(before.values["ssd_bw"], after.values["ssd_bw"])
+    assert np.array_equal(before.values["t_exp"], after.values["t_exp"])
+
+
+def test_independent_inputs_are_uncorrelated(tmp_path):
+    m = load(tmp_path)
+    assert abs(np.corrcoef(m.values["ssd_bw"], m.values["t_re"])[0, 1]) < 0.05
+
+
+def test_a_certain_model_stays_certain_and_statistics_of_a_number_are_the_number(tmp_path):
+    m = load(tmp_path, "x = 3 GB\ny = mean(x) + percentile(x, 90)\nz = sd(x)\n", name="c.ifr")
+    assert m.value("y") == 6 and m.value("z") == 0
+    assert not m.is_uncertain("y") and m.summary("y") is None
+
+
+def test_mistakes(tmp_path):
+    e = error(tmp_path, "a = 4 GB/s to 6 s\n")
+    assert e.code == "unit-mismatch" and "one dimension" in e.message
+    e = error(tmp_path, "x = 1 s to 2 s\np = percentile(x, 95 ms)\n")
+    assert e.code == "unit-mismatch"
+    e = error(tmp_path, "x = 1 s to 2 s\np = prob(x)\n")
+    assert e.code == "not-a-condition"
+    e = error(tmp_path, "x = -1 s to 2 s\n")
+    assert e.code == "bad-argument" and "above zero" in e.message
+    e = error(tmp_path, "x = 2 s to 1 s\n")
+    assert "smaller end first" in e.hint
+    e = error(tmp_path, "x = uniform(1 s)\n")
+    assert e.code == "wrong-arity" and "lo, hi" in e.message
+    e = error(tmp_path, "x = 1 s to 2 s\np = percentile(x, 101)\n")
+    assert "between 0 and 100" in e.message
+    e = error(tmp_path, "x = uniform(-1, 1)\ny = sqrt(x)\n")
+    assert e.code == "not-a-number" and "% of the samples" in e.message
+
+
+def test_named_parameters(tmp_path):
+    m = load(tmp_path, "x = normal(sd=1 s, mean=10 s)\n", name="n.ifr")
+    assert m.summary("x").mean == pytest.approx(10, rel=0.01)
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_run_shows_the_median_and_the_range_json_the_statistics(tmp_path, capsys):
+    path = tmp_path / "kv.ifr"
+    path.write_text(textwrap.dedent(KV_TIER), encoding="utf-8")
+    code, out, _ = run(capsys, "run", path)
+    assert code == 0
+    line = next(x for x in out.splitlines() if x.strip().startswith("t_load"))
+    assert "[" in line and " to " in line
+    assert "5th to 95th percentile of" not in out or "10,000" in out
+    code, out, _ = run(capsys, "run", path, "--format", "json")
+    cells = {c["name"]: c for c in json.loads(out)["cells"]}
+    t = cells["t_load"]
+    assert t["uncertain"] and t["value"] == t["median"]
+    assert t["p5"] < t["median"] < t["p95"] and t["sd"] > 0 and t["mean"] > 0
+    assert "uncertain" not in cells["prefix"]
+    code, out2, _ = run(capsys, "run", path, "--format", "json", "--seed", "5", "--samples", "2000")
+    assert json.loads(out2)["cells"] != json.loads(out)["cells"]
+
+
+def test_checks_of_statistics_and_a_check_of_an_uncertain_value(tmp_path, capsys):
+    path = tmp_path / "kv.ifr"
+    path.write_text(textwrap.dedent(KV_TIER) + "check percentile(t_load, 95) < 600 ms\n"
+                    "check prob(t_load < t_re) = 0.37 within 0.03\n", encoding="utf-8")
+    code, out, _ = run(capsys, "check", path)
+    assert code == 0, out
+    path.write_text(textwrap.dedent(KV_TIER) + "check t_load = 400 ms\n", encoding="utf-8")
+    code, out, _ = run(capsys, "check", path)
+    assert code == 2 and "uncertain" in out
+
+
+def test_set_takes_one_number(tmp_path, capsys):
+    path = tmp_path / "kv.ifr"
+    path.write_text(textwrap.dedent(KV_TIER), encoding="utf-8")
+    code, out, err = run(capsys, "run", path, "--set", "ssd_bw=5 GB/s")
+    assert code == 0
+    assert not any(x.strip().startswith("t_load") and "[" in x for x in out.splitlines())
+    code, _, err = run(capsys, "run", path, "--set", "prefix=1 GiB to 2 GiB")
+    assert code == 2 and "not a distribution" in err
+
+
+def test_a_table_over_uncertain_cells_shows_median_and_range(tmp_path):
+    m = load(tmp_path, KV_TIER + "table by_prefix: vary prefix over [1 GiB, 2 GiB] show t_load\n", name="t.ifr")
+    t = m.table("by_prefix")
+    assert t.columns == ["prefix", "t_load", "t_load p5", "t_load p95"]
+    row2 = t.rows[1]
+    assert row2[1] == pytest.approx(m.value("med"), rel=1e-9)       # the same draws as the model
+    assert row2[2] < row2[1] < row2[3]
+    assert t.rows[0][1] == pytest.approx(row2[1] / 2, rel=1e-9)
+
+
+def test_errors_are_all_reported(tmp_path):
+    found = errors(tmp_path, "a = 1 GB to 2 s\nb = uniform(1 s)\n")
+    assert len(found) == 2
