@@ -60,6 +60,12 @@ def _parser() -> argparse.ArgumentParser:
     table.add_argument("--format", choices=["table", "json", "csv"], default="table")
     table.add_argument("--plot", metavar="PNG", help="also draw the table's columns to a PNG file")
 
+    sens = sub.add_parser("sensitivity", help="rank the inputs by how far they move a cell (a tornado)")
+    model_args(sens)
+    sens.add_argument("name", help="the result to explain")
+    sens.add_argument("--format", choices=["table", "json"], default="table")
+    sens.add_argument("--plot", metavar="PNG", help="also draw the tornado to a PNG file")
+
     cache = sub.add_parser("cache", help="show or clear ifr's cache folder")
     cache.add_argument("action", choices=["info", "clear"])
 
@@ -132,7 +138,8 @@ def _main(argv: list[str]) -> int:
     if analysis.errors and args.command != "run":
         return 2
     model = _what_if(analysis.evaluate(samples=args.samples, seed=args.seed), args)
-    code = {"run": _run, "solve": _solve, "explain": _explain, "table": _table, "export": _export}[args.command](model, args)
+    code = {"run": _run, "solve": _solve, "explain": _explain, "table": _table, "export": _export,
+            "sensitivity": _sensitivity}[args.command](model, args)
     return 2 if analysis.errors else code
 
 
@@ -384,6 +391,19 @@ def _table(model, args) -> int:
     if args.plot:
         from .plot import plot_table
         plot_table(t, Path(args.plot))
+    return 0
+
+
+def _sensitivity(model, args) -> int:
+    from .sensitivity import plot_tornado, render, sensitivity
+    result = sensitivity(model, args.name)
+    if args.format == "json":
+        json.dump(result.as_json(), sys.stdout, indent=2, default=_json_default)
+        print()
+    else:
+        print("\n".join(printable(line) for line in render(result).splitlines()))
+    if args.plot:
+        plot_tornado(result, Path(args.plot))
     return 0
 
 

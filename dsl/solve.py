@@ -256,8 +256,12 @@ class Solver:
             chosen[new], values[new] = index, x[new]
         if (chosen < 0).any():
             return None
-        # the rows of a table are values only: their formula is the model cell's
-        return Solution(values, "closed form", None, [], "closed form, verified")
+        # one closed form for every row (or Monte Carlo sample) is that form; else the rows are values only
+        tree = None
+        if (chosen == chosen[0]).all():
+            tree = self._tree(forms, int(chosen[0]), {}, math.nan) if len(forms.candidates) == 1 or all(
+                c == ["bool", True] for _, c in forms.candidates) else None
+        return Solution(values, "closed form", tree, [], "closed form, verified")
 
     def scale(self, cell, env) -> float:
         """A typical size of the unknown: its current value, else the bracket's."""

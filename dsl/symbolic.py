@@ -321,3 +321,39 @@ def expanded_text(node: ir.Node, formulas: dict[str, ir.Node], names: dict[str, 
     except NotSymbolic as exc:
         return f"(not symbolic: {exc})"
     return sp.sstr(expr.xreplace({s: sp.Symbol(names.get(s.name, s.name)) for s in expr.free_symbols}))
+
+
+def elasticities(node: ir.Node, formulas: dict[str, ir.Node], values: dict[str, float],
+                 inputs: list[str]) -> dict[str, float]:
+    """d ln y / d ln x of an expression for each input x, from its symbolic
+    form (cells in ``formulas`` expanded), at ``values`` (base SI).  An input
+    without a finite symbolic derivative there is left out."""
+    sp = sympy_module()
+    expanded: dict[str, object] = {}
+
+    def ref(cid):
+        if cid not in formulas:
+            return sp.Symbol(cid, real=True)
+        if cid not in expanded:
+            expanded[cid] = to_sympy(formulas[cid], ref)
+        return expanded[cid]
+    try:
+        y = to_sympy(node, ref)
+    except NotSymbolic:
+        return {}
+    at = {s: values[s.name] for s in y.free_symbols if s.name in values}
+    if len(at) != len(y.free_symbols):
+        return {}
+    y0 = float(y.evalf(subs=at))
+    out = {}
+    for cid in inputs:
+        x = sp.Symbol(cid, real=True)
+        if x not in y.free_symbols or y0 == 0:
+            continue
+        try:
+            slope = complex(sp.diff(y, x).evalf(subs=at))
+        except (TypeError, ValueError):
+            continue
+        if slope.imag == 0 and math.isfinite(slope.real):
+            out[cid] = slope.real * values[cid] / y0
+    return out

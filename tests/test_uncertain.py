@@ -203,3 +203,63 @@ def test_a_table_over_uncertain_cells_shows_median_and_range(tmp_path):
 def test_errors_are_all_reported(tmp_path):
     found = errors(tmp_path, "a = 1 GB to 2 s\nb = uniform(1 s)\n")
     assert len(found) == 2
+
+
+def test_a_threshold_solved_with_uncertain_inputs_is_uncertain(tmp_path):
+    m = load(tmp_path, """\
+        prefix  = 2 GiB
+        t_re    = 300 ms to 500 ms
+        bw_even = solve link: prefix / link = t_re in GB/s
+        link    = 5 GB/s
+        p_ok    = prob(link > bw_even)
+    """, name="s.ifr")
+    mu, sigma = np.log(0.3 * 0.5) / 2, np.log(0.5 / 0.3) / (2 * stats.norm.ppf(0.95))
+    assert m.value("bw_even") == pytest.approx(2 * GIB / np.exp(mu) / 1e9, rel=0.01)
+    s = m.summary("bw_even")
+    assert s.p5 == pytest.approx(2 * GIB / 0.5 / 1e9, rel=0.015) and s.p95 == pytest.approx(2 * GIB / 0.3 / 1e9, rel=0.015)
+    # link > prefix / t_re  <=>  t_re > prefix / link
+    expected = stats.norm.sf((np.log(2 * GIB / 5e9) - mu) / sigma)
+    assert m.value("p_ok") == pytest.approx(expected, abs=0.02)
+    assert m.explain("bw_even")["closed_form"] is not None
+
+
+def test_sensitivity_ranks_inputs_as_an_independent_computation_does(tmp_path, capsys):
+    text = """\
+        a = 1 GB to 4 GB
+        b = uniform(2 s, 3 s)
+        c = normal(10 GB/s, 1 GB/s)
+        y = a / c + b / 10 in s
+    """
+    m = load(tmp_path, text, name="three.ifr")
+    from ifr.sensitivity import sensitivity
+    result = sensitivity(m, "y")
+    # independently: the ends are the distributions' 5th and 95th percentiles, the rest at medians
+    z = stats.norm.ppf(0.95)
+    ends = {"a": (1e9, 4e9), "b": (2 + 0.05, 2 + 0.95), "c": (10e9 - z * 1e9, 10e9 + z * 1e9)}
+    mid = {"a": 2e9, "b": 2.5, "c": 10e9}
+
+    def y(**v):
+        x = dict(mid, **v)
+        return x["a"] / x["c"] + x["b"] / 10
+
+    swing = {k: abs(y(**{k: hi}) - y(**{k: lo})) for k, (lo, hi) in ends.items()}
+    assert [s.input for s in result.swings] == sorted(swing, key=swing.get, reverse=True)
+    for s in result.swings:
+        assert s.swing == pytest.approx(swing[s.input], rel=0.03)
+    by = {s.input: s for s in result.swings}
+    assert by["a"].elasticity == pytest.approx(mid["a"] / mid["c"] / y(), rel=0.02)
+    assert by["c"].elasticity == pytest.approx(-mid["a"] / mid["c"] / y(), rel=0.02)
+    assert by["a"].elasticity_from == "symbolic"
+    path = tmp_path / "three.ifr"
+    code = main(["sensitivity", str(path), "y", "--format", "json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and [i["input"] for i in out["inputs"]] == [s.input for s in result.swings]
+
+
+def test_sensitivity_of_a_certain_model_moves_each_input_ten_percent(tmp_path):
+    m = load(tmp_path, "x = 2 s\nw = 3 s^2\nz = 5 s\ny = x * x + w in s^2\n", name="c.ifr")
+    from ifr.sensitivity import sensitivity
+    result = sensitivity(m, "y")
+    assert [s.input for s in result.swings] == ["x", "w"]             # z does not reach y
+    assert result.swings[0].swing == pytest.approx(2.2 ** 2 - 1.8 ** 2)
+    assert result.swings[0].elasticity == pytest.approx(2 * 4 / 7)
