@@ -6,7 +6,7 @@ import graphlib
 from . import ir
 from . import syntax as ast
 from .errors import IfrError, Span
-from .resolve import (UNRESOLVED, CellDef, CheckDef, FnBinding, FunctionDef, Graph, Loader, ModuleDef,
+from .resolve import (UNRESOLVED, CellDef, CheckDef, FnBinding, FunctionDef, Graph, Loader, ModuleDef, ScenarioName,
                       RecordDef, ScenarioDef, TableDef)
 from .dependencies import Dependencies
 from .expressions import ExpressionResolver, Scope, _field_span
@@ -34,6 +34,9 @@ class Binder(ExpressionResolver):
         self.fn_stack: list[str] = []
         self.sections: list[str] = []
         self.tables: dict[str, TableDef] = {}
+        self.table_stmts: dict[str, ast.Table] = {}
+        self.scenarios: dict[str, ScenarioDef] = {}
+        self.in_check = False
         self.refs: dict[str, set[str]] = {}
         self._relations: Dependencies | None = None
 
@@ -56,6 +59,7 @@ class Binder(ExpressionResolver):
         for cell in list(self.cells.values()):
             self._resolve_cell(cell)
         checks, tables, scenarios = self._main_statements()
+        self.scenarios = scenarios
         functions = self._functions(modules)
         deps = {cid: self._deps(c) for cid, c in self.cells.items()}
         order = self._order(deps)
@@ -100,6 +104,11 @@ class Binder(ExpressionResolver):
                         self.scopes[cell.id] = Scope(module, rec)
                 elif isinstance(stmt, ast.FnDef):
                     self._define(module, stmt.name, stmt.name_span, FnBinding(stmt, module))
+                elif isinstance(stmt, ast.Scenario) and is_main:   # `fast.t_exp` reads a cell under it
+                    if not isinstance(module.namespace.get(stmt.name), ScenarioName):   # twice: reported with scenarios
+                        self._define(module, stmt.name, stmt.name_span, ScenarioName(stmt.name))
+                elif isinstance(stmt, ast.Table) and is_main:
+                    self.table_stmts.setdefault(stmt.name, stmt)
             except IfrError as e:
                 self.report(e)
 
@@ -275,38 +284,46 @@ class Binder(ExpressionResolver):
             self.in_check = False
 
     def _table_row(self, node: ast.FieldAccess, scope: Scope) -> ir.Node:
+        """`table[value].column`: the shown cell with the varied cell set to the value."""
         index = node.obj
-        if isinstance(index.obj, ast.Name) and index.obj.id not in self.tables and (
-                index.obj.id in self.main.program.broken or any(
-                isinstance(st, ast.Table) and st.name == index.obj.id for st in self.main.program.statements)):
+        name = index.obj.id if isinstance(index.obj, ast.Name) else None
+        stmt = self.table_stmts.get(name) if scope.module is self.main else None
+        if name is not None and stmt is not None and name not in self.tables and self.in_check:
             return ir.Invalid(node.span, self._text(node))   # the table has a mistake of its own
-        if not isinstance(index.obj, ast.Name) or index.obj.id not in self.tables:
-            close = suggest(self._text(index.obj), self.tables)
+        if name in self.main.program.broken and scope.module is self.main:
+            return ir.Invalid(node.span, self._text(node))
+        if stmt is None:
+            close = suggest(self._text(index.obj), self.table_stmts)
             hint = f"did you mean {close}?" if close else "define it with `table NAME: vary ...`"
-            if isinstance(index.obj, ast.FieldAccess):
-                hint = ("a check reads the rows of this file's tables only: check the row in the module "
+            if isinstance(index.obj, ast.FieldAccess) or scope.module is not self.main:
+                hint = ("a formula reads the rows of its own file's tables only: read the row in the module "
                         "that defines the table, or write the row's formula here")
             raise IfrError("unknown-table", f"`{self._text(index.obj)}` is not a table of this file", index.obj.span,
                            hint=hint)
-        table = self.tables[index.obj.id]
+        main = Scope(self.main)
+        var = main.lookup(stmt.var)
+        show = [main.lookup(n) for n, _ in stmt.show]
+        if not isinstance(var, (str, RecordDef)) or not all(isinstance(c, str) for c in show):
+            return ir.Invalid(node.span, self._text(node))   # reported with the table
         column = scope.lookup(node.name)
-        if not isinstance(column, str) or column not in table.show:
-            shown = ", ".join(self.cells[c].name for c in table.show)
-            raise IfrError("unknown-column", f"table `{table.name}` shows no column `{node.name}`", _field_span(node),
+        if not isinstance(column, str) or column not in show:
+            shown = ", ".join(self.cells[c].name for c in show if c in self.cells)
+            raise IfrError("unknown-column", f"table `{name}` shows no column `{node.name}`", _field_span(node),
                            hint=f"its columns are {shown}")
-        if table.var_is_record:
+        if isinstance(var, RecordDef):
             key = self._binding(index.key, scope) if isinstance(index.key, (ast.Name, ast.FieldAccess)) else None
             if not isinstance(key, RecordDef):
-                raise IfrError("not-a-record", f"table `{table.name}` varies a record: name one of its records",
+                raise IfrError("not-a-record", f"table `{name}` varies a record: name one of its records",
                                index.key.span)
-            if key not in table.values:
-                listed = ", ".join(r.name for r in table.values)
-                raise IfrError("unknown-row", f"`{self._text(index.key)}` is not a row of table `{table.name}`",
+            rows = [self._binding(i, main) if isinstance(i, (ast.Name, ast.FieldAccess)) else None
+                    for i in getattr(stmt.values, "items", ())]
+            if key not in rows:
+                listed = ", ".join(r.name for r in rows if isinstance(r, RecordDef))
+                raise IfrError("unknown-row", f"`{self._text(index.key)}` is not a row of table `{name}`",
                                index.key.span, hint=f"its rows are {listed}")
         else:
             key = self.expr(index.key, scope)
-        return ir.TableRow(node.span, self._text(node), table.name, key, column,
-                           None if table.var_is_record else table.var)
+        return ir.TableRow(node.span, self._text(node), name, key, column, None if isinstance(var, RecordDef) else var)
 
     def _table(self, stmt: ast.Table, scope: Scope) -> TableDef:
         var = scope.lookup(stmt.var)
@@ -349,8 +366,20 @@ class Binder(ExpressionResolver):
     # --- the graph
     def _deps(self, cell: CellDef) -> set[str]:
         if cell.kind != "solve":
-            return self._refs_of(cell)
+            return self._refs_of(cell) | self._what_if_deps(cell.expr)
         return self._solve_deps(cell)
+
+    def _what_if_deps(self, node) -> set[str]:
+        """What a scenario's value or a table's row needs besides the cell it reads:
+        the cells the scenario's values (or the row's record) are computed from."""
+        out = set()
+        for n in ir.walk(node) if node is not None else ():
+            if isinstance(n, ir.ScenarioValue) and n.scenario in self.scenarios:
+                for _cid, expr, _span in self.scenarios[n.scenario].overrides:
+                    out |= ir.refs(expr)
+            elif isinstance(n, ir.TableRow) and isinstance(n.key, RecordDef):
+                out |= set(n.key.fields.values())
+        return out
 
     def _refs_of(self, cell: CellDef) -> set[str]:
         """The cells a (non-solve) cell's formula refers to, walked once."""

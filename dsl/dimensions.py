@@ -223,6 +223,8 @@ def _dim_of(node: ir.Node, dims: dict) -> Dim:
                     raise IfrError("unit-mismatch", f"`{node.key.text}` is {key}, but table `{node.table}` varies a "
                                    f"value of {var}", node.key.span)
             return dims.get(node.column) or _raise(_Unknown())
+        case ir.ScenarioValue():
+            return dims.get(node.cell) or _raise(_Unknown())
         case ir.Dist():
             dims_ = _both(node.args, dims)
             for arg, d in zip(node.args[1:], dims_[1:]):

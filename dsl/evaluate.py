@@ -12,6 +12,8 @@ import hashlib
 import math
 import operator
 import sys
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Callable
 
@@ -19,6 +21,15 @@ from . import ir
 from .errors import IfrError
 
 Env = dict  # cell id -> float | ndarray
+
+
+def _no_what_if(node, env):
+    raise IfrError("not-here", f"`{node.text}` cannot be computed here", node.span)
+
+
+# A table's row or a scenario's value needs the cells evaluated again with
+# other inputs: the Evaluator running the expression answers it.
+WHAT_IF: ContextVar = ContextVar("what_if", default=_no_what_if)
 Fn = Callable[[Env, dict], object]
 
 
@@ -96,8 +107,8 @@ def compile_node(node: ir.Node) -> Fn:
                 raise IfrError(error.code if error else "invalid", f"`{node.text}` has an error"
                                + (f": {error.message}" if error else ""), node.span)
             return invalid
-        case ir.TableRow():   # a check reads its value first (checks.table_row) and puts it in
-            raise TypeError("a table row is read by the checks, not compiled")
+        case ir.TableRow() | ir.ScenarioValue():   # evaluated again with other inputs
+            return lambda env, var: WHAT_IF.get()(node, env)
         case _:
             ir.assert_never(node)
 
@@ -427,6 +438,7 @@ class Evaluator:
         self.graph = graph
         self.solver = solver
         self.sampling = sampling or Sampling()
+        self._errors_now: list[dict] = []
         self.compiled: dict[str, Fn] = {}
         for cid in graph.order:
             cell = graph.cells[cid]
@@ -437,16 +449,57 @@ class Evaluator:
             base_errors: dict | None = None) -> tuple[Env, dict[str, CellError]]:
         """Evaluate every cell (or only those in ``only``, taking others from
         ``base``): the values, and the errors of the cells that have none."""
-        from .uncertain import SAMPLING
-        token = SAMPLING.set(self.sampling)
-        try:
+        with self.active():
             return self._run(overrides or {}, only, base, base_errors)
+
+    @contextmanager
+    def active(self):
+        """While compiled closures run: the Monte Carlo settings, and this evaluator for what-ifs."""
+        from .uncertain import SAMPLING
+        tokens = SAMPLING.set(self.sampling), WHAT_IF.set(self._what_if)
+        try:
+            yield
         finally:
-            SAMPLING.reset(token)
+            SAMPLING.reset(tokens[0])
+            WHAT_IF.reset(tokens[1])
+
+    def _what_if(self, node, env):
+        """A scenario's value of a cell, or a table's row: the cell computed again
+        from ``env`` with the scenario's (or the row's) inputs."""
+        graph = self.graph
+        if isinstance(node, ir.ScenarioValue):
+            scenario = graph.scenarios.get(node.scenario)
+            if scenario is None:
+                raise IfrError("invalid", f"scenario `{node.scenario}` has an error", node.span)
+            overrides = {cid: compile_node(expr)(env, {}) for cid, expr, _span in scenario.overrides}
+            target = node.cell
+        else:
+            table = next((t for t in graph.tables if t.name == node.table), None)
+            if table is None or table.error is not None:
+                raise IfrError("invalid", f"table `{node.table}` has an error", node.span)
+            if node.var is None:
+                fields = graph.records[table.var].fields
+                overrides = {cid: env[node.key.fields[f]] for f, cid in fields.items() if f in node.key.fields}
+            else:
+                overrides = {node.var: compile_node(node.key)(env, {})}
+            target = node.column
+        out, errors = self._run(overrides, graph.relations.needed_for(overrides, [target]), env,
+                                self._errors_now[-1] if self._errors_now else None)
+        if target in errors:
+            cause = errors[target].error
+            raise IfrError(cause.code, f"`{node.text}` has no value: {cause.message}", node.span)
+        return out[target]
 
     def _run(self, overrides, only, base, base_errors):
         env: Env = dict(base) if base else {}
         errors: dict[str, CellError] = dict(base_errors) if base_errors else {}
+        self._errors_now.append(errors)
+        try:
+            return self._run_cells(env, errors, overrides, only)
+        finally:
+            self._errors_now.pop()
+
+    def _run_cells(self, env, errors, overrides, only):
         graph, var = self.graph, {}
         uncertain = getattr(graph, "uncertain", ())
         static, deps = graph.cell_errors, graph.deps

@@ -10,7 +10,7 @@ import math
 from . import ir
 from . import syntax as ast
 from .errors import IfrError, Span
-from .resolve import UNRESOLVED, FnBinding, ModuleDef, RecordDef
+from .resolve import UNRESOLVED, FnBinding, ModuleDef, RecordDef, ScenarioName
 from .units import DIMENSIONLESS, suggest, suggest_unit, unit
 
 
@@ -84,7 +84,7 @@ class ExpressionResolver:
         if isinstance(node, ast.Quantity):
             factor, dim = unit(node.unit, _unit_span(node))
             return ir.Const(node.span, text, node.value * factor, dim, node.unit, node.number_text)
-        if isinstance(node, ast.FieldAccess) and isinstance(node.obj, ast.Index) and getattr(self, "in_check", False):
+        if isinstance(node, ast.FieldAccess) and isinstance(node.obj, ast.Index):
             return self._table_row(node, scope)
         if isinstance(node, (ast.Name, ast.FieldAccess)):
             return self._value(node, scope)
@@ -107,8 +107,8 @@ class ExpressionResolver:
         if isinstance(node, ast.Comprehension):
             return self._comprehension(node, scope)
         if isinstance(node, ast.Index):
-            raise IfrError("syntax", "`[...]` reads a table's row, and only in a check", node.span,
-                           hint="write `check table[value].column = ...`")
+            raise IfrError("syntax", "`[...]` reads a table's row: name the column", node.span,
+                           hint=f"write `{self._text(node)}.column`, a cell the table shows")
         raise IfrError("syntax", "a list or range is not a value here", node.span)
 
     def _value(self, node, scope: Scope) -> ir.Node:
@@ -121,6 +121,8 @@ class ExpressionResolver:
             return binding
         if isinstance(binding, tuple) and binding[0] == "unit":
             return binding[1]
+        if isinstance(binding, tuple) and binding[0] == "scenario":
+            return ir.ScenarioValue(node.span, self._text(node), binding[1], binding[2])
         what = _describe(binding)
         hint = None
         if isinstance(binding, RecordDef) and binding.fields:
@@ -145,6 +147,8 @@ class ExpressionResolver:
                     hint=f"if you meant a cell, define `{node.id} = ...`; for the unit, write 1 {node.id}",
                     severity="warning"))
             return ("unit", ir.Const(node.span, node.id, factor, dim, node.id, "1"))
+        if isinstance(node, ast.FieldAccess) and isinstance(node.obj, ast.Index):
+            return self._table_row(node, scope)
         if isinstance(node, ast.FieldAccess):
             owner = self._binding(node.obj, scope)
             if owner is UNRESOLVED or isinstance(owner, ir.Invalid):   # already reported
@@ -158,6 +162,12 @@ class ExpressionResolver:
                 raise IfrError("unknown-field", f"`{self._text(node.obj)}` has no field `{node.name}`",
                                _field_span(node), hint=f"did you mean {close}?" if close else
                                "its fields are " + ", ".join(owner.fields))
+            if isinstance(owner, ScenarioName):
+                cell = scope.lookup(node.name) if scope.module is self.main else None
+                if not isinstance(cell, str):
+                    raise IfrError("unknown-name", f"`{node.name}` is not a cell of this file, so scenario "
+                                   f"`{owner.name}` has no value of it", _field_span(node))
+                return ("scenario", owner.name, cell)
             if isinstance(owner, ModuleDef):
                 if node.name in owner.namespace:
                     return owner.namespace[node.name]
@@ -354,6 +364,8 @@ def _describe(binding) -> str:
         return "a function"
     if isinstance(binding, str):
         return "a cell"
+    if isinstance(binding, ScenarioName):
+        return "a scenario"
     return "not a value"
 
 

@@ -132,6 +132,13 @@ class Stat(Node):
 
 
 @dataclass(eq=False)
+class ScenarioValue(Node):
+    """`fast.t_exp`: a cell's value under a scenario."""
+    scenario: str
+    cell: str           # the cell's id
+
+
+@dataclass(eq=False)
 class TableRow(Node):
     table: str          # a table's name
     key: object         # the varied value: an IR node, or a RecordDef
@@ -227,5 +234,12 @@ def replace(node: Node, kind, swap) -> Node:
 
 
 def refs(node: Node) -> set[str]:
-    """Every cell an expression refers to."""
-    return {n.cell for n in walk(node) if isinstance(n, Ref)}
+    """Every cell an expression refers to (a scenario's value or a table's row
+    refers to the cell it reads)."""
+    out = set()
+    for n in walk(node):
+        if isinstance(n, (Ref, ScenarioValue)):
+            out.add(n.cell)
+        elif isinstance(n, TableRow):
+            out.add(n.column)
+    return out

@@ -229,12 +229,8 @@ class Model:
 
     def compute(self, node: ir.Node):
         """An expression's value from this model's cells (distributions drawn as its cells' are)."""
-        from .uncertain import SAMPLING
-        token = SAMPLING.set(self.sampling)
-        try:
+        with self.evaluator.active():
             return compile_node(node)(self.values, {})
-        finally:
-            SAMPLING.reset(token)
 
     def __getitem__(self, name: str):
         from .units import quantity

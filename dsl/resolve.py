@@ -108,6 +108,12 @@ class ScenarioDef:
 
 
 @dataclass(eq=False)
+class ScenarioName:
+    """A scenario's name in the main file's namespace: `fast.t_exp` reads a cell under it."""
+    name: str
+
+
+@dataclass(eq=False)
 class FunctionDef:
     """A function's body bound on its own (parameters as ir.Param), for checking."""
     name: str

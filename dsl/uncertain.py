@@ -73,7 +73,9 @@ def contains_uncertainty(node: ir.Node, uncertain: set[str]) -> bool:
         n = stack.pop()
         if isinstance(n, ir.Dist):
             return True
-        if isinstance(n, ir.Ref) and n.cell in uncertain:
+        if isinstance(n, (ir.Ref, ir.ScenarioValue)) and n.cell in uncertain:
+            return True
+        if isinstance(n, ir.TableRow) and n.column in uncertain:
             return True
         if isinstance(n, ir.Stat):
             continue

@@ -1,0 +1,57 @@
+"""A scenario's value and a table's row used in formulas and checks."""
+from __future__ import annotations
+
+import pytest
+
+from helpers import error, errors, model
+
+BASE = """\
+ssd      = 5 GB/s
+prefix   = 2 GiB
+t_load   = prefix / ssd in ms
+kv_bytes = 2 byte
+params   = 16 GB
+rate     = ssd / (params * kv_bytes / (1 byte)) * 1 token in token/s
+table by_kv: vary kv_bytes over [1 byte, 2 byte] show rate
+scenario fast_ssd: ssd = 10 GB/s
+"""
+
+
+def test_a_scenario_value_in_a_formula_is_the_cell_under_the_scenario(tmp_path):
+    m = model(tmp_path, BASE + "speedup = t_load / fast_ssd.t_load\nfaster = fast_ssd.t_load\n")
+    assert m.value("speedup") == pytest.approx(2.0)
+    assert m.value("faster") == pytest.approx(2 * 2 ** 30 / 10e9 * 1e3)
+    assert m.value("t_load") == pytest.approx(2 * 2 ** 30 / 5e9 * 1e3)     # the model itself is unchanged
+    assert m.scenario("fast_ssd").value("t_load") == pytest.approx(m.value("faster"))
+
+
+def test_a_table_row_in_a_formula(tmp_path):
+    m = model(tmp_path, BASE + "gain = by_kv[1 byte].rate / by_kv[2 byte].rate\n")
+    assert m.value("gain") == pytest.approx(2.0)
+
+
+def test_a_scenario_value_follows_what_if_changes(tmp_path):
+    m = model(tmp_path, BASE + "scenario big: prefix = 2 * prefix\ntwice = big.t_load / t_load\n")
+    assert m.value("twice") == pytest.approx(2.0)
+    assert m.with_inputs(prefix="1 GiB").value("twice") == pytest.approx(2.0)
+
+
+def test_checks_of_a_scenario_and_a_row(tmp_path):
+    m = model(tmp_path, BASE + "check fast_ssd.t_load = 214.7 ms\ncheck by_kv[1 byte].rate = 0.3125 token/s\n")
+    assert all(r.passed for r in m.check())
+
+
+def test_a_scenario_name_shares_the_namespace(tmp_path):
+    e = error(tmp_path, BASE + "scenario ssd: prefix = 1 GiB\n")
+    assert e.code == "redefinition" and "ssd" in e.message
+    e = error(tmp_path, BASE + "x = fast_ssd.nothing\n")
+    assert e.code == "unknown-name"
+    e = error(tmp_path, BASE + "x = nope[1 byte].rate\n")
+    assert e.code == "unknown-table"
+    e = error(tmp_path, BASE + "x = by_kv[1 byte].t_load\n")
+    assert e.code == "unknown-column" and "rate" in e.hint
+
+
+def test_a_row_or_scenario_that_reads_its_own_cell_is_a_cycle(tmp_path):
+    found = errors(tmp_path, BASE + "loop = fast_ssd.loop + 1\n")
+    assert found and found[0].code == "cycle"
