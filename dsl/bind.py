@@ -301,48 +301,72 @@ class Binder(ExpressionResolver):
             raise IfrError("unknown-table", f"`{self._text(index.obj)}` is not a table of this file", index.obj.span,
                            hint=hint)
         main = Scope(self.main)
-        var = main.lookup(stmt.var)
+        axes = [(stmt.var, stmt.values), *((v, vals) for v, _span, vals in stmt.more)]
+        varied = [main.lookup(v) for v, _ in axes]
         show = [main.lookup(n) for n, _ in stmt.show]
-        if not isinstance(var, (str, RecordDef)) or not all(isinstance(c, str) for c in show):
+        if not all(isinstance(v, (str, RecordDef)) for v in varied) or not all(isinstance(c, str) for c in show):
             return ir.Invalid(node.span, self._text(node))   # reported with the table
         column = scope.lookup(node.name)
         if not isinstance(column, str) or column not in show:
             shown = ", ".join(self.cells[c].name for c in show if c in self.cells)
             raise IfrError("unknown-column", f"table `{name}` shows no column `{node.name}`", _field_span(node),
                            hint=f"its columns are {shown}")
-        if isinstance(var, RecordDef):
-            key = self._binding(index.key, scope) if isinstance(index.key, (ast.Name, ast.FieldAccess)) else None
-            if not isinstance(key, RecordDef):
-                raise IfrError("not-a-record", f"table `{name}` varies a record: name one of its records",
-                               index.key.span)
-            rows = [self._binding(i, main) if isinstance(i, (ast.Name, ast.FieldAccess)) else None
-                    for i in getattr(stmt.values, "items", ())]
-            if key not in rows:
-                listed = ", ".join(r.name for r in rows if isinstance(r, RecordDef))
-                raise IfrError("unknown-row", f"`{self._text(index.key)}` is not a row of table `{name}`",
-                               index.key.span, hint=f"its rows are {listed}")
-        else:
-            key = self.expr(index.key, scope)
-        return ir.TableRow(node.span, self._text(node), name, key, column, None if isinstance(var, RecordDef) else var)
+        given = [index.key, *index.more]
+        if len(given) != len(axes):
+            names = ", ".join(v for v, _ in axes)
+            raise IfrError("wrong-arity", f"table `{name}` varies {len(axes)} value(s) ({names}); "
+                           f"`{self._text(node)}` gives {len(given)}", index.span,
+                           hint=f"one value for each, in order: {name}[{', '.join('...' for _ in axes)}].{node.name}")
+        keys = []
+        for key_node, var, (var_name, listed) in zip(given, varied, axes):
+            if isinstance(var, RecordDef):
+                key = self._binding(key_node, scope) if isinstance(key_node, (ast.Name, ast.FieldAccess)) else None
+                if not isinstance(key, RecordDef):
+                    raise IfrError("not-a-record", f"table `{name}` varies a record: name one of its records",
+                                   key_node.span)
+                rows = [self._binding(i, main) if isinstance(i, (ast.Name, ast.FieldAccess)) else None
+                        for i in getattr(listed, "items", ())]
+                if key not in rows:
+                    listed_names = ", ".join(r.name for r in rows if isinstance(r, RecordDef))
+                    raise IfrError("unknown-row", f"`{self._text(key_node)}` is not a row of table `{name}`",
+                                   key_node.span, hint=f"its rows are {listed_names}")
+                keys.append(key)
+            else:
+                keys.append(self.expr(key_node, scope))
+        ids = [None if isinstance(v, RecordDef) else v for v in varied]
+        return ir.TableRow(node.span, self._text(node), name, keys[0], column, ids[0], keys[1:], ids[1:])
 
     def _table(self, stmt: ast.Table, scope: Scope) -> TableDef:
-        var = scope.lookup(stmt.var)
-        if not isinstance(var, (str, RecordDef)):
-            raise self._unknown(stmt.var, stmt.var_span, scope, what="a cell to vary")
         show = []
         for name, span in stmt.show:
             target = scope.lookup(name)
             if not isinstance(target, str):
                 raise self._unknown(name, span, scope, what="a cell to show")
             show.append(target)
+        first = self._axis(stmt.name, stmt.span, stmt.var, stmt.var_span, stmt.values, scope)
+        first.show, first.description = show, stmt.description
+        varied = {first.var}
+        for var, var_span, values in stmt.more:
+            axis = self._axis(stmt.name, stmt.span, var, var_span, values, scope)
+            if axis.var in varied:
+                raise IfrError("redefinition", f"table `{stmt.name}` varies `{var}` twice", var_span)
+            varied.add(axis.var)
+            first.more.append(axis)
+        return first
+
+    def _axis(self, table: str, span: Span, var_name: str, var_span: Span, listed, scope: Scope) -> TableDef:
+        """One varied cell (or record) of a table, and its values or range."""
+        var = scope.lookup(var_name)
+        if not isinstance(var, (str, RecordDef)):
+            raise self._unknown(var_name, var_span, scope, what="a cell to vary")
         is_record = isinstance(var, RecordDef)
         values, rng = [], None
-        if isinstance(stmt.values, ast.ListExpr):
-            for item in stmt.values.items:
+        if isinstance(listed, ast.ListExpr):
+            for item in listed.items:
                 if is_record:
                     rec = self._binding(item, scope) if isinstance(item, (ast.Name, ast.FieldAccess)) else None
                     if not isinstance(rec, RecordDef):
-                        raise IfrError("not-a-record", f"`{stmt.var}` is a record, so each value must be a record",
+                        raise IfrError("not-a-record", f"`{var_name}` is a record, so each value must be a record",
                                        item.span, hint=f"list records such as {var.alias_of or var.name}")
                     used = self.relations.formula_users()
                     missing = [f for f in var.fields if f not in rec.fields and used.get(var.fields[f])]
@@ -353,15 +377,13 @@ class Binder(ExpressionResolver):
                 else:
                     values.append(self.expr(item, scope))
             if not values:
-                raise IfrError("empty-table", "a table needs at least one value", stmt.values.span)
+                raise IfrError("empty-table", "a table needs at least one value", listed.span)
         else:
             if is_record:
-                raise IfrError("not-a-record", "a record can only be varied over a list of records",
-                               stmt.values.span)
-            r = stmt.values
+                raise IfrError("not-a-record", "a record can only be varied over a list of records", listed.span)
+            r = listed
             rng = (self.expr(r.lo, scope), self.expr(r.hi, scope), self.expr(r.step, scope))
-        return TableDef(stmt.name, stmt.span, var.id if is_record else var, is_record, values, rng, show,
-                        stmt.description)
+        return TableDef(table, span, var.id if is_record else var, is_record, values, rng, [])
 
     # --- the graph
     def _deps(self, cell: CellDef) -> set[str]:
@@ -377,8 +399,10 @@ class Binder(ExpressionResolver):
             if isinstance(n, ir.ScenarioValue) and n.scenario in self.scenarios:
                 for _cid, expr, _span in self.scenarios[n.scenario].overrides:
                     out |= ir.refs(expr)
-            elif isinstance(n, ir.TableRow) and isinstance(n.key, RecordDef):
-                out |= set(n.key.fields.values())
+            elif isinstance(n, ir.TableRow):
+                for key in [n.key, *n.more]:
+                    if isinstance(key, RecordDef):
+                        out |= set(key.fields.values())
         return out
 
     def _refs_of(self, cell: CellDef) -> set[str]:

@@ -42,7 +42,7 @@ def check_graph(graph: Graph) -> tuple[dict[str, Dim | None], list[IfrError]]:
     for check in graph.checks:
         check.error = _first_error(lambda: check_assertion(check, dims), errors)
     for table in graph.tables:
-        table.error = _first_error(lambda: check_table(graph, table, dims), errors)
+        table.error = _first_error(lambda: [check_table(graph, axis, dims) for axis in table.axes], errors)
     for scenario in graph.scenarios.values():
         kept = []
         for cid, node, span in scenario.overrides:
@@ -217,11 +217,13 @@ def _dim_of(node: ir.Node, dims: dict) -> Dim:
             body = dim_of(node.body, dims)
             return DIMENSIONLESS if node.func in ("argmax", "argmin", "first") else body
         case ir.TableRow():
-            if node.var is not None:
-                key, var = dim_of(node.key, dims), dims.get(node.var)
+            for key_node, var_id in zip([node.key, *node.more], [node.var, *node.more_vars]):
+                if var_id is None or not isinstance(key_node, ir.Node):
+                    continue
+                key, var = dim_of(key_node, dims), dims.get(var_id)
                 if var is not None and key != var:
-                    raise IfrError("unit-mismatch", f"`{node.key.text}` is {key}, but table `{node.table}` varies a "
-                                   f"value of {var}", node.key.span)
+                    raise IfrError("unit-mismatch", f"`{key_node.text}` is {key}, but table `{node.table}` varies a "
+                                   f"value of {var} there", key_node.span)
             return dims.get(node.column) or _raise(_Unknown())
         case ir.ScenarioValue():
             return dims.get(node.cell) or _raise(_Unknown())

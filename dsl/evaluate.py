@@ -408,6 +408,23 @@ def _monte_carlo(node: ir.MonteCarlo, args: dict):
     return result
 
 
+def row_overrides(graph, row: ir.TableRow, value_of) -> dict:
+    """The inputs of a table's row: each varied cell set to the row's key (a
+    record's fields to the record's).  ``value_of`` gives a cell id's or a key
+    expression's value."""
+    table = next((t for t in graph.tables if t.name == row.table), None)
+    if table is None or table.error is not None:
+        raise IfrError("invalid", f"table `{row.table}` has an error", row.span)
+    out = {}
+    for axis, key in zip(table.axes, [row.key, *row.more]):
+        if axis.var_is_record:
+            fields = graph.records[axis.var].fields
+            out.update({cid: value_of(key.fields[f]) for f, cid in fields.items() if f in key.fields})
+        else:
+            out[axis.var] = value_of(key)
+    return out
+
+
 @dataclass
 class CellError:
     """Why a cell has no value, like a spreadsheet's #DIV/0! or #N/A: its own
@@ -474,14 +491,7 @@ class Evaluator:
             overrides = {cid: compile_node(expr)(env, {}) for cid, expr, _span in scenario.overrides}
             target = node.cell
         else:
-            table = next((t for t in graph.tables if t.name == node.table), None)
-            if table is None or table.error is not None:
-                raise IfrError("invalid", f"table `{node.table}` has an error", node.span)
-            if node.var is None:
-                fields = graph.records[table.var].fields
-                overrides = {cid: env[node.key.fields[f]] for f, cid in fields.items() if f in node.key.fields}
-            else:
-                overrides = {node.var: compile_node(node.key)(env, {})}
+            overrides = row_overrides(graph, node, lambda x: env[x] if isinstance(x, str) else compile_node(x)(env, {}))
             target = node.column
         out, errors = self._run(overrides, graph.relations.needed_for(overrides, [target]), env,
                                 self._errors_now[-1] if self._errors_now else None)

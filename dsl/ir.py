@@ -144,6 +144,8 @@ class TableRow(Node):
     key: object         # the varied value: an IR node, or a RecordDef
     column: str         # the shown cell's id
     var: str | None = None   # the varied cell's id (None when it is a record)
+    more: list[Node] = field(default_factory=list)        # the keys of a table's further varied cells
+    more_vars: list = field(default_factory=list)         # their cell ids (None for a record)
 
 
 BUILTINS = {  # name -> (min args, max args)

@@ -377,14 +377,15 @@ class Model:
                     start += ir.refs(node)
         for table in graph.tables:
             start += table.show
-            if table.var_is_record:
-                start += graph.records[table.var].fields.values()
-                for record in table.values:
-                    start += record.fields.values()
-            else:
-                start.append(table.var)
-                for node in table.values or table.range or ():
-                    start += ir.refs(node)
+            for axis in table.axes:
+                if axis.var_is_record:
+                    start += graph.records[axis.var].fields.values()
+                    for record in axis.values:
+                        start += record.fields.values()
+                else:
+                    start.append(axis.var)
+                    for node in axis.values or axis.range or ():
+                        start += ir.refs(node)
         for scenario in graph.scenarios.values():
             for cid, node, _span in scenario.overrides:
                 start += [cid, *ir.refs(node)]

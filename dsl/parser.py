@@ -376,9 +376,16 @@ class _ToAst(Transformer):
         return ast.Check(self._span(meta), items[0], None, None, self._slice(meta)[5:].strip())
 
     def table(self, meta, items):
-        name, var, values, *show = items
+        name, *rest = items
+        axes = [a for a in rest if isinstance(a, tuple)]
+        show = [s for s in rest if not isinstance(s, tuple)]
+        (var, values), more = axes[0], axes[1:]
         return ast.Table(self._span(meta), str(name), self._tok_span(name), str(var), self._tok_span(var),
-                         values, [(str(s), self._tok_span(s)) for s in show])
+                         values, [(str(s), self._tok_span(s)) for s in show],
+                         more=[(str(v), self._tok_span(v), vals) for v, vals in more])
+
+    def axis(self, meta, items):
+        return (items[0], items[1])
 
     def list(self, meta, items):
         return ast.ListExpr(self._span(meta), [i for i in items if i is not None])
@@ -431,7 +438,7 @@ class _ToAst(Transformer):
         return ast.FieldAccess(self._span(meta), items[0], str(items[1]))
 
     def index(self, meta, items):
-        return ast.Index(self._span(meta), items[0], items[1])
+        return ast.Index(self._span(meta), items[0], items[1], list(items[2:]))
 
     def _chain(self, meta, items, make):
         left = items[0]

@@ -97,6 +97,12 @@ class TableDef:
     show: list[str]                # cell ids
     description: str = ""
     error: IfrError | None = None
+    more: list = field(default_factory=list)   # further varied cells (TableDefs without show): every combination
+
+    @property
+    def axes(self) -> list:
+        """Every varied cell of the table (itself first)."""
+        return [self, *self.more]
 
 
 @dataclass(eq=False)

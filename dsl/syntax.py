@@ -47,6 +47,7 @@ class FieldAccess(Expr):
 class Index(Expr):
     obj: Expr
     key: Expr
+    more: list = field(default_factory=list)   # the keys of a table's other varied cells
 
 
 @dataclass(eq=False)
@@ -206,6 +207,7 @@ class Table(Statement):
     values: ListExpr | RangeExpr
     show: list[tuple[str, Span]]
     description: str = ""
+    more: list = field(default_factory=list)   # further varied cells: (name, span, values), every combination
 
 
 @dataclass(eq=False)

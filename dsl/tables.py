@@ -8,6 +8,7 @@ import numpy as np
 from .dimensions import dim_of
 from .display import factor
 from .errors import IfrError
+from .evaluate import row_overrides
 from .units import suggest
 
 
@@ -18,6 +19,7 @@ class TableResult:
     columns: list[str]      # var first, then the shown cells
     units: list[str]
     data: list              # one per column: a numpy array in the column's unit (records: their names)
+    keys: int = 1           # how many of the first columns are varied (the rest are shown)
 
     @property
     def rows(self) -> list[list]:
@@ -87,17 +89,8 @@ def _one(model, node) -> float:
 
 
 def table_row(model, row) -> float:
-    """One row of a table, one column: the shown cell with the varied cell set to the row's value."""
-    table = next(t for t in model.graph.tables if t.name == row.table)
-    if table.var_is_record:
-        fields = _record_fields(model, model.graph.records[table.var], [row.key])
-        overrides = {cid: float(values[0]) for cid, values in fields.items()}
-    else:
-        d = dim_of(row.key, model.dims)
-        if d != model.dims[table.var]:
-            raise IfrError("unit-mismatch", f"`{row.key.text}` is {d}, but table `{table.name}` varies "
-                           f"`{model.graph.cells[table.var].name}`, which is {model.dims[table.var]}", row.key.span)
-        overrides = {table.var: _one(model, row.key)}
+    """One row of a table, one column: the shown cell with the varied cells set to the row's values."""
+    overrides = row_overrides(model.graph, row, lambda x: model.values[x] if isinstance(x, str) else _one(model, x))
     env, errors = model.evaluator.run(overrides, only=model.needed_for(overrides, [row.column]),
                                       base=model.values, base_errors=model.errors)
     if row.column in errors:
@@ -115,15 +108,28 @@ def run_table(model, name: str):
     table = tables[name]
     if table.error is not None:
         raise table.error
-    values = sweep_values(model, table)
-    if table.var_is_record:
-        overrides = _record_fields(model, model.graph.records[table.var], values)
-    else:
-        overrides = {table.var: values}
-    size = len(values)
-    columns = [model.graph.records[table.var].name if table.var_is_record else model.graph.cells[table.var].name]
-    units = ["" if table.var_is_record else model.units[table.var]]
-    data = [[r.name for r in values] if table.var_is_record else values / factor(units[0])]
+    per_axis = [sweep_values(model, axis) for axis in table.axes]
+    sizes = [len(v) for v in per_axis]
+    size = int(np.prod(sizes))
+    if size > 1_000_000:
+        raise IfrError("range-too-large", f"the table has {size:,} rows (every combination of its values)",
+                       table.span)
+    overrides, columns, units, data = {}, [], [], []
+    # every combination, the first varied cell slowest: row r takes value grid[i][r] of axis i
+    grid = np.indices(sizes).reshape(len(sizes), -1)
+    for axis, values, picks in zip(table.axes, per_axis, grid):
+        if axis.var_is_record:
+            records = [values[i] for i in picks]
+            overrides.update(_record_fields(model, model.graph.records[axis.var], records))
+            columns.append(model.graph.records[axis.var].name)
+            units.append("")
+            data.append([r.name for r in records])
+        else:
+            column = np.asarray(values)[picks]
+            overrides[axis.var] = column
+            columns.append(model.graph.cells[axis.var].name)
+            units.append(model.units[axis.var])
+            data.append(column / factor(units[-1]))
     for cid, column in zip(table.show, _sweep(model, overrides, table.show, size)):
         name, unit = model.graph.cells[cid].name, model.units[cid]
         if any(np.ndim(v) for v in column):   # uncertain: the median, and where 90% of the samples fall
@@ -136,7 +142,7 @@ def run_table(model, name: str):
         columns.append(name)
         units.append(unit)
         data.append(_shown(np.asarray(column), unit))
-    return TableResult(table.name, columns[0], columns, units, data)
+    return TableResult(table.name, columns[0], columns, units, data, keys=len(table.axes))
 
 
 def _record_fields(model, alias, records) -> dict:

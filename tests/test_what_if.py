@@ -55,3 +55,41 @@ def test_a_scenario_name_shares_the_namespace(tmp_path):
 def test_a_row_or_scenario_that_reads_its_own_cell_is_a_cycle(tmp_path):
     found = errors(tmp_path, BASE + "loop = fast_ssd.loop + 1\n")
     assert found and found[0].code == "cycle"
+
+
+TWO_WAY = """\
+prefix = 2 GiB
+hit    = 50%
+ssd    = 5 GB/s
+t_re   = 400 ms
+t_load = prefix / ssd in ms
+t_exp  = hit * t_load + (1 - hit) * t_re in ms
+table grid: vary hit over [30%, 50%, 70%], ssd over [4 GB/s, 6.5 GB/s] show t_exp
+"""
+
+
+def _t_exp(hit, ssd):
+    t_load = 2 * 2 ** 30 / ssd
+    return (hit * t_load + (1 - hit) * 0.4) * 1e3
+
+
+def test_a_two_way_table_has_a_row_per_combination(tmp_path):
+    m = model(tmp_path, TWO_WAY)
+    t = m.table("grid")
+    assert t.columns == ["hit", "ssd", "t_exp"] and t.keys == 2
+    expected = [[h * 100, s / 1e9, _t_exp(h, s)] for h in (0.3, 0.5, 0.7) for s in (4e9, 6.5e9)]
+    assert len(t.rows) == 6
+    for row, want in zip(t.rows, expected):
+        assert row == pytest.approx(want)
+
+
+def test_a_two_way_row_in_a_formula_and_a_check(tmp_path):
+    m = model(tmp_path, TWO_WAY + "x = grid[70%, 4 GB/s].t_exp\ncheck grid[30%, 6.5 GB/s].t_exp = 379.1 ms\n")
+    assert m.value("x") == pytest.approx(_t_exp(0.7, 4e9))
+    assert [r.passed for r in m.check()] == [True]
+    e = error(tmp_path, TWO_WAY + "x = grid[70%].t_exp\n")
+    assert e.code == "wrong-arity" and "2 value(s)" in e.message
+    e = error(tmp_path, TWO_WAY + "x = grid[70%, 4 ms].t_exp\n")
+    assert e.code == "unit-mismatch"
+    e = error(tmp_path, TWO_WAY + "table twice: vary hit over [1%], hit over [2%] show t_exp\n")
+    assert e.code == "redefinition"
