@@ -66,6 +66,11 @@ def _parser() -> argparse.ArgumentParser:
     sens.add_argument("--format", choices=["table", "json"], default="table")
     sens.add_argument("--plot", metavar="PNG", help="also draw the tornado to a PNG file")
 
+    hist = sub.add_parser("hist", help="an uncertain cell's distribution: its percentiles, and a histogram")
+    model_args(hist)
+    hist.add_argument("name")
+    hist.add_argument("--plot", metavar="PNG", help="draw the histogram to a PNG file")
+
     cache = sub.add_parser("cache", help="show or clear ifr's cache folder")
     cache.add_argument("action", choices=["info", "clear"])
 
@@ -139,7 +144,7 @@ def _main(argv: list[str]) -> int:
         return 2
     model = _what_if(analysis.evaluate(samples=args.samples, seed=args.seed), args)
     code = {"run": _run, "solve": _solve, "explain": _explain, "table": _table, "export": _export,
-            "sensitivity": _sensitivity}[args.command](model, args)
+            "sensitivity": _sensitivity, "hist": _hist}[args.command](model, args)
     return 2 if analysis.errors else code
 
 
@@ -391,6 +396,30 @@ def _table(model, args) -> int:
     if args.plot:
         from .plot import plot_table
         plot_table(t, Path(args.plot))
+    return 0
+
+
+def _hist(model, args) -> int:
+    from .display import format_number
+    cid = model.cell_id(args.name)
+    stats = model.summary(cid)
+    name = model.graph.cells[cid].name
+    if stats is None:
+        model.value(cid)   # a cell with an error says so
+        raise IfrError("not-uncertain", f"`{name}` is a single value, not a distribution", None,
+                       hint="a cell is uncertain when it depends on a range such as `4 GB/s to 6.5 GB/s`")
+    import numpy as np
+    samples = model.samples(cid)
+    unit = model.units[cid]
+    u = f" {unit}" if unit else ""
+    print(f"{name}: {len(samples):,} samples (seed {model.sampling.seed})")
+    for label, value in (("mean", stats.mean), ("sd", stats.sd)):
+        print(f"  {label:<7} {format_number(value)}{u}")
+    for q in (1, 5, 25, 50, 75, 95, 99):
+        print(f"  {'p' + str(q):<7} {format_number(float(np.percentile(samples, q)))}{u}")
+    if args.plot:
+        from .plot import plot_histogram
+        plot_histogram(name, unit, samples, stats, Path(args.plot))
     return 0
 
 

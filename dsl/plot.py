@@ -7,6 +7,44 @@ from pathlib import Path
 from .errors import IfrError
 
 
+def _pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise IfrError("missing-dependency", "plotting needs matplotlib", None,
+                       hint="pip install 'ifr[plot]'") from None
+    return plt
+
+
+def _save(fig, path: Path, plt) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.png")
+    try:
+        fig.savefig(tmp, dpi=100)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise IfrError("unwritable", f"cannot write {path}: {exc.strerror}", None) from None
+    finally:
+        plt.close(fig)
+
+
+def plot_histogram(name: str, unit: str, samples, stats, path: Path) -> None:
+    """An uncertain cell's samples as a histogram, its median and 5-95% range marked."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    ax.hist(samples, bins=60, color="#4C72B0", alpha=0.85)
+    for x, style in ((stats.median, "-"), (stats.p5, "--"), (stats.p95, "--")):
+        ax.axvline(x, color="black", linestyle=style, linewidth=1)
+    ax.set_xlabel(name + (f" [{unit}]" if unit else ""))
+    ax.set_ylabel("samples")
+    ax.set_title(f"{name}: median {stats.median:.4g}, 90% between {stats.p5:.4g} and {stats.p95:.4g}"
+                 + (f" {unit}" if unit else ""))
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    _save(fig, path, plt)
+
+
 def plot_table(table, path: Path) -> None:
     """Draw each shown column of a table against its varied column, to a PNG."""
     try:
@@ -16,28 +54,35 @@ def plot_table(table, path: Path) -> None:
     except ImportError:
         raise IfrError("missing-dependency", "plotting needs matplotlib", None,
                        hint="pip install 'ifr[plot]'") from None
+    if table.keys > 2:
+        raise IfrError("not-plotted", f"table `{table.name}` varies {table.keys} values; a plot shows one or two",
+                       None, hint="print it, or plot a table that varies fewer values")
     labels = [c + (f" [{u}]" if u else "") for c, u in zip(table.columns, table.units)]
-    xs = [row[0] for row in table.rows]
+    rows = table.rows
+    k = table.keys
+    # with two varied values: one line per value of the second
+    series = {None: rows} if k == 1 else {v: [r for r in rows if r[1] == v] for v in dict.fromkeys(r[1] for r in rows)}
+    xs = [row[0] for row in rows]
     categorical = any(isinstance(x, str) for x in xs)
-    fig, axes = plt.subplots(len(table.columns) - 1, 1, figsize=(7, 2.6 * (len(table.columns) - 1)),
-                             squeeze=False)
-    for i, ax in enumerate(axes[:, 0], start=1):
-        ys = [row[i] for row in table.rows]
-        if categorical:
-            ax.bar(range(len(xs)), ys)
-            ax.set_xticks(range(len(xs)), xs, rotation=30, ha="right")
-        else:
-            ax.plot(xs, ys, marker="o")
+    shown = len(table.columns) - k
+    fig, axes = plt.subplots(shown, 1, figsize=(7, 2.6 * shown), squeeze=False)
+    for i, ax in enumerate(axes[:, 0], start=k):
+        for key, part in series.items():
+            label = None if key is None else f"{table.columns[1]} = {key:g} {table.units[1]}".rstrip() if isinstance(key, float) else str(key)
+            px, ys = [r[0] for r in part], [r[i] for r in part]
+            if categorical and k == 1:
+                ax.bar(range(len(px)), ys)
+                ax.set_xticks(range(len(px)), px, rotation=30, ha="right")
+            elif categorical:
+                ax.plot(range(len(px)), ys, marker="o", label=label)
+                ax.set_xticks(range(len(px)), px, rotation=30, ha="right")
+            else:
+                ax.plot(px, ys, marker="o", label=label)
+        if k == 2:
+            ax.legend(fontsize="small")
         ax.set_ylabel(labels[i])
         ax.grid(True, alpha=0.3)
     axes[-1, 0].set_xlabel(labels[0])
     fig.suptitle(table.name)
     fig.tight_layout()
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.png")
-    try:
-        fig.savefig(tmp, dpi=100)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise IfrError("unwritable", f"cannot write {path}: {exc.strerror}", None) from None
-    finally:
-        plt.close(fig)
+    _save(fig, path, plt)
