@@ -59,6 +59,7 @@ class Solver:
         self.affected = affected     # unknown -> set of cells depending on it
         self.solutions: dict[str, Solution] = {}
         self._compiled: dict[str, object] = {}
+        self._input_cache: dict[str, set] = {}
         self._cache = ClosedFormCache()
 
     def __call__(self, cell, env) -> object:
@@ -85,6 +86,17 @@ class Solver:
             stack.extend(ir.refs(c.expr))
         return [c for c in self.graph.order if c in needed]
 
+    def _inputs(self, cell) -> set[str]:
+        """The cells whose values the equation reads (a table's rows or Monte Carlo
+        samples elsewhere in the model do not make it a column)."""
+        found = self._input_cache.get(cell.id)
+        if found is None:
+            chain = self._chain(cell)
+            nodes = [cell.lhs, cell.rhs, *(self.graph.cells[c].expr for c in chain), *(cell.bracket or ())]
+            found = set().union(*(ir.refs(n) for n in nodes)) - set(chain) - {cell.unknown}
+            self._input_cache[cell.id] = found
+        return found
+
     def residual_fn(self, cell):
         """f(x, env) = (lhs - rhs, lhs, rhs) with the unknown set to x (floats or arrays)."""
         steps = [(c, self._compile(c)) for c in self._chain(cell)]
@@ -109,7 +121,7 @@ class Solver:
     def solve(self, cell, env) -> Solution:
         sides = Sides(self.residual_fn(cell), env, self.scale(cell, env))
         forms = self.closed_forms(cell)
-        if any(isinstance(v, np.ndarray) and v.ndim for v in env.values()):
+        if any(isinstance(env.get(c), np.ndarray) and env[c].ndim for c in self._inputs(cell)):
             return self._solve_rows(cell, env, sides, forms)
         closed = self._closed_roots(forms, cell, env, sides)
         if forms.candidates is not None and forms.complete and not forms.fresh and len(closed) == 1 \
@@ -224,14 +236,15 @@ class Solver:
     def _solve_rows(self, cell, env, sides, forms) -> Solution:
         """A table's rows: the cached closed form on the whole column when it gives
         one verified root in every row, otherwise row by row."""
-        size = max(np.size(v) for v in env.values() if isinstance(v, np.ndarray))
+        inputs = self._inputs(cell)
+        size = max(np.size(env[c]) for c in inputs if isinstance(env.get(c), np.ndarray))
         if forms.candidates and not forms.flat:
             found = self._closed_columns(forms, cell, env, sides, size)
             if found is not None:
                 return found
         out = np.empty(size)
         for i in range(size):
-            row = {k: (v[i] if isinstance(v, np.ndarray) and v.ndim else v) for k, v in env.items()}
+            row = {k: (v[i] if k in inputs and isinstance(v, np.ndarray) and v.ndim else v) for k, v in env.items()}
             out[i] = self.solve(cell, row).value
         return Solution(out, "numeric", None, [], "solved row by row")
 

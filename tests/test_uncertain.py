@@ -263,3 +263,16 @@ def test_sensitivity_of_a_certain_model_moves_each_input_ten_percent(tmp_path):
     assert [s.input for s in result.swings] == ["x", "w"]             # z does not reach y
     assert result.swings[0].swing == pytest.approx(2.2 ** 2 - 1.8 ** 2)
     assert result.swings[0].elasticity == pytest.approx(2 * 4 / 7)
+
+
+def test_a_solve_that_reads_no_uncertain_cell_stays_one_number(tmp_path):
+    m = load(tmp_path, """\
+        noise   = uniform(1 s, 2 s)
+        prefix  = 2 GiB
+        t_re    = 400 ms
+        bw_even = solve link: prefix / link = t_re in GB/s
+        link    = 5 GB/s
+        later   = noise * 2
+    """, name="quiet.ifr")
+    assert not m.is_uncertain("bw_even") and m.is_uncertain("later")
+    assert m.value("bw_even") == pytest.approx(2 * GIB / 0.4 / 1e9)
