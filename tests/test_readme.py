@@ -1,0 +1,30 @@
+"""Every ifr example in README loads without a mistake and its checks pass."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import ifr
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+# whole examples open with a docstring; other blocks are fragments of them
+BLOCKS = [b for b in re.findall(r"```ifr\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
+          if b.startswith('"""')]
+
+
+def test_readme_has_examples():
+    assert len(BLOCKS) >= 2
+
+
+@pytest.mark.parametrize("index", range(len(BLOCKS)))
+def test_a_readme_example_runs_and_its_checks_pass(tmp_path, index):
+    path = tmp_path / "example.ifr"
+    path.write_text(BLOCKS[index], encoding="utf-8")
+    analysis = ifr.analyse(path)
+    assert not analysis.errors, [e.message for e in analysis.errors]
+    model = analysis.evaluate()
+    assert not model.errors, {c: e.message for c, e in model.errors.items()}
+    failed = [r.source for r in model.check() if not r.passed]
+    assert not failed
