@@ -139,9 +139,15 @@ def display_unit(cell, dim: Dim, value, binary: bool) -> str:
 
 
 def _representative(value) -> float:
+    """A typical size of a column or of samples, to choose a unit by: the
+    median magnitude of at most 257 evenly spaced values."""
     try:
         import numpy as np
-        arr = np.asarray(value, dtype=float)
+        arr = np.asarray(value, dtype=float).ravel()
+        if arr.size > 257:
+            arr = arr[:: arr.size // 257][:257]
+            finite = sorted(abs(v) for v in arr.tolist() if math.isfinite(v))
+            return finite[len(finite) // 2] if finite else 1.0
         finite = arr[np.isfinite(arr)]
         return float(np.median(np.abs(finite))) if finite.size else 1.0
     except Exception:

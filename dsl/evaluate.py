@@ -140,9 +140,17 @@ def _logic(values: list, scalar, ufunc: str, start):
     return out
 
 
+# True while an evaluator runs with numpy's floating-point warnings off (an
+# array may hold inf or NaN where a row or sample is undefined): the
+# operations below then skip entering numpy's errstate for each array.
+_QUIET: ContextVar = ContextVar("quiet", default=False)
+
+
 def _divide(a, b, node):
     if is_array(b) or is_array(a):
         np = _np()
+        if _QUIET.get():
+            return np.divide(a, b)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.divide(a, b)
     if b == 0:
@@ -153,6 +161,8 @@ def _divide(a, b, node):
 def _power(a, b, node):
     if is_array(b) or is_array(a):
         np = _np()
+        if _QUIET.get():
+            return np.power(np.asarray(a, dtype=float), b)
         with np.errstate(all="ignore"):
             return np.power(np.asarray(a, dtype=float), b)
     try:
@@ -169,6 +179,8 @@ def _power(a, b, node):
 def _choose(cond, then: Fn, other: Fn, env, var):
     if is_array(cond) and cond.ndim > 0:
         np = _np()
+        if _QUIET.get():
+            return np.where(cond, then(env, var), other(env, var))
         with np.errstate(all="ignore"):
             return np.where(cond, then(env, var), other(env, var))
     return then(env, var) if cond else other(env, var)
@@ -179,6 +191,8 @@ def _scalar_or_array(fn_scalar, fn_array):
     def apply(x):
         if is_array(x):
             np = _np()
+            if _QUIET.get():
+                return fn_array(np, x)
             with np.errstate(all="ignore"):
                 return fn_array(np, x)
         return fn_scalar(x)
@@ -472,13 +486,23 @@ class Evaluator:
     @contextmanager
     def active(self):
         """While compiled closures run: the Monte Carlo settings, and this evaluator for what-ifs."""
+        from contextlib import ExitStack
+
         from .uncertain import SAMPLING
         tokens = SAMPLING.set(self.sampling), WHAT_IF.set(self._what_if)
-        try:
-            yield
-        finally:
-            SAMPLING.reset(tokens[0])
-            WHAT_IF.reset(tokens[1])
+        with ExitStack() as stack:
+            np = sys.modules.get("numpy")
+            quiet = None
+            if np is not None and self.graph.uncertain:   # samples: numpy's warnings off once, not per operation
+                stack.enter_context(np.errstate(all="ignore"))
+                quiet = _QUIET.set(True)
+            try:
+                yield
+            finally:
+                SAMPLING.reset(tokens[0])
+                WHAT_IF.reset(tokens[1])
+                if quiet is not None:
+                    _QUIET.reset(quiet)
 
     def _what_if(self, node, env):
         """A scenario's value of a cell, or a table's row: the cell computed again
@@ -555,16 +579,17 @@ class Evaluator:
 
 def _all_finite(cell, samples) -> None:
     """An uncertain cell whose samples are not all numbers is an error, said with how often."""
-    np = _np()
-    if samples.dtype == bool:
+    if samples.dtype == bool or math.isfinite(samples.sum()):   # (a sum that overflows is checked below)
         return
+    np = _np()
     bad = ~np.isfinite(samples)
-    if bad.any():
-        share = float(bad.mean())
-        error = _not_finite(cell, float(samples[bad][0]))
-        error.message += f" in {share:.1%} of the samples"
-        error.hint = "a distribution's range reaches values where the formula is undefined; narrow it"
-        raise error
+    if not bad.any():
+        return
+    share = float(bad.mean())
+    error = _not_finite(cell, float(samples[bad][0]))
+    error.message += f" in {share:.1%} of the samples"
+    error.hint = "a distribution's range reaches values where the formula is undefined; narrow it"
+    raise error
 
 
 def _not_finite(cell, value: float) -> IfrError:
