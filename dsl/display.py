@@ -146,10 +146,11 @@ def _representative(value) -> float:
         arr = np.asarray(value, dtype=float).ravel()
         if arr.size > 257:
             arr = arr[:: arr.size // 257][:257]
-            finite = sorted(abs(v) for v in arr.tolist() if math.isfinite(v))
-            return finite[len(finite) // 2] if finite else 1.0
-        finite = arr[np.isfinite(arr)]
-        return float(np.median(np.abs(finite))) if finite.size else 1.0
+        finite = np.abs(arr[np.isfinite(arr)])
+        if not finite.size:
+            return 1.0
+        mid = finite.size // 2
+        return float(np.partition(finite, mid)[mid])   # the (upper) median: np.median costs ten times more
     except Exception:
         return 1.0
 

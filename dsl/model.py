@@ -49,8 +49,6 @@ def analyse(path, text: str | None = None, sources: Sources | None = None) -> "A
         binder = Binder(loader, main)
         graph = binder.bind()
         dims, dim_errors = check_graph(graph)
-        from .uncertain import annotate
-        graph.uncertain = annotate(graph)
         return Analysis(graph, dims, binder, loader.diagnostics + binder.diagnostics + dim_errors)
 
 
@@ -96,6 +94,8 @@ class Analysis:
     and the diagnostics (errors and warnings, in source order)."""
 
     def __init__(self, graph: Graph, dims: dict[str, Dim | None], binder: Binder, diagnostics: list[IfrError]):
+        from .uncertain import annotate
+        graph.uncertain = annotate(graph)   # which cells hold samples; how each statistic reads its argument
         self.graph = graph
         self.dims = dims
         self.binder = binder

@@ -276,3 +276,16 @@ def test_a_solve_that_reads_no_uncertain_cell_stays_one_number(tmp_path):
     """, name="quiet.ifr")
     assert not m.is_uncertain("bw_even") and m.is_uncertain("later")
     assert m.value("bw_even") == pytest.approx(2 * GIB / 0.4 / 1e9)
+
+
+def test_the_editor_shows_an_uncertain_cell_with_its_range(tmp_path):
+    from ifr.lsp.analysis import analyse
+    path = tmp_path / "kv.ifr"
+    text = textwrap.dedent(KV_TIER)
+    path.write_text(text, encoding="utf-8")
+    result = analyse(str(path), text, {})
+    cells = {c.name: c for c in result.cells.values()}
+    assert "90%:" in cells["t_load"].value_text and "90%:" not in cells["prefix"].value_text
+    m = load(tmp_path)
+    assert cells["p95"].value == pytest.approx(m.value("p95"))       # a statistic, as the command line has it
+    assert cells["win"].value == pytest.approx(m.value("win"))

@@ -73,12 +73,16 @@ class CellInfo:
     record: str | None               # the record's id for a field
     closed_form: str | None = None   # a solve's, in base SI units
     method: str | None = None        # how a solve was solved
+    interval: tuple | None = None    # an uncertain cell's 5th and 95th percentiles (its value is the median)
 
     @property
     def value_text(self) -> str | None:
         if self.value is None:
             return None
-        return format_number(self.value) + (f" {self.unit}" if self.unit else "")
+        text = format_number(self.value) + (f" {self.unit}" if self.unit else "")
+        if self.interval is not None:
+            text += f" (90%: {format_number(self.interval[0])} to {format_number(self.interval[1])})"
+        return text
 
 
 @dataclass
@@ -260,6 +264,9 @@ def _cells(binder, model) -> dict[str, CellInfo]:
                 value = None
         info = CellInfo("cell:" + cid, cid, cell.name, cell.kind, _absolute(name_span), _absolute(cell.span),
                         value, unit or "", cell.source, cell.description, cell.section, cell.record)
+        stats = model.summary(cid) if value is not None else None
+        if stats is not None:
+            info.interval = (stats.p5, stats.p95)
         if cell.kind == "solve" and model is not None and cid not in model.errors:
             try:
                 explained = model.explain(cid)
