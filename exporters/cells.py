@@ -19,6 +19,8 @@ def display_value(model, cid: str):
     raw = model.values[cid]
     if isinstance(raw, (bool, np.bool_)):
         return bool(raw)
+    if getattr(raw, "dtype", None) == bool:   # an uncertain condition: how often it holds
+        return float(np.mean(raw))
     return float(model.value(cid))
 
 

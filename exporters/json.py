@@ -3,8 +3,9 @@
 Values are given twice: in the cell's display unit (`value`, `unit`) and in
 SI (`si`, in `si_unit`: information in bytes), so a reader never has to parse
 a unit.  A solve gives how it was found and its closed form; a Monte Carlo
-cell is of kind `montecarlo`; a scenario lists the inputs it sets and every
-cell's value and unit under it.
+cell is of kind `montecarlo`; an uncertain cell gives its median as `value`
+and its `mean`, `median`, `sd`, `p5` and `p95`; a scenario lists the inputs
+it sets and every cell's value and unit under it.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 import ifr
 from ifr import ir
 from ifr.display import si_unit
+from ifr.uncertain import is_samples, summary
 
 from .cells import display_value, exported_cells, source_text, table_result, title_and_text
 from .output import atomic_output
@@ -58,6 +60,8 @@ def _si(model, cid: str):
     raw = model.values[cid]
     if type(raw).__name__ in ("bool", "bool_"):
         return bool(raw), ""
+    if is_samples(raw):   # an uncertain cell: its median
+        raw = summary(raw).median
     return _plain(float(raw) / size), text
 
 
@@ -74,7 +78,13 @@ def _cell(model, cid: str) -> dict:
         s = failed.error.span
         out["error"] = {"code": failed.code, "message": failed.message,
                         "line": s.line if s else None, "column": s.column if s else None}
-    elif cell.kind == "solve":
+    else:
+        stats = model.summary(cid)
+        if stats is not None:   # uncertain: `value` is the median of the samples
+            out.update(uncertain=True, mean=_plain(stats.mean), median=_plain(stats.median), sd=_plain(stats.sd),
+                       p5=_plain(stats.p5), p95=_plain(stats.p95), samples=model.sampling.samples,
+                       seed=model.sampling.seed)
+    if failed is None and cell.kind == "solve":
         solution = model.solver.solutions.get(cid)
         out["method"] = solution.note if solution is not None else None
         out["closed_form"] = _closed_form(model, cid)

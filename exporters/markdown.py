@@ -115,6 +115,12 @@ def _in_unit(model, cid: str, unit: str) -> str:
     raw = model.values[cid]
     if type(raw).__name__ in ("bool", "bool_"):
         return "true" if raw else "false"
+    if getattr(raw, "ndim", 0):   # uncertain: the median, and where the middle 90% of the samples fall
+        from ifr.uncertain import summary
+        if raw.dtype == bool:
+            return f"true in {format_number(100 * float(raw.mean()))}% of samples"
+        s = summary(raw).scaled(factor(unit))
+        return f"{format_number(s.median)} ({format_number(s.p5)} to {format_number(s.p95)})"
     return format_number(float(raw) / factor(unit))
 
 

@@ -289,3 +289,19 @@ def test_the_editor_shows_an_uncertain_cell_with_its_range(tmp_path):
     m = load(tmp_path)
     assert cells["p95"].value == pytest.approx(m.value("p95"))       # a statistic, as the command line has it
     assert cells["win"].value == pytest.approx(m.value("win"))
+
+
+def test_json_and_markdown_exports_give_the_statistics(tmp_path):
+    m = load(tmp_path, KV_TIER + "table by_prefix: vary prefix over [1 GiB, 2 GiB] show t_load\n", name="e.ifr")
+    m.export(tmp_path / "e.json")
+    doc = json.loads((tmp_path / "e.json").read_text())
+    t_load = next(c for c in doc["cells"] if c["name"] == "t_load")
+    stats = m.summary("t_load")
+    assert t_load["uncertain"] and t_load["value"] == pytest.approx(stats.median)
+    assert t_load["p5"] == pytest.approx(stats.p5) and t_load["p95"] == pytest.approx(stats.p95)
+    assert t_load["si"] == pytest.approx(stats.median / 1e3)
+    assert doc["tables"][0]["columns"] == ["prefix", "t_load", "t_load p5", "t_load p95"]
+    m.export(tmp_path / "e.md")
+    md = (tmp_path / "e.md").read_text()
+    from ifr.display import format_number
+    assert f"| t_load | {format_number(stats.median)} ({format_number(stats.p5)} to {format_number(stats.p95)}) |" in md
