@@ -231,8 +231,10 @@ def _dim_of(node: ir.Node, dims: dict) -> Dim:
             dims_ = _both(node.args, dims)
             for arg, d in zip(node.args[1:], dims_[1:]):
                 if d != dims_[0]:
-                    raise IfrError("unit-mismatch", f"`{node.text}`: the parameters of a distribution need one "
-                                   f"dimension, `{node.args[0].text}` is {dims_[0]}, `{arg.text}` is {d}", arg.span)
+                    what = "the two ends of a range" if node.kind == "to" else f"the parameters of {node.kind}()"
+                    raise IfrError("unit-mismatch", f"{what} need one dimension: `{node.args[0].text}` is "
+                                   f"{dims_[0]}, `{arg.text}` is {d}", arg.span,
+                                   hint="write both in units of one kind, e.g. 4 GB/s to 6.5 GB/s")
             return dims_[0]
         case ir.Stat():
             d = dim_of(node.arg, dims)

@@ -12,9 +12,9 @@ from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation
 
 __all__ = ["IfrLexer"]
 
-_KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", "vary", "over", "step", "show",
+_KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", "vary", "over", "by", "to", "show",
              "scenario", "if", "then", "else", "for", "in", "as")
-_NOT_KEYWORD = r"(?!(?:use|section|fn|solve|on|check|within|table|vary|over|step|show|scenario|if|then|else|and|or" \
+_NOT_KEYWORD = r"(?!(?:use|section|fn|solve|on|check|within|table|vary|over|by|to|show|scenario|if|then|else|and|or" \
                r"|not|for|in|as)\b)"
 _NUMBER = r"\d[\d_]*(?:\.[\d_]+)?(?:[eE][+-]?\d+)?"
 _UNIT = r"[^\W\d]\w*(?:[*/^][\w.^]+)*"

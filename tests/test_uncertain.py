@@ -123,7 +123,7 @@ def test_a_certain_model_stays_certain_and_statistics_of_a_number_are_the_number
 
 def test_mistakes(tmp_path):
     e = error(tmp_path, "a = 4 GB/s to 6 s\n")
-    assert e.code == "unit-mismatch" and "one dimension" in e.message
+    assert e.code == "unit-mismatch" and "two ends of a range need one dimension" in e.message
     e = error(tmp_path, "x = 1 s to 2 s\np = percentile(x, 95 ms)\n")
     assert e.code == "unit-mismatch"
     e = error(tmp_path, "x = 1 s to 2 s\np = prob(x)\n")

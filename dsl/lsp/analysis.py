@@ -34,13 +34,15 @@ from .occurrences import Occurrence, Symbol, absolute_path, index_modules, key_o
 __all__ = ["analyse", "Result", "Diagnostic", "CellInfo", "CheckInfo", "Symbol", "Occurrence", "Span",
            "describe_unit", "unit_suggestions", "available_modules", "KEYWORDS", "BUILTIN_FUNCTIONS"]
 
-KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", "vary", "over", "step", "show",
+KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", "vary", "over", "by", "to", "show",
             "scenario", "if", "then", "else", "and", "or", "not", "for", "in", "as")
 # Built-in functions and how they are called, for completion.
 BUILTIN_FUNCTIONS = {
     **{name: "x" if hi == 1 else "a, b, ..." for name, (_lo, hi) in ir.BUILTINS.items()},
     **{name: "expr for n in lo..hi if cond" for name in ir.REDUCERS if name not in ir.BUILTINS},
     **{name: ", ".join(f"{k}=..." for k in params) for name, params in ir.MONTE_CARLO.items()},
+    **{name: ", ".join(params) for name, params in ir.DISTRIBUTIONS.items()},
+    **{name: "x, 95" if n == 2 else ("condition" if name == "prob" else "x") for name, n in ir.STATISTICS.items()},
 }
 _DID_YOU_MEAN = re.compile(r"^did you mean (\S+?)\?$")
 

@@ -1,0 +1,44 @@
+"""The keyword lists of the editor pieces follow the grammar."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from ifr.lsp.analysis import KEYWORDS
+from ifr.pygments import _KEYWORDS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def grammar_words() -> set[str]:
+    text = (ROOT / "dsl" / "grammar.lark").read_text(encoding="utf-8")
+    rules = "\n".join(line for line in text.splitlines() if not line.strip().startswith("//"))
+    return set(re.findall(r'"([a-z]+)"', rules))
+
+
+def test_the_language_server_knows_every_keyword():
+    assert set(KEYWORDS) == grammar_words()
+
+
+def test_highlighters_know_every_keyword():
+    words = grammar_words() - {"and", "or", "not"}   # highlighted as operators
+    assert set(_KEYWORDS) == words
+    text = (ROOT / "editors" / "vscode" / "syntaxes" / "ifr.tmLanguage.json").read_text(encoding="utf-8")
+    matches = [m["match"] for m in _rules(json.loads(text)) if "match" in m]
+    keyword_rule = next(m for m in matches if m.startswith("\\b(?:use|"))
+    assert set(re.match(r"\\b\(\?:([a-z|]+)\)", keyword_rule).group(1).split("|")) == words
+    for m in matches:   # every "not a keyword" lookahead lists them all
+        found = re.search(r"\(\?!\(\?:([a-z|]+)\)", m)
+        if found:
+            assert set(found.group(1).split("|")) == grammar_words()
+
+
+def _rules(node):
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from _rules(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _rules(v)
