@@ -13,8 +13,12 @@ def explain(model, cid: str) -> dict:
            "value": None if failed else model.value(cid), "description": cell.description}
     if failed is not None:
         out["error"] = f"error[{failed.code}]: {failed.message}"
-    if cell.kind == "input":
+    stats = model.summary(cid) if failed is None else None
+    if stats is not None:
+        out["interval"] = (stats.p5, stats.p95)
+    if cell.kind == "input" or _draws(cell):
         out["expanded"] = cell.source
+        out["draws"] = _draws(cell)
         return out
     if cell.kind == "solve":
         sol = model.solver.solutions.get(cid)
@@ -37,11 +41,16 @@ def _formulas_below(model, node) -> dict:
     while stack:
         c = stack.pop()
         target = model.graph.cells[c]
-        if c in formulas or target.kind in ("input", "solve") or c in model.overrides:
+        if c in formulas or target.kind in ("input", "solve") or c in model.overrides or _draws(target):
             continue
         formulas[c] = target.expr
         stack.extend(ir.refs(target.expr))
     return formulas
+
+
+def _draws(cell) -> bool:
+    """Whether a cell draws from a distribution itself (an uncertain input: it stays a symbol)."""
+    return cell.expr is not None and any(isinstance(n, ir.Dist) for n in ir.walk(cell.expr))
 
 
 def _in_worker(function: str, *args) -> str:
@@ -64,10 +73,14 @@ def render(info: dict, model) -> str:
     if info["kind"] == "solve":
         lines.append(f"  closed form: {info.get('closed_form', '(none)')}   [base SI units]")
         lines.append(f"  method:      {info.get('method', '')}")
-    elif info["kind"] == "formula":
+    elif info["kind"] == "formula" and not info.get("draws"):
         lines.append(f"  expanded:    {info['expanded']}   [base SI units]")
     if info.get("error"):
         lines.append(f"  value:       #ERROR  {info['error']}")
     else:
         lines.append(f"  value:       {format_number(info['value'], 6)}{unit}")
+        if info.get("interval"):
+            lo, hi = info["interval"]
+            lines[-1] += (f"   (the median of {model.sampling.samples:,} samples; 90% between "
+                          f"{format_number(lo)} and {format_number(hi)}{unit})")
     return "\n".join(lines)
