@@ -64,23 +64,31 @@ def plot_table(table, path: Path) -> None:
     series = {None: rows} if k == 1 else {v: [r for r in rows if r[1] == v] for v in dict.fromkeys(r[1] for r in rows)}
     xs = [row[0] for row in rows]
     categorical = any(isinstance(x, str) for x in xs)
-    shown = len(table.columns) - k
-    fig, axes = plt.subplots(shown, 1, figsize=(7, 2.6 * shown), squeeze=False)
-    for i, ax in enumerate(axes[:, 0], start=k):
+    # the shown columns; an uncertain one comes with its 5th and 95th percentiles, drawn as a band
+    plotted, i = [], k
+    while i < len(table.columns):
+        name = table.columns[i]
+        band = table.columns[i + 1:i + 3] == [f"{name} p5", f"{name} p95"]
+        plotted.append((i, (i + 1, i + 2) if band else None))
+        i += 3 if band else 1
+    fig, axes = plt.subplots(len(plotted), 1, figsize=(7, 2.6 * len(plotted)), squeeze=False)
+    for (i, band), ax in zip(plotted, axes[:, 0]):
         for key, part in series.items():
             label = None if key is None else f"{table.columns[1]} = {key:g} {table.units[1]}".rstrip() if isinstance(key, float) else str(key)
             px, ys = [r[0] for r in part], [r[i] for r in part]
-            if categorical and k == 1:
-                ax.bar(range(len(px)), ys)
-                ax.set_xticks(range(len(px)), px, rotation=30, ha="right")
-            elif categorical:
-                ax.plot(range(len(px)), ys, marker="o", label=label)
-                ax.set_xticks(range(len(px)), px, rotation=30, ha="right")
+            at = range(len(px)) if categorical else px
+            if categorical and k == 1 and band is None:
+                ax.bar(at, ys)
             else:
-                ax.plot(px, ys, marker="o", label=label)
+                line, = ax.plot(at, ys, marker="o", label=label)
+                if band is not None:
+                    ax.fill_between(at, [r[band[0]] for r in part], [r[band[1]] for r in part],
+                                    color=line.get_color(), alpha=0.2, linewidth=0)
+            if categorical:
+                ax.set_xticks(range(len(px)), px, rotation=30, ha="right")
         if k == 2:
             ax.legend(fontsize="small")
-        ax.set_ylabel(labels[i])
+        ax.set_ylabel(labels[i] + ("\nmedian, 5-95%" if band is not None else ""))
         ax.grid(True, alpha=0.3)
     axes[-1, 0].set_xlabel(labels[0])
     fig.suptitle(table.name)
