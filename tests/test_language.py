@@ -286,7 +286,8 @@ def test_table_row_mistakes(tmp_path):
     assert error(tmp_path, base + "check q[1 s].y = 1 s\n").code == "unknown-table"
     assert error(tmp_path, base + "check t[1 s].x = 1 s\n").code == "unknown-column"
     assert error(tmp_path, base + "check t[2 GB].y = 1 s\n").code == "unit-mismatch"
-    assert error(tmp_path, base + "z = t[1 s].y\n").code == "syntax"
+    assert error(tmp_path, base + "z = t[1 s]\n").code == "syntax"   # a row without its column
+    assert model(tmp_path, base.replace("y = x", "y = 2 * x") + "z = t[1 s].y\n").value("z") == 2
 
 
 def test_table_rows_inside_check_arithmetic(tmp_path):
