@@ -305,3 +305,21 @@ def test_json_and_markdown_exports_give_the_statistics(tmp_path):
     md = (tmp_path / "e.md").read_text()
     from ifr.display import format_number
     assert f"| t_load | {format_number(stats.median)} ({format_number(stats.p5)} to {format_number(stats.p95)}) |" in md
+
+
+def test_a_scenario_may_make_an_input_uncertain(tmp_path):
+    m = load(tmp_path, """\
+        ssd    = 5 GB/s
+        prefix = 2 GiB
+        t_load = prefix / ssd in ms
+        p95    = percentile(t_load, 95)
+        table by_ssd: vary ssd over [4 GB/s, 8 GB/s] show p95
+        scenario wide: ssd = 4 GB/s to 6.5 GB/s
+        wide_p95 = wide.p95
+    """, name="sc.ifr")
+    assert m.value("p95") == pytest.approx(2 * GIB / 5e9 * 1e3)           # certain in the base case
+    assert [r[1] for r in m.table("by_ssd").rows] == pytest.approx([2 * GIB / 4e9 * 1e3, 2 * GIB / 8e9 * 1e3])
+    wide = m.scenario("wide")
+    assert wide.is_uncertain("t_load") and not wide.is_uncertain("p95")
+    assert wide.value("p95") == pytest.approx(2 * GIB / 4e9 * 1e3, rel=0.015)   # at the 5th percentile of ssd
+    assert m.value("wide_p95") == pytest.approx(wide.value("p95"))
