@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from .. import syntax as ast
 from ..errors import Span
-from ..resolve import FnBinding, ModuleDef, RecordDef
+from ..resolve import FnBinding, ModuleDef, RecordDef, ScenarioName
 
 
 @dataclass
@@ -49,6 +49,8 @@ def key_of(binding) -> str | None:
         return f"fn:{binding.module.key}:{binding.node.name}"
     if isinstance(binding, ModuleDef):
         return "module:" + binding.key
+    if isinstance(binding, ScenarioName):
+        return "scenario:" + binding.name
     return None
 
 
@@ -112,12 +114,12 @@ class _Walker:
                                                _absolute(stmt.name_span), stmt.source))
                 self.add(stmt.name_span, key, definition=True)
                 if isinstance(stmt, ast.Cell):
-                    self.expr(stmt.expr, module, None, set())
+                    self.expr(stmt.expr, module, None, set(), tables)
                 else:
                     self.add(stmt.unknown_span, key_of(ns.get(stmt.unknown)))
                     for node in (stmt.bracket, stmt.lhs, stmt.rhs):
                         if node is not None:
-                            self.expr(node, module, None, set())
+                            self.expr(node, module, None, set(), tables)
                 if stmt.display_span is not None and stmt.display != "%":
                     self.add(stmt.display_span, None, stmt.display)
             elif isinstance(stmt, ast.Record):
@@ -130,7 +132,7 @@ class _Walker:
                     symbols.setdefault(key, Symbol(key, "field", f"{stmt.name}.{f.name}", _absolute(f.name_span),
                                                    f.source))
                     self.add(f.name_span, key, definition=True)
-                    self.expr(f.expr, module, rec, set())
+                    self.expr(f.expr, module, rec, set(), tables)
                     if f.display_span is not None and f.display != "%":
                         self.add(f.display_span, None, f.display)
                 symbols.setdefault(rec_key, Symbol(rec_key, "record", stmt.name, _absolute(stmt.name_span)))
@@ -150,6 +152,9 @@ class _Walker:
                 self.add(stmt.name_span, key, definition=True)
                 self.add(stmt.var_span, key_of(ns.get(stmt.var)))
                 self.expr(stmt.values, module, None, set())
+                for var, var_span, values in stmt.more:
+                    self.add(var_span, key_of(ns.get(var)))
+                    self.expr(values, module, None, set())
                 for name, span in stmt.show:
                     self.add(span, key_of(ns.get(name)))
             elif isinstance(stmt, ast.Scenario):
@@ -193,6 +198,9 @@ class _Walker:
                 self.add(_tail(node.span, node.name), key_of(module.namespace.get(node.name)))
                 return
             owner = self.binding(node.obj, module, record, local)
+            if isinstance(owner, ScenarioName):   # scenario.cell: a cell of the file
+                self.add(_tail(node.span, node.name), key_of(module.namespace.get(node.name)))
+                return
             self.add(_tail(node.span, node.name), key_of(_member(owner, node.name)))
             return
         if isinstance(node, ast.Quantity):
