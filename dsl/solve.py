@@ -93,7 +93,7 @@ class Solver:
         if found is None:
             chain = self._chain(cell)
             nodes = [cell.lhs, cell.rhs, *(self.graph.cells[c].expr for c in chain), *(cell.bracket or ())]
-            found = set().union(*(ir.refs(n) for n in nodes)) - set(chain) - {cell.unknown}
+            found = set().union(*(_refs_outside_statistics(n) for n in nodes)) - set(chain) - {cell.unknown}
             self._input_cache[cell.id] = found
         return found
 
@@ -310,6 +310,22 @@ class Solver:
             return format_number(x)
         u = auto_unit(dim, like if like else x if x != 0 else 1.0)  # 0 s rather than 0 ns
         return f"{format_number(x / factor(u))} {u}" if u else format_number(x)
+
+
+def _refs_outside_statistics(node) -> set[str]:
+    """The cells an expression reads value by value: a statistic (median(x))
+    reads all of an uncertain cell's samples at once, so not row by row."""
+    out, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ir.Stat):
+            continue
+        if isinstance(n, (ir.Ref, ir.ScenarioValue)):
+            out.add(n.cell)
+        elif isinstance(n, ir.TableRow):
+            out.add(n.column)
+        stack.extend(ir.children(n))
+    return out
 
 
 def _evaluate(tree, env):

@@ -323,3 +323,15 @@ def test_a_scenario_may_make_an_input_uncertain(tmp_path):
     assert wide.is_uncertain("t_load") and not wide.is_uncertain("p95")
     assert wide.value("p95") == pytest.approx(2 * GIB / 4e9 * 1e3, rel=0.015)   # at the 5th percentile of ssd
     assert m.value("wide_p95") == pytest.approx(wide.value("p95"))
+
+
+def test_a_solve_through_a_statistic_is_one_number(tmp_path):
+    m = load(tmp_path, """\
+        noise  = 1 ms to 4 ms
+        ssd    = 5 GB/s
+        prefix = 2 GiB
+        t      = prefix / ssd + median(noise)
+        target = solve ssd: t = 1 s in GB/s
+    """, name="st.ifr")
+    assert not m.is_uncertain("target")
+    assert m.value("target") == pytest.approx(2 * GIB / (1 - m.summary("noise").median / 1e3) / 1e9, rel=1e-6)
