@@ -37,6 +37,7 @@ class Binder(ExpressionResolver):
         self.table_stmts: dict[str, ast.Table] = {}
         self.scenarios: dict[str, ScenarioDef] = {}
         self.in_check = False
+        self.distributions = 0      # distributions written (none: nothing is uncertain)
         self.refs: dict[str, set[str]] = {}
         self._relations: Dependencies | None = None
 
@@ -65,8 +66,10 @@ class Binder(ExpressionResolver):
         order = self._order(deps)
         self.relations.set_needs(deps)
         ordered = dict(sorted(self.cells.items(), key=lambda kv: kv[1].module != ""))
-        return Graph(self.main, self.loader.modules, ordered, self.records, order, deps,
-                     checks, tables, scenarios, self.sections, functions, self.cell_errors, self.relations)
+        graph = Graph(self.main, self.loader.modules, ordered, self.records, order, deps,
+                      checks, tables, scenarios, self.sections, functions, self.cell_errors, self.relations)
+        graph.distributions = self.distributions
+        return graph
 
     def _errors_since(self, before: int) -> list[IfrError]:
         return [e for e in self.diagnostics[before:] if e.severity == "error"]

@@ -208,6 +208,7 @@ class ExpressionResolver:
         if node.func == "to" or node.func in ir.DISTRIBUTIONS:
             wanted = ir.DISTRIBUTIONS.get(node.func, ("lo", "hi"))
             args = self._arguments(node, wanted)
+            self.distributions += 1
             return ir.Dist(node.span, text, node.func, [self.expr(a, scope) for a in args])
         if node.func in ir.STATISTICS:
             wanted = ("x", "percent") if node.func == "percentile" else ("condition",) if node.func == "prob" else ("x",)

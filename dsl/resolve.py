@@ -144,6 +144,7 @@ class Graph:
     cell_errors: dict[str, IfrError]   # cells whose definition has a mistake
     relations: object = None           # dependencies.Dependencies: who needs whom, computed once
     uncertain: set = field(default_factory=set)   # cells holding Monte Carlo samples (uncertain.annotate)
+    distributions: int = 1                        # how many distributions the files write (0: none)
 
 
 # --- loading modules -----------------------------------------------------------

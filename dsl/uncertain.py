@@ -87,6 +87,8 @@ def annotate(graph) -> set[str]:
     """The uncertain cells of a graph.  Names each distribution's stream and
     tells each statistic whether its argument is a set of samples (it is
     not in a certain model's table sweep, where arrays are rows)."""
+    if not getattr(graph, "distributions", 1):
+        return set()                      # nothing draws: every statistic is of a number
     # a cell a scenario sets to a distribution holds samples under that scenario
     uncertain: set[str] = {cid for scenario in graph.scenarios.values() for cid, node, _span in scenario.overrides
                            if any(isinstance(n, ir.Dist) for n in ir.walk(node))}
