@@ -265,6 +265,27 @@ class Model:
             overrides[cid] = self.parse_value(cid, value)
         return Model(self.analysis, overrides, self.sampling)
 
+    def distribution(self, name: str) -> ir.Dist | None:
+        """The distribution an uncertain input is written as (`ssd = 4 GB/s to 6.5 GB/s`), or None."""
+        cell = self.graph.cells[self.cell_id(name)]
+        return cell.expr if isinstance(cell.expr, ir.Dist) and not ir.refs(cell.expr) else None
+
+    def with_distribution(self, name: str, *params) -> "Model":
+        """A new model with an uncertain input's parameters replaced (the same
+        kind of distribution, the same draws): ``m.with_distribution("ssd", "3 GB/s", "5 GB/s")``."""
+        from .uncertain import draw
+        cid = self.cell_id(name)
+        dist = self.distribution(cid)
+        if dist is None:
+            raise IfrError("not-uncertain", f"`{self.graph.cells[cid].name}` is not written as a distribution", None)
+        if len(params) != len(dist.args):
+            raise IfrError("bad-value", f"`{self.graph.cells[cid].name}` = {dist.text} takes {len(dist.args)} "
+                           f"parameters, got {len(params)}", None)
+        values = [self.parse_value(cid, p) for p in params]
+        with self.evaluator.active():
+            samples = draw(dist, values)
+        return self.with_overrides({cid: samples})
+
     def with_overrides(self, overrides: dict) -> "Model":
         """A new model with cell ids set to base-SI values, on top of this one's."""
         merged = dict(self.overrides)

@@ -335,3 +335,17 @@ def test_a_solve_through_a_statistic_is_one_number(tmp_path):
     """, name="st.ifr")
     assert not m.is_uncertain("target")
     assert m.value("target") == pytest.approx(2 * GIB / (1 - m.summary("noise").median / 1e3) / 1e9, rel=1e-6)
+
+
+def test_an_uncertain_input_with_other_parameters_keeps_its_draws(tmp_path):
+    m = load(tmp_path)
+    wider = m.with_distribution("ssd_bw", "2 GB/s", "13 GB/s")
+    s = wider.summary("ssd_bw")
+    assert s.p5 == pytest.approx(2, rel=0.04) and s.p95 == pytest.approx(13, rel=0.04)   # ~3 sampling SEs
+    # the same standard draws: each sample keeps its rank
+    assert np.array_equal(np.argsort(wider.values["ssd_bw"]), np.argsort(m.values["ssd_bw"]))
+    assert wider.summary("t_load").median == pytest.approx(2 * GIB / np.sqrt(2e9 * 13e9) * 1e3, rel=0.01)
+    with pytest.raises(ifr.IfrError):
+        m.with_distribution("prefix", "1 GiB", "2 GiB")
+    with pytest.raises(ifr.IfrError):
+        m.with_distribution("ssd_bw", "2 s", "3 s")
