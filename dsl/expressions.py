@@ -9,7 +9,7 @@ import math
 
 from . import ir
 from . import syntax as ast
-from .errors import IfrError, Span
+from .errors import DEFAULT_SOURCES, IfrError, Span
 from .resolve import UNRESOLVED, FnBinding, ModuleDef, RecordDef
 from .units import DIMENSIONLESS, suggest, suggest_unit, unit
 
@@ -342,15 +342,15 @@ def _unit_span(node: ast.Quantity) -> Span:
 
 def _text(node: ast.Expr, sources=None) -> str:
     """The source text of an expression, on one line."""
-    from .errors import _source_line
     s = node.span
+    lines = sources or DEFAULT_SOURCES
     if s.line == s.end_line:
-        line = _source_line(s.file, s.line, sources)
+        line = lines.line(s.file, s.line)
         if line is not None:
             return line[s.column - 1: s.end_column - 1]
     parts = []
     for ln in range(s.line, s.end_line + 1):
-        line = _source_line(s.file, ln, sources) or ""
+        line = lines.line(s.file, ln) or ""
         start = s.column - 1 if ln == s.line else 0
         end = s.end_column - 1 if ln == s.end_line else len(line)
         parts.append(line[start:end].strip())
