@@ -24,6 +24,7 @@ class Binder(ExpressionResolver):
     def __init__(self, loader: Loader, main: ModuleDef):
         self.loader = loader
         self.sources = loader.sources
+        self.source_texts: dict[str, ir.SourceText] = {}   # file -> its text, for the nodes' texts
         self.main = main
         self.diagnostics: list[IfrError] = []
         self.cell_errors: dict[str, IfrError] = {}

@@ -72,10 +72,18 @@ class ExpressionResolver:
     def _text(self, node: ast.Expr) -> str:
         return _text(node, self.sources)
 
+    def _source(self, node: ast.Expr) -> ir.SourceText:
+        """Where a node's text is sliced from when it is read (ir.SourceText)."""
+        file = node.span.file
+        found = self.source_texts.get(file)
+        if found is None:
+            found = self.source_texts[file] = ir.SourceText(self.sources.texts.get(file))
+        return found
+
     def _expr(self, node: ast.Expr, scope: Scope) -> ir.Node:
-        text = self._text(node)
+        text = self._source(node)
         if isinstance(node, (ast.Number, ast.Quantity, ast.Percent)) and not math.isfinite(node.value):
-            raise IfrError("too-large", f"`{text}` is too large a number", node.span,
+            raise IfrError("too-large", f"`{self._text(node)}` is too large a number", node.span,
                            hint="a number must be below about 1.8e308")
         if isinstance(node, ast.Number):
             return ir.Const(node.span, text, node.value, DIMENSIONLESS, None, node.text)
@@ -116,7 +124,7 @@ class ExpressionResolver:
         if binding is UNRESOLVED:
             return ir.Invalid(node.span, self._text(node))
         if isinstance(binding, str):
-            return ir.Ref(node.span, self._text(node), binding)
+            return ir.Ref(node.span, self._source(node), binding)
         if isinstance(binding, ir.Node):
             return binding
         if isinstance(binding, tuple) and binding[0] == "unit":
@@ -180,7 +188,7 @@ class ExpressionResolver:
                         else f"`{name}` is not {what}", span, hint=hint)
 
     def _call(self, node: ast.Call, scope: Scope) -> ir.Node:
-        text = self._text(node)
+        text = self._source(node)
         if node.owner is not None:
             owner = self._binding(node.owner, scope)
             if owner is UNRESOLVED:
