@@ -7,6 +7,7 @@ Functions (``fn``) are already expanded inline here.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from dataclasses import dataclass, field
 from typing import NoReturn
 
@@ -195,6 +196,16 @@ def _children_of(cls):
             getters.append((f.name, "dict"))
         elif "Node" in kind or kind == "object":
             getters.append((f.name, "one"))
+
+    if all(how == "one" for _, how in getters):   # the common case, made quick: each field one node or not
+        names = tuple(name for name, _ in getters)
+        if not names:
+            return lambda node: []
+        if len(names) == 1:
+            name, = names
+            return lambda node: [v] if isinstance(v := getattr(node, name), Node) else []
+        get = operator.attrgetter(*names)
+        return lambda node: [v for v in get(node) if isinstance(v, Node)]
 
     def children(node):
         out = []
