@@ -256,8 +256,8 @@ class ExpressionResolver:
             body = self.expr(fn.node.body, Scope(fn.module, None, local))
         finally:
             self.fn_stack.pop()
-        size = _expanded_size(body)
-        if size > MAX_EXPANDED_NODES:
+        if _larger_than(body, MAX_EXPANDED_NODES):
+            size = _expanded_size(body)
             raise IfrError("too-large", f"expanding `{node.func}` here makes an expression of {size:,} terms",
                            node.span, hint="a function's argument is copied wherever the body uses it: compute "
                            "the argument in a cell first, and call the function on that cell")
@@ -300,6 +300,19 @@ class ExpressionResolver:
 # twice doubles the expression each time; past this many terms it is refused.
 MAX_EXPANDED_NODES = 200_000
 MAX_EXPANSIONS = 10_000      # calls expanded for one call written in a cell
+
+
+def _larger_than(node: ir.Node, limit: int) -> bool:
+    """Whether an expression has more than ``limit`` terms (counting a shared
+    sub-expression each time it is used), in time at most linear in ``limit``:
+    most bodies are small, and counting them is quicker than sizing them."""
+    stack, count = [node], 0
+    while stack:
+        count += 1
+        if count > limit:
+            return True
+        stack.extend(ir.children(stack.pop()))
+    return False
 
 
 def _expanded_size(node: ir.Node) -> int:
