@@ -248,12 +248,21 @@ def _span_positions(cls) -> tuple[int, ...]:
                  if str(f.type).replace("Span | None", "Span") in ("Span", "errors.Span"))
 
 
+def _short_text_positions(cls) -> tuple[int, ...]:
+    """Which fields hold a name, an operator, a unit or a number as written:
+    texts that recur, kept once each."""
+    import dataclasses
+    return tuple(i for i, f in enumerate(dataclasses.fields(cls))
+                 if str(f.type) in ("str", "str | None") and f.name not in ("source", "description", "text"))
+
+
 def _node_classes() -> dict[str, tuple[type, int, tuple[int, ...]]]:
     import dataclasses
     found = {}
     for name, obj in [("Span", Span), *globals().items()]:
         if isinstance(obj, type) and dataclasses.is_dataclass(obj):
-            found["@" + name] = (obj, len(_fields(obj)), () if obj is Span else _span_positions(obj))
+            found["@" + name] = (obj, len(_fields(obj)), () if obj is Span else _span_positions(obj),
+                                 _short_text_positions(obj))
     return found
 
 
@@ -288,24 +297,28 @@ def node_hook(file: str):
     """A ``json`` object hook that builds the nodes :func:`to_data` wrote for
     ``file``; raises ValueError on anything it did not write."""
     classes = _node_classes()
+    numbers: dict = {}   # one int per line number, one str per name or unit: not one per node
+
+    def span_of(values: list) -> Span:
+        line, column, end_line, end_column = values   # a ValueError if not four
+        return Span(file, numbers.setdefault(line, line), column, numbers.setdefault(end_line, end_line),
+                    end_column)
 
     def hook(data: dict):
         if len(data) == 1:
             (tag, values), = data.items()
             if tag == "@s":
-                if len(values) != 4:
-                    raise ValueError("a bad span in the syntax cache")
-                return Span(file, *values)
+                return span_of(values)
             if tag == "@t" and isinstance(values, list):
                 return tuple(values)
             found = classes.get(tag)
             if found is not None and isinstance(values, list) and len(values) == found[1]:
                 for i in found[2]:
-                    span = values[i]
-                    if type(span) is list:
-                        if len(span) != 4:
-                            raise ValueError("a bad span in the syntax cache")
-                        values[i] = Span(file, *span)
+                    if type(values[i]) is list:
+                        values[i] = span_of(values[i])
+                for i in found[3]:
+                    if type(values[i]) is str:
+                        values[i] = numbers.setdefault(values[i], values[i])
                 return found[0](*values)
         elif "payload" in data:
             return data      # the cache entry around the tree
