@@ -56,12 +56,16 @@ def parse(text: str, file: str) -> ast.Program:
 
 # The trees parsed in this process, by text and file name (a module that
 # many models use, the standard library above all, is read once): at most
-# HELD of them, the least recently used dropped first.
+# HELD of them, of texts up to HELD_CHARS (a big model is read once), the
+# least recently used dropped first.
 _HELD: "OrderedDict[tuple[str, str], ast.Program]" = OrderedDict()
 HELD = 64
+HELD_CHARS = 256 * 1024
 
 
 def _hold(key: tuple[str, str], program: ast.Program) -> None:
+    if len(program.text) > HELD_CHARS:
+        return
     _HELD[key] = program
     while len(_HELD) > HELD:
         _HELD.popitem(last=False)
