@@ -19,12 +19,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from . import ir
 from .closed_form_cache import TIMED_OUT, ClosedFormCache, equation_key
 from .errors import IfrError
-from .evaluate import compile_node
+from .evaluate import compile_node, is_array
 from .roots import Sides, close, merge
 from .solve_diagnosis import no_solution, on_a_stretch
 from .symbolic import eval_tree
@@ -109,7 +107,7 @@ class Solver:
     def solve(self, cell, env) -> Solution:
         sides = Sides(self.residual_fn(cell), env, self.scale(cell, env))
         forms = self.closed_forms(cell)
-        if any(isinstance(v, np.ndarray) and v.ndim for v in env.values()):
+        if any(is_array(v) and v.ndim for v in env.values()):
             return self._solve_rows(cell, env, sides, forms)
         closed = self._closed_roots(forms, cell, env, sides)
         if forms.candidates is not None and forms.complete and not forms.fresh and len(closed) == 1 \
@@ -171,6 +169,7 @@ class Solver:
 
     def _closed_roots(self, forms, cell, env, sides) -> list[tuple[int, float]]:
         """The candidates that are thresholds for these values: (index, root)."""
+        import numpy as np
         out = []
         for index, (tree, condition) in enumerate(forms.candidates or ()):
             x = _evaluate(tree, env)
@@ -188,6 +187,7 @@ class Solver:
     def _flat_branch_holds(self, forms, env) -> bool:
         """Whether a branch free of the unknown holds for these values (then the
         equation may hold over a whole stretch, which only the scan can tell)."""
+        import numpy as np
         for tree in forms.flat:
             terms = [_evaluate(t, env) for t in tree[1:]] if tree[0] == "add" else [_evaluate(tree, env)]
             if any(t is None for t in terms):
@@ -200,6 +200,7 @@ class Solver:
 
     def _vanishing_candidates(self, forms, cell, env, sides) -> list[float]:
         """Candidates set aside because both sides vanish there (for the message)."""
+        import numpy as np
         out = []
         for tree, condition in forms.candidates or ():
             x = _evaluate(tree, env)
@@ -224,6 +225,7 @@ class Solver:
     def _solve_rows(self, cell, env, sides, forms) -> Solution:
         """A table's rows: the cached closed form on the whole column when it gives
         one verified root in every row, otherwise row by row."""
+        import numpy as np
         size = max(np.size(v) for v in env.values() if isinstance(v, np.ndarray))
         if forms.candidates and not forms.flat:
             found = self._closed_columns(forms, cell, env, sides, size)
@@ -236,6 +238,7 @@ class Solver:
         return Solution(out, "numeric", None, [], "solved row by row")
 
     def _closed_columns(self, forms, cell, env, sides, size) -> Solution | None:
+        import numpy as np
         chosen = np.full(size, -1)
         values = np.full(size, np.nan)
         for index, (tree, condition) in enumerate(forms.candidates):
@@ -297,6 +300,8 @@ class Solver:
 
 def _evaluate(tree, env):
     """A closed-form tree under these values; None when it refers to a value not there."""
+    import numpy as np
+
     def value(name):
         if name not in env:
             raise KeyError(name)
