@@ -44,23 +44,18 @@ def _model_files() -> list[Path]:
 
 def unit_texts() -> list[str]:
     """Every unit spelling a run of the bundled files looks up, and the usual ones."""
-    from . import units
     from .model import analyse
+    from .units import recording_lookups
 
-    recorder = units._Lookups()
-    recorder.table, recorder.dirty = {}, True   # nothing read from, nor written to, a cache
-    units._LOOKUPS, saved = recorder, units._LOOKUPS
-    try:
+    with recording_lookups() as looked_up:
         for path in _model_files():
             try:
                 analysis = analyse(path)
                 if not analysis.errors:
                     analysis.evaluate()
             except Exception:
-                continue   # the tests hold broken files on purpose: what they looked up is kept
-    finally:
-        units._LOOKUPS = saved
-    texts = set(recorder.table) | set(_NAMES)
+                continue   # a file with mistakes: what it looked up before them is kept
+    texts = set(looked_up) | set(_NAMES)
     texts |= {p + b + per for p in _PREFIXES for b in _BASES for per in _PER}
     return sorted(texts)
 
@@ -85,8 +80,8 @@ def _parser_tables_current(path: Path) -> bool:
     """lark numbers the parser's states in an order that changes from run to
     run, so the tables are current when they were built from this grammar by
     this lark (the tests check they parse every file as the grammar does)."""
-    from .parser import GRAMMAR, _shipped_tables
-    return _shipped_tables(GRAMMAR.read_text(encoding="utf-8")) is not None
+    from .parser import GRAMMAR, shipped_tables
+    return shipped_tables(GRAMMAR.read_text(encoding="utf-8")) is not None
 
 
 def _same_text(make):

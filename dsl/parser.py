@@ -66,7 +66,7 @@ def _parser() -> tuple[Lark, _Brackets, list]:
     brackets = _Brackets()
     hooks = dict(postlex=brackets, lexer_callbacks={"COMMENT": comments.append})
     grammar = GRAMMAR.read_text(encoding="utf-8")
-    shipped = _shipped_tables(grammar)
+    shipped = shipped_tables(grammar)
     if shipped is not None:
         lark = Lark.__new__(Lark)._load(shipped, **hooks)
     else:  # the grammar changed since `python -m ifr.build`: build its tables (slower, same parser)
@@ -74,7 +74,7 @@ def _parser() -> tuple[Lark, _Brackets, list]:
     return lark, brackets, comments
 
 
-def _shipped_tables(grammar: str) -> dict | None:
+def shipped_tables(grammar: str) -> dict | None:
     """The shipped tables, if they were built from this grammar by this lark."""
     import lark as lark_module
     from .tables_json import loads

@@ -15,6 +15,7 @@ import atexit
 import hashlib
 import json
 import re
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -225,6 +226,20 @@ def unit_table(texts) -> str:
 
 
 _LOOKUPS = _Lookups()
+
+
+@contextmanager
+def recording_lookups():
+    """Within it, every unit is asked of pint (nothing is read from the shipped
+    table or the cache, nor written to the cache); yields the texts looked up."""
+    global _LOOKUPS
+    recorder = _Lookups()
+    recorder.table, recorder.dirty = {}, True
+    saved, _LOOKUPS = _LOOKUPS, recorder
+    try:
+        yield recorder.table
+    finally:
+        _LOOKUPS = saved
 
 
 @lru_cache(maxsize=4096)

@@ -28,7 +28,7 @@ def test_the_shipped_files_are_current(tmp_path):
 
 def test_the_shipped_parser_is_the_grammars():
     shipped, _, _ = parser._parser()
-    assert parser._shipped_tables(parser.GRAMMAR.read_text(encoding="utf-8")) is not None, \
+    assert parser.shipped_tables(parser.GRAMMAR.read_text(encoding="utf-8")) is not None, \
         "parser_tables.json was not built from grammar.lark: run `python -m ifr.build`"
     built = Lark(parser.GRAMMAR.read_text(encoding="utf-8"), **parser._OPTIONS, postlex=parser._Brackets(),
                  lexer_callbacks={"COMMENT": [].append})
@@ -51,7 +51,7 @@ def test_the_shipped_parser_is_the_grammars():
 
 
 def test_tables_of_another_grammar_are_not_used():
-    assert parser._shipped_tables("start: NAME\n") is None
+    assert parser.shipped_tables("start: NAME\n") is None
 
 
 def test_a_first_run_needs_neither_pint_nor_sympy(tmp_path):
