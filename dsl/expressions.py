@@ -265,9 +265,19 @@ class ExpressionResolver:
         for e in self.diagnostics[before:]:
             if not e.related and e.span is not None and _within(e.span, fn.node.span):
                 e.related.append((node.span, f"in `{node.func}`, called here"))
-        for n in ir.walk(body):
-            if n.via is None and _within(n.span, fn.node.span):
-                n.via = via
+        # The body's own nodes lie within the function's definition, some below
+        # the bodies of the functions it calls (marked by those calls); the
+        # caller's nodes, given as arguments, are neither, and hold none of
+        # them: the walk does not go into those.
+        stack = [body]
+        while stack:
+            n = stack.pop()
+            if _within(n.span, fn.node.span):
+                if n.via is None:
+                    n.via = via
+                stack.extend(ir.children(n))
+            elif n.via is not None:
+                stack.extend(ir.children(n))
         return body
 
     def _monte_carlo(self, node: ast.Call, scope: Scope) -> ir.Node:
