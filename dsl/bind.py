@@ -24,6 +24,7 @@ class Binder(ExpressionResolver):
     def __init__(self, loader: Loader, main: ModuleDef):
         self.loader = loader
         self.sources = loader.sources
+        self.source_texts: dict[str, ir.SourceText] = {}   # file -> its text, for the nodes' texts
         self.main = main
         self.diagnostics: list[IfrError] = []
         self.cell_errors: dict[str, IfrError] = {}
@@ -78,6 +79,7 @@ class Binder(ExpressionResolver):
     def _declare(self, module: ModuleDef, is_main: bool) -> None:
         prefix = "" if is_main else module.key + "."
         section = ""
+        module_scope = Scope(module)   # one for all its cells: a scope is not changed once made
         for name in module.program.broken:   # defined on a line with a syntax error: no second error for its uses
             module.namespace.setdefault(name, UNRESOLVED)
         for stmt in module.program.statements:
@@ -91,7 +93,7 @@ class Binder(ExpressionResolver):
                 elif isinstance(stmt, (ast.Cell, ast.SolveCell)):
                     self._define(module, stmt.name, stmt.name_span, prefix + stmt.name)
                     cell = self._cell(stmt, prefix + stmt.name, stmt.name, module, section)
-                    self.scopes[cell.id] = Scope(module)
+                    self.scopes[cell.id] = module_scope
                 elif isinstance(stmt, ast.Record):
                     rec = RecordDef(prefix + stmt.name, stmt.name, module.key if not is_main else "", {},
                                     stmt.name_span, stmt.description, section)

@@ -52,7 +52,7 @@ def _make_private(path: Path) -> bool:
 
 @lru_cache(maxsize=1)
 def cache_dir() -> Path:
-    """Where ifr keeps its caches (unit lookups, syntax trees, parser tables, solutions).
+    """Where ifr keeps its caches (unit lookups, syntax trees, solutions).
 
     ``$IFR_CACHE_DIR``, else ``$XDG_CACHE_HOME/ifr`` or ``~/.cache/ifr``, made
     0700 when ifr creates it.  A folder that belongs to someone else, that group

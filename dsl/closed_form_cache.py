@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from functools import lru_cache
+from pathlib import Path
 
 from . import ir
 
@@ -41,8 +43,36 @@ def fingerprint(node: ir.Node) -> str:
     return head + "(" + ",".join(fingerprint(c) for c in ir.children(node)) + ")"
 
 
+# The closed forms of the equations of the standard library and the bundled
+# models, found by `python -m ifr.build` and shipped with ifr (package data,
+# JSON), so that checking them right after installing does not wait for sympy.
+SHIPPED = Path(__file__).resolve().parent / "closed_forms.json"
+
+
+@lru_cache(maxsize=1)
+def shipped() -> dict[str, dict]:
+    """The shipped entries, if made by this layout of keys and entries."""
+    try:
+        table = json.loads(SHIPPED.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(table, dict) or table.get("version") != VERSION or not isinstance(table.get("entries"), dict):
+        return {}
+    return {k: v for k, v in table["entries"].items() if _well_formed(v)}
+
+
+def shipped_table(entries: dict[str, dict]) -> str:
+    """The JSON text of the shipped table (what `python -m ifr.build` writes)."""
+    return json.dumps({"version": VERSION, "entries": dict(sorted(entries.items()))}, indent=0,
+                      sort_keys=True) + "\n"
+
+
 class ClosedFormCache:
-    """One JSON file per equation structure, in ``cache_dir()/solutions``."""
+    """One JSON file per equation structure, in ``cache_dir()/solutions``, after
+    the shipped ones.  ``recording`` (for the build) asks sympy afresh about
+    every equation and keeps what it said."""
+
+    recording: dict[str, dict] | None = None
 
     def __init__(self):
         from .units import cache_dir
@@ -50,8 +80,13 @@ class ClosedFormCache:
         self.memory: dict[str, dict] = {}
 
     def get(self, key: str) -> dict | None:
+        if self.recording is not None:
+            return self.recording.get(key)
         if key in self.memory:
             return self.memory[key]
+        entry = shipped().get(key)
+        if entry is not None:
+            return entry
         try:
             entry = json.loads((self.folder / f"{key}.json").read_text())
         except (OSError, ValueError):
@@ -62,6 +97,9 @@ class ClosedFormCache:
         return entry
 
     def put(self, key: str, entry: dict) -> None:
+        if self.recording is not None:
+            self.recording[key] = entry
+            return
         self.memory[key] = entry
         try:
             self.folder.mkdir(parents=True, exist_ok=True)

@@ -35,6 +35,8 @@ Fn = Callable[[Env, dict], object]
 
 def is_array(x) -> bool:
     """Whether ``x`` is a numpy array (if numpy is not imported, nothing is)."""
+    if type(x) is float:   # most values: answered without a look for numpy
+        return False
     np = sys.modules.get("numpy")
     return np is not None and isinstance(x, np.ndarray)
 
@@ -470,16 +472,24 @@ class Evaluator:
         self.solver = solver
         self.sampling = sampling or Sampling()
         self._errors_now: list[dict] = []
+        # A cell's closure is kept from the second run on (a table, a what-if):
+        # a model evaluated once, as most are, never holds them all at once.
         self.compiled: dict[str, Fn] = {}
-        for cid in graph.order:
-            cell = graph.cells[cid]
-            if cell.kind != "solve" and cid not in graph.cell_errors:
-                self.compiled[cid] = compile_node(cell.expr)
+        self.runs = 0
+
+    def _closure(self, cid: str, cell) -> Fn:
+        fn = self.compiled.get(cid)
+        if fn is None:
+            fn = compile_node(cell.expr)
+            if self.runs > 1:
+                self.compiled[cid] = fn
+        return fn
 
     def run(self, overrides: dict | None = None, only: set | None = None, base: Env | None = None,
             base_errors: dict | None = None) -> tuple[Env, dict[str, CellError]]:
         """Evaluate every cell (or only those in ``only``, taking others from
         ``base``): the values, and the errors of the cells that have none."""
+        self.runs += 1
         with self.active():
             return self._run(overrides or {}, only, base, base_errors)
 
@@ -557,7 +567,7 @@ class Evaluator:
                     continue
             cell = graph.cells[cid]
             try:
-                value = self.solver(cell, env) if cell.kind == "solve" else self.compiled[cid](env, var)
+                value = self.solver(cell, env) if cell.kind == "solve" else self._closure(cid, cell)(env, var)
                 if isinstance(value, float) and not math.isfinite(value):
                     raise _not_finite(cell, value)
                 if cid in uncertain and is_array(value):

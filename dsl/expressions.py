@@ -9,7 +9,7 @@ import math
 
 from . import ir
 from . import syntax as ast
-from .errors import IfrError, Span
+from .errors import DEFAULT_SOURCES, IfrError, Span
 from .resolve import UNRESOLVED, FnBinding, ModuleDef, RecordDef, ScenarioName
 from .units import DIMENSIONLESS, suggest, suggest_unit, unit
 
@@ -72,10 +72,18 @@ class ExpressionResolver:
     def _text(self, node: ast.Expr) -> str:
         return _text(node, self.sources)
 
+    def _source(self, node: ast.Expr) -> ir.SourceText:
+        """Where a node's text is sliced from when it is read (ir.SourceText)."""
+        file = node.span.file
+        found = self.source_texts.get(file)
+        if found is None:
+            found = self.source_texts[file] = ir.SourceText(self.sources.texts.get(file))
+        return found
+
     def _expr(self, node: ast.Expr, scope: Scope) -> ir.Node:
-        text = self._text(node)
+        text = self._source(node)
         if isinstance(node, (ast.Number, ast.Quantity, ast.Percent)) and not math.isfinite(node.value):
-            raise IfrError("too-large", f"`{text}` is too large a number", node.span,
+            raise IfrError("too-large", f"`{self._text(node)}` is too large a number", node.span,
                            hint="a number must be below about 1.8e308")
         if isinstance(node, ast.Number):
             return ir.Const(node.span, text, node.value, DIMENSIONLESS, None, node.text)
@@ -116,7 +124,7 @@ class ExpressionResolver:
         if binding is UNRESOLVED:
             return ir.Invalid(node.span, self._text(node))
         if isinstance(binding, str):
-            return ir.Ref(node.span, self._text(node), binding)
+            return ir.Ref(node.span, self._source(node), binding)
         if isinstance(binding, ir.Node):
             return binding
         if isinstance(binding, tuple) and binding[0] == "unit":
@@ -190,7 +198,7 @@ class ExpressionResolver:
                         else f"`{name}` is not {what}", span, hint=hint)
 
     def _call(self, node: ast.Call, scope: Scope) -> ir.Node:
-        text = self._text(node)
+        text = self._source(node)
         if node.owner is not None:
             owner = self._binding(node.owner, scope)
             if owner is UNRESOLVED:
@@ -286,8 +294,8 @@ class ExpressionResolver:
             body = self.expr(fn.node.body, Scope(fn.module, None, local))
         finally:
             self.fn_stack.pop()
-        size = _expanded_size(body)
-        if size > MAX_EXPANDED_NODES:
+        if _larger_than(body, MAX_EXPANDED_NODES):
+            size = _expanded_size(body)
             raise IfrError("too-large", f"expanding `{node.func}` here makes an expression of {size:,} terms",
                            node.span, hint="a function's argument is copied wherever the body uses it: compute "
                            "the argument in a cell first, and call the function on that cell")
@@ -295,9 +303,19 @@ class ExpressionResolver:
         for e in self.diagnostics[before:]:
             if not e.related and e.span is not None and _within(e.span, fn.node.span):
                 e.related.append((node.span, f"in `{node.func}`, called here"))
-        for n in ir.walk(body):
-            if n.via is None and _within(n.span, fn.node.span):
-                n.via = via
+        # The body's own nodes lie within the function's definition, some below
+        # the bodies of the functions it calls (marked by those calls); the
+        # caller's nodes, given as arguments, are neither, and hold none of
+        # them: the walk does not go into those.
+        stack = [body]
+        while stack:
+            n = stack.pop()
+            if _within(n.span, fn.node.span):
+                if n.via is None:
+                    n.via = via
+                stack.extend(ir.children(n))
+            elif n.via is not None:
+                stack.extend(ir.children(n))
         return body
 
     def _monte_carlo(self, node: ast.Call, scope: Scope) -> ir.Node:
@@ -330,6 +348,19 @@ class ExpressionResolver:
 # twice doubles the expression each time; past this many terms it is refused.
 MAX_EXPANDED_NODES = 200_000
 MAX_EXPANSIONS = 10_000      # calls expanded for one call written in a cell
+
+
+def _larger_than(node: ir.Node, limit: int) -> bool:
+    """Whether an expression has more than ``limit`` terms (counting a shared
+    sub-expression each time it is used), in time at most linear in ``limit``:
+    most bodies are small, and counting them is quicker than sizing them."""
+    stack, count = [node], 0
+    while stack:
+        count += 1
+        if count > limit:
+            return True
+        stack.extend(ir.children(stack.pop()))
+    return False
 
 
 def _expanded_size(node: ir.Node) -> int:
@@ -382,15 +413,15 @@ def _unit_span(node: ast.Quantity) -> Span:
 
 def _text(node: ast.Expr, sources=None) -> str:
     """The source text of an expression, on one line."""
-    from .errors import _source_line
     s = node.span
+    lines = sources or DEFAULT_SOURCES
     if s.line == s.end_line:
-        line = _source_line(s.file, s.line, sources)
+        line = lines.line(s.file, s.line)
         if line is not None:
             return line[s.column - 1: s.end_column - 1]
     parts = []
     for ln in range(s.line, s.end_line + 1):
-        line = _source_line(s.file, ln, sources) or ""
+        line = lines.line(s.file, ln) or ""
         start = s.column - 1 if ln == s.line else 0
         end = s.end_column - 1 if ln == s.end_line else len(line)
         parts.append(line[start:end].strip())

@@ -7,6 +7,7 @@ Functions (``fn``) are already expanded inline here.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from dataclasses import dataclass, field
 from typing import NoReturn
 
@@ -17,10 +18,57 @@ from .units import Dim
 @dataclass(eq=False)
 class Node:
     span: Span
-    text: str  # the source text of the sub-expression, for messages
+    text: str  # the source text of the sub-expression, for messages (given as a str or a SourceText)
     # For a node of a function's body expanded inline: (the call's span, the
     # function's name), so a mistake in the body names the call too.
     via: tuple | None = field(default=None, kw_only=True, repr=False)
+
+
+class SourceText:
+    """A file's text, from which a node's ``text`` is sliced by its span when a
+    message asks for it: most nodes' text is never read, and a copy per node
+    would be most of a big model's memory."""
+
+    __slots__ = ("text", "_lines")
+
+    def __init__(self, text: str | None):
+        self.text = text
+        self._lines: list[str] | None = None
+
+    def line(self, number: int) -> str | None:
+        if self.text is None:
+            return None
+        if self._lines is None:
+            self._lines = self.text.split("\n")
+        if not 0 < number <= len(self._lines):
+            return None
+        return self._lines[number - 1].rstrip("\r")
+
+    def slice(self, s: Span) -> str:
+        """The text under a span, on one line."""
+        if s.line == s.end_line:
+            line = self.line(s.line)
+            if line is not None:
+                return line[s.column - 1: s.end_column - 1]
+        parts = []
+        for ln in range(s.line, s.end_line + 1):
+            line = self.line(ln) or ""
+            start = s.column - 1 if ln == s.line else 0
+            end = s.end_column - 1 if ln == s.end_line else len(line)
+            parts.append(line[start:end].strip())
+        return " ".join(parts)
+
+
+def _get_text(node: Node) -> str:
+    text = node._text
+    return text if type(text) is str else text.slice(node.span)
+
+
+def _set_text(node: Node, text) -> None:
+    node._text = text
+
+
+Node.text = property(_get_text, _set_text)
 
 
 @dataclass(eq=False)
@@ -178,6 +226,16 @@ def _children_of(cls):
             getters.append((f.name, "dict"))
         elif "Node" in kind or kind == "object":
             getters.append((f.name, "one"))
+
+    if all(how == "one" for _, how in getters):   # the common case, made quick: each field one node or not
+        names = tuple(name for name, _ in getters)
+        if not names:
+            return lambda node: []
+        if len(names) == 1:
+            name, = names
+            return lambda node: [v] if isinstance(v := getattr(node, name), Node) else []
+        get = operator.attrgetter(*names)
+        return lambda node: [v for v in get(node) if isinstance(v, Node)]
 
     def children(node):
         out = []

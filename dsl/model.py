@@ -39,6 +39,10 @@ def analyse(path, text: str | None = None, sources: Sources | None = None) -> "A
     ``text`` is the main file's text (an unsaved buffer); ``sources`` may hold
     other unsaved buffers by resolved path (``Sources(buffers=...)``).
     Raises IfrError only when the main file itself cannot be read.
+
+    The syntax trees are let go once bound (the graph holds what they said;
+    a module's functions keep theirs): on a big model they were most of the
+    memory.  The editor's analysis, which reads them, binds on its own.
     """
     path = Path(path)
     allow_deep_recursion()
@@ -49,6 +53,9 @@ def analyse(path, text: str | None = None, sources: Sources | None = None) -> "A
         binder = Binder(loader, main)
         graph = binder.bind()
         dims, dim_errors = check_graph(graph)
+        binder.syntax.clear()
+        for module in loader.modules.values():
+            module.program.statements = []
         return Analysis(graph, dims, binder, loader.diagnostics + binder.diagnostics + dim_errors)
 
 

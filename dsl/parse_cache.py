@@ -2,6 +2,7 @@
 data, and lark (the parser module) is imported only on a miss."""
 from __future__ import annotations
 
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 
@@ -30,20 +31,55 @@ def parse(text: str, file: str) -> ast.Program:
     from . import cache
 
     key = hashlib.sha256("\0".join((_grammar_digest(), text)).encode()).hexdigest()
+    held = _HELD.get((key, file))
+    if held is not None:
+        _HELD.move_to_end((key, file))
+        return _copy(held)
     path = cache.cache_dir() / "syntax" / f"{key}.json"
     program = cache.load(path, "syntax", key, object_hook=ast.node_hook(file))
     if isinstance(program, ast.Program):
         program.file, program.text = file, text
-        return program   # anything else (a corrupt entry) is rebuilt below
+        _hold((key, file), program)
+        return _copy(program)   # anything else (a corrupt entry) is rebuilt below
     from .parser import parse_uncached
     program = parse_uncached(text, file)
     if not program.diagnostics:
+        _hold((key, file), program)
+        program = _copy(program)
         try:
             stored = dataclasses.replace(program, file="", text="")
             cache.save(path, "syntax", key, ast.to_data(stored, file))
         except (TypeError, ValueError, RecursionError):
             pass  # a tree too deep to store is parsed again next time
     return program
+
+
+# The trees parsed in this process, by text and file name (a module that
+# many models use, the standard library above all, is read once): at most
+# HELD of them, of texts up to HELD_CHARS (a big model is read once), the
+# least recently used dropped first.
+_HELD: "OrderedDict[tuple[str, str], ast.Program]" = OrderedDict()
+HELD = 64
+HELD_CHARS = 256 * 1024
+
+
+def _hold(key: tuple[str, str], program: ast.Program) -> None:
+    if len(program.text) > HELD_CHARS:
+        return
+    _HELD[key] = program
+    while len(_HELD) > HELD:
+        _HELD.popitem(last=False)
+
+
+def _copy(program: ast.Program) -> ast.Program:
+    """A program to hand out: syntax nodes are not changed after parsing, but
+    for the module a `use` statement loads (set on it by each load), so those
+    statements and the lists are the copy's own."""
+    import copy
+    import dataclasses
+    statements = [copy.copy(s) if isinstance(s, ast.Use) else s for s in program.statements]
+    return dataclasses.replace(program, statements=statements, diagnostics=list(program.diagnostics),
+                               broken=list(program.broken))
 
 
 @lru_cache(maxsize=1)
@@ -57,4 +93,4 @@ def _grammar_digest() -> str:
 
 
 # Bumped when what the parser makes of a text changes outside the grammar.
-PARSER_RULES = 3
+PARSER_RULES = 4

@@ -12,7 +12,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import syntax as ast
 from .errors import IfrError, Span
-from .parse_cache import GRAMMAR as _GRAMMAR, MAX_DEPTH
+from .parse_cache import GRAMMAR, MAX_DEPTH
 
 
 _OPENERS = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
@@ -47,18 +47,64 @@ class _Brackets:
             yield tok
 
 
+# The parser's tables, built from grammar.lark by `python -m ifr.build` and
+# shipped beside it as JSON (package data, never a pickle): building them
+# from the grammar is most of the cost of a first parse.
+PARSER_TABLES = GRAMMAR.with_name("parser_tables.json")
+_OPTIONS = dict(parser="lalr", lexer="contextual", start=["start", "value"], propagate_positions=True,
+                maybe_placeholders=True)
+
+
+def grammar_digest(grammar_text: str) -> str:
+    import hashlib
+    return hashlib.sha256(grammar_text.encode("utf-8")).hexdigest()
+
+
 @lru_cache(maxsize=1)
 def _parser() -> tuple[Lark, _Brackets, list]:
-    from .cache import cache_dir
-
     comments: list[Token] = []
     brackets = _Brackets()
-    # lark unpickles this file: it lives only in the user's private cache folder
-    cache = cache_dir() / "parser.lark.cache"
-    lark = Lark(_GRAMMAR.read_text(encoding="utf-8"), parser="lalr", lexer="contextual", start=["start", "value"],
-                propagate_positions=True, maybe_placeholders=True, postlex=brackets,
-                lexer_callbacks={"COMMENT": comments.append}, cache=str(cache))
+    hooks = dict(postlex=brackets, lexer_callbacks={"COMMENT": comments.append})
+    grammar = GRAMMAR.read_text(encoding="utf-8")
+    shipped = shipped_tables(grammar)
+    if shipped is not None:
+        lark = Lark.__new__(Lark)._load(shipped, **hooks)
+    else:  # the grammar changed since `python -m ifr.build`: build its tables (slower, same parser)
+        lark = Lark(grammar, **_OPTIONS, **hooks)
     return lark, brackets, comments
+
+
+def shipped_tables(grammar: str) -> dict | None:
+    """The shipped tables, if they were built from this grammar by this lark."""
+    import lark as lark_module
+    from .tables_json import loads
+    try:
+        shipped = loads(PARSER_TABLES.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if shipped.get("grammar") != grammar_digest(grammar) or shipped.get("lark") != lark_module.__version__:
+        return None
+    return {"data": shipped["data"], "memo": shipped["memo"]}
+
+
+def parser_tables() -> str:
+    """The parser's tables, built from grammar.lark, as the JSON text shipped in
+    PARSER_TABLES (what `python -m ifr.build` writes)."""
+    import lark as lark_module
+    from lark.grammar import Rule
+    from lark.lexer import TerminalDef
+    from .tables_json import dumps
+    grammar = GRAMMAR.read_text(encoding="utf-8")
+    lark = Lark(grammar, **_OPTIONS)
+    data, memo = lark.memo_serialize([TerminalDef, Rule])
+    data["options"] = {k: v for k, v in data["options"].items() if k in _OPTIONS or k not in _RUN_TIME_OPTIONS}
+    return dumps({"grammar": grammar_digest(grammar), "lark": lark_module.__version__, "data": data,
+                  "memo": memo}) + "\n"
+
+
+# Options given when the tables are loaded, not stored with them.
+_RUN_TIME_OPTIONS = {"postlex", "lexer_callbacks", "transformer", "tree_class", "cache", "_plugins",
+                     "import_paths", "source_path", "edit_terminals"}
 
 
 def parse_uncached(text: str, file: str) -> ast.Program:

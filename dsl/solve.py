@@ -19,12 +19,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from . import ir
 from .closed_form_cache import TIMED_OUT, ClosedFormCache, equation_key
 from .errors import IfrError
-from .evaluate import compile_node
+from .evaluate import compile_node, is_array
 from .roots import Sides, close, merge
 from .solve_diagnosis import no_solution, on_a_stretch
 from .symbolic import eval_tree
@@ -121,7 +119,7 @@ class Solver:
     def solve(self, cell, env) -> Solution:
         sides = Sides(self.residual_fn(cell), env, self.scale(cell, env))
         forms = self.closed_forms(cell)
-        if any(isinstance(env.get(c), np.ndarray) and env[c].ndim for c in self._inputs(cell)):
+        if any(is_array(env.get(c)) and env[c].ndim for c in self._inputs(cell)):
             return self._solve_rows(cell, env, sides, forms)
         closed = self._closed_roots(forms, cell, env, sides)
         if forms.candidates is not None and forms.complete and not forms.fresh and len(closed) == 1 \
@@ -183,6 +181,7 @@ class Solver:
 
     def _closed_roots(self, forms, cell, env, sides) -> list[tuple[int, float]]:
         """The candidates that are thresholds for these values: (index, root)."""
+        import numpy as np
         out = []
         for index, (tree, condition) in enumerate(forms.candidates or ()):
             x = _evaluate(tree, env)
@@ -200,6 +199,7 @@ class Solver:
     def _flat_branch_holds(self, forms, env) -> bool:
         """Whether a branch free of the unknown holds for these values (then the
         equation may hold over a whole stretch, which only the scan can tell)."""
+        import numpy as np
         for tree in forms.flat:
             terms = [_evaluate(t, env) for t in tree[1:]] if tree[0] == "add" else [_evaluate(tree, env)]
             if any(t is None for t in terms):
@@ -212,6 +212,7 @@ class Solver:
 
     def _vanishing_candidates(self, forms, cell, env, sides) -> list[float]:
         """Candidates set aside because both sides vanish there (for the message)."""
+        import numpy as np
         out = []
         for tree, condition in forms.candidates or ():
             x = _evaluate(tree, env)
@@ -236,6 +237,7 @@ class Solver:
     def _solve_rows(self, cell, env, sides, forms) -> Solution:
         """A table's rows: the cached closed form on the whole column when it gives
         one verified root in every row, otherwise row by row."""
+        import numpy as np
         inputs = self._inputs(cell)
         size = max(np.size(env[c]) for c in inputs if isinstance(env.get(c), np.ndarray))
         if forms.candidates and not forms.flat:
@@ -249,6 +251,7 @@ class Solver:
         return Solution(out, "numeric", None, [], "solved row by row")
 
     def _closed_columns(self, forms, cell, env, sides, size) -> Solution | None:
+        import numpy as np
         chosen = np.full(size, -1)
         values = np.full(size, np.nan)
         for index, (tree, condition) in enumerate(forms.candidates):
@@ -330,6 +333,8 @@ def _refs_outside_statistics(node) -> set[str]:
 
 def _evaluate(tree, env):
     """A closed-form tree under these values; None when it refers to a value not there."""
+    import numpy as np
+
     def value(name):
         if name not in env:
             raise KeyError(name)

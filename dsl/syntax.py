@@ -243,19 +243,36 @@ def _fields(cls) -> tuple[str, ...]:
     return names
 
 
-def _node_classes() -> dict[str, tuple[type, int]]:
+def _span_positions(cls) -> tuple[int, ...]:
+    """Which fields of a node class hold one span (stored as four numbers)."""
+    import dataclasses
+    return tuple(i for i, f in enumerate(dataclasses.fields(cls))
+                 if str(f.type).replace("Span | None", "Span") in ("Span", "errors.Span"))
+
+
+def _short_text_positions(cls) -> tuple[int, ...]:
+    """Which fields hold a name, an operator, a unit or a number as written:
+    texts that recur, kept once each."""
+    import dataclasses
+    return tuple(i for i, f in enumerate(dataclasses.fields(cls))
+                 if str(f.type) in ("str", "str | None") and f.name not in ("source", "description", "text"))
+
+
+def _node_classes() -> dict[str, tuple[type, int, tuple[int, ...]]]:
     import dataclasses
     found = {}
     for name, obj in [("Span", Span), *globals().items()]:
         if isinstance(obj, type) and dataclasses.is_dataclass(obj):
-            found[name] = (obj, len(_fields(obj)))
+            found["@" + name] = (obj, len(_fields(obj)), () if obj is Span else _span_positions(obj),
+                                 _short_text_positions(obj))
     return found
 
 
 def to_data(node, file: str):
     """A node (or list, tuple, scalar) as compact JSON-ready data: a node is
-    ``{"@": class, "f": [fields in order]}``, a span of ``file`` is
-    ``{"@s": [line, column, end line, end column]}``."""
+    ``{"@Class": [fields in order]}``, where a field that holds a span of
+    ``file`` is ``[line, column, end line, end column]``; a span elsewhere is
+    ``{"@s": [...]}``, a tuple ``{"@t": [...]}``."""
     if isinstance(node, (str, int, float, bool)) or node is None:
         return node
     if isinstance(node, list):
@@ -267,28 +284,43 @@ def to_data(node, file: str):
     names = _FIELDS.get(type(node)) or (_fields(type(node)) if hasattr(node, "__dataclass_fields__") else None)
     if names is None:
         raise TypeError(f"cannot store {type(node).__name__} in the syntax cache")
-    return {"@": type(node).__name__, "f": [to_data(getattr(node, name), file) for name in names]}
+    values = [to_data(getattr(node, name), file) for name in names]
+    if type(node) is not Span:
+        for i in _SPANS.get(type(node)) or _SPANS.setdefault(type(node), _span_positions(type(node))):
+            if isinstance(values[i], dict) and "@s" in values[i]:
+                values[i] = values[i]["@s"]
+    return {"@" + type(node).__name__: values}
+
+
+_SPANS: dict[type, tuple[int, ...]] = {}
 
 
 def node_hook(file: str):
     """A ``json`` object hook that builds the nodes :func:`to_data` wrote for
     ``file``; raises ValueError on anything it did not write."""
     classes = _node_classes()
+    numbers: dict = {}   # one int per line number, one str per name or unit: not one per node
+
+    def span_of(values: list) -> Span:
+        line, column, end_line, end_column = values   # a ValueError if not four
+        return Span(file, numbers.setdefault(line, line), column, numbers.setdefault(end_line, end_line),
+                    end_column)
 
     def hook(data: dict):
         if len(data) == 1:
-            span = data.get("@s")
-            if span is not None:
-                if len(span) != 4:
-                    raise ValueError("a bad span in the syntax cache")
-                return Span(file, *span)
-            items = data.get("@t")
-            if isinstance(items, list):
-                return tuple(items)
-        elif len(data) == 2:
-            found = classes.get(data.get("@"))
-            values = data.get("f")
+            (tag, values), = data.items()
+            if tag == "@s":
+                return span_of(values)
+            if tag == "@t" and isinstance(values, list):
+                return tuple(values)
+            found = classes.get(tag)
             if found is not None and isinstance(values, list) and len(values) == found[1]:
+                for i in found[2]:
+                    if type(values[i]) is list:
+                        values[i] = span_of(values[i])
+                for i in found[3]:
+                    if type(values[i]) is str:
+                        values[i] = numbers.setdefault(values[i], values[i])
                 return found[0](*values)
         elif "payload" in data:
             return data      # the cache entry around the tree

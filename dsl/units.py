@@ -1,16 +1,21 @@
 """The one unit registry of ifr, and the dimension algebra used by the checker.
 
 The registry is pint's, built from pint's default definitions with the
-dimensionless ``bit`` removed and ifr's ``units.txt`` added.  It is built
-lazily and cached on disk (pint's ``cache_folder``), because building it is
-the largest fixed cost of a run.  Only unit text that matched the grammar's
-unit pattern is ever handed to pint's parser.
+dimensionless ``bit`` removed and ifr's ``units.txt`` added.  Building it is
+the largest fixed cost of a run, so a run asks it only about a unit spelling
+it has never seen: the factors and dimensions of the units the language uses
+are shipped in ``unit_table.json`` (made by `python -m ifr.build` from these
+same definitions), and the answers for other spellings are kept in the
+user's cache as JSON.  Only unit text that matched the grammar's unit
+pattern is ever handed to pint's parser.
 """
 from __future__ import annotations
 
 import atexit
 import hashlib
+import json
 import re
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -108,33 +113,25 @@ def _definitions() -> tuple[str, str]:
     return combined, hashlib.sha256(combined.encode()).hexdigest()[:16]
 
 
-@lru_cache(maxsize=2)
-def registry(fresh: bool = False):
-    """The pint registry, built once per process.
+@lru_cache(maxsize=1)
+def registry():
+    """The pint registry, built once per process, from ifr's definitions.
 
-    Its definitions file and pint's own cache live in the user's private cache
-    folder; the definitions file is used only if it holds exactly ifr's
-    definitions.  ``fresh=True`` builds it without pint's cache, for when a
-    cached registry does not know a unit it should (a cache cut short).
+    Its definitions file is written to the user's private cache folder and
+    used only if it holds exactly ifr's definitions.  pint's own disk cache
+    (pickles) is not used: nothing is unpickled from a folder a user writes.
     """
     import pint
 
     combined, digest = _definitions()
-    folder = cache_dir()
-    path = folder / f"units-{digest}.txt"
+    path = cache_dir() / f"units-{digest}.txt"
     try:
         current = path.read_text(encoding="utf-8") == combined
     except (OSError, UnicodeDecodeError):
         current = False
     if not current:
         cache.write_atomic(path, combined)
-    pint_cache = None if fresh else str(folder / "pint")
-    try:
-        ureg = pint.UnitRegistry(str(path), cache_folder=pint_cache, autoconvert_offset_to_baseunit=True)
-    except Exception:  # a corrupt pint cache: build from the definitions alone
-        if fresh:
-            raise
-        return registry(fresh=True)
+    ureg = pint.UnitRegistry(str(path), cache_folder=None, autoconvert_offset_to_baseunit=True)
     pint.set_application_registry(ureg)
     return ureg
 
@@ -143,35 +140,46 @@ class OffsetUnit(Exception):
     """A unit with an offset or a logarithm (degC, dBm): a product of it means nothing."""
 
 
-class _Lookups:
-    """Unit text -> (factor, dimension), remembered on disk between runs.
+UNIT_TABLE = _HERE / "unit_table.json"
 
-    Most runs use a handful of unit spellings; answering them from this table
-    spares importing pint and building its registry, the largest fixed cost of
-    a run.  The table is keyed by the digest of the definitions, so a change to
-    units.txt or to pint starts a new one.
+
+class _Lookups:
+    """Unit text -> (factor, dimension), without pint when it can be.
+
+    The spellings the language and its models use are answered from the table
+    shipped with ifr (when it was made from the definitions in force); the
+    others are asked of pint once and remembered in the user's cache.  Both are
+    keyed by the digest of the definitions, so a change to units.txt or to
+    pint is never answered from an old table.
     """
 
     def __init__(self):
         self.table: dict[str, tuple[float, Dim]] | None = None
+        self.shipped: dict[str, list] = {}   # text -> its JSON entry, decoded when first used
         self.dirty = False
 
     def path(self) -> Path:
         return cache_dir() / "units-lookups.json"
 
     def _load(self) -> None:
-        self.table = {}
-        raw = cache.load(self.path(), "unit-lookups", self.key())
+        key = self.key()
         try:
-            for text, (factor, items) in (raw or {}).items():
-                self.table[text] = (float(factor), Dim({str(k): int(v) for k, v in items}))
-        except (ValueError, TypeError, AttributeError):
-            self.table = {}
+            shipped = json.loads(UNIT_TABLE.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            shipped = {}
+        if isinstance(shipped, dict) and shipped.get("key") == key and isinstance(shipped.get("units"), dict):
+            self.shipped = shipped["units"]
+        learnt = _decode(cache.load(self.path(), "unit-lookups", key)) or {}
+        self.table = {t: found for t, found in learnt.items() if t not in self.shipped}
 
     def get(self, text: str):
         if self.table is None:
             self._load()
         found = self.table.get(text)
+        if found is None and text in self.shipped:
+            found = (_decode({text: self.shipped[text]}) or {}).get(text)
+            if found is not None:
+                self.table[text] = found
         if found is None:
             found = _lookup(text)
             self.table[text] = found
@@ -181,9 +189,8 @@ class _Lookups:
         return found
 
     def save(self) -> None:
-        data = {t: [f, [[k, v] for k, v in d.items]] for t, (f, d) in self.table.items()
-                if all(float(v).is_integer() for _, v in d.items)}
-        cache.save(self.path(), "unit-lookups", self.key(), data)
+        learnt = {t: found for t, found in self.table.items() if t not in self.shipped}
+        cache.save(self.path(), "unit-lookups", self.key(), encode_lookups(learnt))
 
     # Bumped when the rules of a lookup change (2: offset units are refused).
     RULES = 2
@@ -192,17 +199,53 @@ class _Lookups:
         return f"{_definitions()[1]}-{self.RULES}"
 
 
+def encode_lookups(table: dict) -> dict:
+    """Lookups as JSON data: text -> [factor, [[dimension, exponent], ...]]."""
+    return {t: [f, [[k, v] for k, v in d.items]] for t, (f, d) in sorted(table.items())
+            if all(float(v).is_integer() for _, v in d.items)}
+
+
+def _decode(raw) -> dict | None:
+    try:
+        return {str(text): (float(factor), Dim({str(k): int(v) for k, v in items}))
+                for text, (factor, items) in (raw or {}).items()}
+    except (ValueError, TypeError, AttributeError):
+        return None
+
+
+def unit_table(texts) -> str:
+    """The JSON text of the shipped table (what `python -m ifr.build` writes):
+    pint's answer for each unit spelling of ``texts`` that it knows."""
+    found = {}
+    for text in texts:
+        try:
+            found[text] = _lookup(text)
+        except Exception:
+            continue   # not a unit, or an offset unit: pint is asked at run time
+    return json.dumps({"key": _LOOKUPS.key(), "units": encode_lookups(found)}, indent=0, sort_keys=True) + "\n"
+
+
 _LOOKUPS = _Lookups()
+
+
+@contextmanager
+def recording_lookups():
+    """Within it, every unit is asked of pint (nothing is read from the shipped
+    table or the cache, nor written to the cache); yields the texts looked up."""
+    global _LOOKUPS
+    recorder = _Lookups()
+    recorder.table, recorder.dirty = {}, True
+    saved, _LOOKUPS = _LOOKUPS, recorder
+    try:
+        yield recorder.table
+    finally:
+        _LOOKUPS = saved
 
 
 @lru_cache(maxsize=4096)
 def _lookup(text: str):
     ureg = registry()
-    try:
-        units = ureg.parse_units(text)
-    except Exception:  # a registry from a cache cut short may miss ifr's units: retry without it
-        ureg = registry(fresh=True)
-        units = ureg.parse_units(text)
+    units = ureg.parse_units(text)
     for name in units._units:
         if not ureg._units[name].converter.is_multiplicative:
             raise OffsetUnit(name)

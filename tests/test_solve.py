@@ -91,11 +91,17 @@ def test_a_cached_closed_form_needs_neither_sympy_nor_scipy(tmp_path):
     env = dict(os.environ, IFR_CACHE_DIR=str(tmp_path / "cache"))
     probe = ("import sys, ifr; from ifr.sympy_worker import WORKER; m = ifr.load(sys.argv[1]); m.check(); "
              "print('sympy' in sys.modules, 'scipy.optimize' in sys.modules, WORKER.starts)")
-    path = str(ROOT / "models" / "pd_handoff.ifr")
-    first = subprocess.run([sys.executable, "-c", probe, path], env=env, capture_output=True, text=True)
-    second = subprocess.run([sys.executable, "-c", probe, path], env=env, capture_output=True, text=True)
+    # an equation of no bundled model, so its closed form is not among those ifr ships
+    path = tmp_path / "own.ifr"
+    path.write_text("state = 3 GiB\nsetup = 20 ms\nlink = 5 GB/s\n"
+                    "even = solve link: state / link + setup = 3 * setup  in GB/s\n", encoding="utf-8")
+    first = subprocess.run([sys.executable, "-c", probe, str(path)], env=env, capture_output=True, text=True)
+    second = subprocess.run([sys.executable, "-c", probe, str(path)], env=env, capture_output=True, text=True)
     assert first.stdout.split() == ["False", "True", "1"], first.stderr
     assert second.stdout.split() == ["False", "False", "0"], second.stderr
+    shipped = subprocess.run([sys.executable, "-c", probe, str(ROOT / "models" / "pd_handoff.ifr")], env=env,
+                             capture_output=True, text=True)
+    assert shipped.stdout.split() == ["False", "False", "0"], shipped.stderr   # its closed forms ship with ifr
 
 
 def test_a_stale_cached_form_is_not_trusted(tmp_path):

@@ -1,0 +1,128 @@
+"""Make the data ifr ships beside its code, from the sources it is made of.
+
+    python -m ifr.build            # rewrite the files below
+    python -m ifr.build --check    # exit 1 if one is out of date (what the tests ask)
+
+- ``parser_tables.json``: the parser's tables, built from ``grammar.lark`` (run
+  this after changing the grammar);
+- ``unit_table.json``: pint's answer (factor to SI, dimension) for every unit
+  spelling the standard library and the bundled models use, and
+  the usual prefixed units of the field (run it after changing ``units.txt``
+  or upgrading pint);
+- ``closed_forms.json``: what sympy answers for the equation of every `solve`
+  in the standard library and the bundled models (run it after changing
+  them, or how equations are handed to sympy).
+
+A run reads them instead of building a parser and a unit registry and
+importing sympy: that is most of what a first run, on an empty cache, would
+otherwise spend (the README's first command is such a run).  A file
+out of date is not used (the run builds what it needs, more slowly), so it
+costs time, never a wrong answer.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+# Prefixed units of the field, shipped whether or not a model uses them yet.
+_PREFIXES = ("", "k", "K", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "m", "µ", "u", "n", "p")
+_BASES = ("B", "byte", "bit", "b", "bps", "Bps", "FLOP", "FLOPS", "OP", "OPS", "s", "W", "Wh", "J", "Hz", "m", "g")
+_PER = ("", "/s", "/token", "/request", "/GPU", "/step", "/batch", "/layer", "/expert", "/h", "/ms", "/(GPU*s)",
+        "/(token*s)")
+_NAMES = ("token", "tok", "request", "req", "GPU", "gpu", "step", "batch", "layer", "expert", "second", "minute",
+          "min", "hour", "h", "day", "week", "year", "percent", "dimensionless", "ns", "us", "µs", "ms", "kWh", "USD")
+
+
+def _model_files() -> list[Path]:
+    folders = [ROOT / "stdlib", ROOT / "models"]
+    return sorted(p for folder in folders if folder.is_dir() for p in folder.rglob("*.ifr"))
+
+
+def unit_texts() -> list[str]:
+    """Every unit spelling a run of the bundled files looks up, and the usual ones."""
+    from .model import analyse
+    from .units import recording_lookups
+
+    with recording_lookups() as looked_up:
+        for path in _model_files():
+            try:
+                analysis = analyse(path)
+                if not analysis.errors:
+                    analysis.evaluate()
+            except Exception:
+                continue   # a file with mistakes: what it looked up before them is kept
+    texts = set(looked_up) | set(_NAMES)
+    texts |= {p + b + per for p in _PREFIXES for b in _BASES for per in _PER}
+    return sorted(texts)
+
+
+def closed_forms() -> dict[str, dict]:
+    """sympy's closed forms for every equation the bundled files solve, asked afresh."""
+    from .closed_form_cache import ClosedFormCache
+    from .model import analyse
+
+    ClosedFormCache.recording = {}
+    try:
+        for path in _model_files():
+            analysis = analyse(path)
+            if not analysis.errors:
+                analysis.evaluate().check()
+        return ClosedFormCache.recording
+    finally:
+        ClosedFormCache.recording = None
+
+
+def _parser_tables_current(path: Path) -> bool:
+    """lark numbers the parser's states in an order that changes from run to
+    run, so the tables are current when they were built from this grammar by
+    this lark (the tests check they parse every file as the grammar does)."""
+    from .parser import GRAMMAR, shipped_tables
+    return shipped_tables(GRAMMAR.read_text(encoding="utf-8")) is not None
+
+
+def _same_text(make):
+    def current(path: Path) -> bool:
+        try:
+            return path.read_text(encoding="utf-8") == make()
+        except OSError:
+            return False
+    return current
+
+
+def artifacts() -> dict:
+    """Each shipped file: (whether it is current, how to make its text)."""
+    from .parser import PARSER_TABLES, parser_tables
+    from .units import UNIT_TABLE, unit_table
+    from .closed_form_cache import SHIPPED, shipped_table
+    make_units = lambda: unit_table(unit_texts())
+    make_forms = lambda: shipped_table(closed_forms())
+    return {PARSER_TABLES: (_parser_tables_current, parser_tables),
+            UNIT_TABLE: (_same_text(make_units), make_units),
+            SHIPPED: (_same_text(make_forms), make_forms)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ifr.build", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if a shipped file is out of date")
+    args = parser.parse_args(argv)
+    stale = []
+    for path, (current, make) in artifacts().items():
+        if current(path):
+            continue
+        stale.append(path)
+        if not args.check:
+            path.write_text(make(), encoding="utf-8")
+            print(f"wrote {path.relative_to(ROOT)}")
+    if args.check and stale:
+        print("out of date: " + ", ".join(str(p.relative_to(ROOT)) for p in stale)
+              + "; run: python -m ifr.build", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""The data shipped beside the code (parser tables, unit table, closed forms)
+is what `python -m ifr.build` makes from the sources today."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from lark import Lark
+
+from ifr import parser
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _bundled_files() -> list[Path]:
+    return sorted(p for folder in ("stdlib", "models", "tests") for p in (ROOT / folder).rglob("*.ifr"))
+
+
+def test_the_shipped_files_are_current(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "ifr.build", "--check"], capture_output=True, text=True,
+                         env=dict(os.environ, IFR_CACHE_DIR=str(tmp_path / "cache")))
+    assert run.returncode == 0, (
+        f"{run.stderr}\nthe files ifr ships are out of date with the grammar, units.txt, pint or the models: "
+        "run `python -m ifr.build` and commit what it writes")
+
+
+def test_the_shipped_parser_is_the_grammars():
+    shipped, _, _ = parser._parser()
+    assert parser.shipped_tables(parser.GRAMMAR.read_text(encoding="utf-8")) is not None, \
+        "parser_tables.json was not built from grammar.lark: run `python -m ifr.build`"
+    built = Lark(parser.GRAMMAR.read_text(encoding="utf-8"), **parser._OPTIONS, postlex=parser._Brackets(),
+                 lexer_callbacks={"COMMENT": [].append})
+
+    def outcome(lark, text):
+        try:
+            return lark.parse(text, start="start")
+        except Exception as exc:   # the same mistake at the same place (what was expected, in any order)
+            expected = getattr(exc, "expected", None) or getattr(exc, "allowed", None) or ()
+            return (type(exc).__name__, getattr(exc, "line", None), getattr(exc, "column", None),
+                    str(getattr(exc, "token", "")), sorted(expected))
+
+    files = _bundled_files()
+    assert files
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        text += "" if text.endswith("\n") else "\n"
+        assert outcome(shipped, text) == outcome(built, text), path
+
+
+def test_tables_of_another_grammar_are_not_used():
+    assert parser.shipped_tables("start: NAME\n") is None
+
+
+def test_a_first_run_needs_neither_pint_nor_sympy(tmp_path):
+    """On an empty cache, a model of the bundled ones is read with the shipped
+    tables: no unit registry is built, sympy is not asked."""
+    env = dict(os.environ, IFR_CACHE_DIR=str(tmp_path / "cache"))
+    run = subprocess.run([sys.executable, "-X", "importtime", "-m", "ifr.cli", "run",
+                          str(ROOT / "models" / "pd_handoff.ifr")], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    imported = {line.split("|")[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
+    assert "lark" in imported   # the file was parsed, not read from a cache
+    assert not {"pint", "sympy", "scipy"} & imported
+    assert not list((tmp_path / "cache").glob("units-*.txt"))
