@@ -13,8 +13,11 @@ Excel cannot follow).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import lru_cache
+
+import numpy as np
 
 import sympy as sp
 
@@ -33,6 +36,12 @@ MAX_UNROLLED_ROWS = 500
 SPARE_ROWS = 64
 # The symbol a helper row's formula reads its loop variable from.
 LOOP_VARIABLE = "__loop_variable"
+# ... and a helper grid's cell its inner loop variable (from the grid's header row).
+INNER_VARIABLE = "__inner_variable"
+# A nested comprehension's grid may hold at most this many cells.
+MAX_GRID_CELLS = 40_000
+# Excel's #N/A as an expression: the value of a formula where nothing holds.
+NOT_AVAILABLE = sp.Function("NA")()
 # Table rows expand formulas through the cells the varied input affects;
 # past this size the row formula would be unreadable (and slow to print).
 MAX_EXPANDED_NODES = 5_000
@@ -102,15 +111,36 @@ class HelperBlock:
     text: str                # the comprehension as written
     var: str
     unit: str                # the unit the value column is shown in
-    # Every row's value (in `unit`) and condition, over the symbol LOOP_VARIABLE...
+    # Every row's value (in `unit`) and conditions (tested in order), over the symbol LOOP_VARIABLE...
     value: object = None
-    keep: object = None
+    keep: list | None = None
     # ... or, where that cannot be written once, each row's own (value, condition).
     per_row: list | None = None
     # A range ending at a cell's value: that end (base SI), and the last row's n.
     guard: object = None
     last: int = 0
     rows: list = field(default_factory=list)   # (n, cached value, "" where the condition fails)
+    # Comprehensions nested in this one: one grid each, a row per n and a column per inner value.
+    inners: list = field(default_factory=list)
+
+
+@dataclass
+class InnerGrid:
+    """A comprehension inside another's body: a grid with one row per value of the
+    outer variable and one column per value of its own; each row's result (a
+    column beside the outer block) stands for it in the outer row's formula."""
+    key: str                 # the symbol standing for the row's result in the outer formula
+    func: str
+    text: str
+    var: str
+    unit: str
+    lo: int                  # the first and last column's value of the inner variable
+    last: int
+    value: object = None     # over LOOP_VARIABLE and INNER_VARIABLE, in `unit`
+    keep: list | None = None  # the grid cell's conditions, tested in order (range, then `if`)
+    guard: object = None     # the inner range's end over LOOP_VARIABLE when it depends on cells
+    cells: list = field(default_factory=list)     # per outer row: cached values ("" where not kept)
+    results: list = field(default_factory=list)   # per outer row: the cached result (nan: none)
 
 
 class FormulaBuilder:
@@ -234,34 +264,121 @@ class FormulaBuilder:
         block = HelperBlock(f"__comprehension_{len(self.helpers)}_{cid}", cid or "", node.func,
                             node.text, node.var, unit)
 
-        def row_exprs(n):
+        def row_exprs(n, body=node.body, cond=node.cond, reference=ref):
             variables = {node.var: n}
-            value = n if node.func == "first" else per_unit(to_sympy(node.body, ref, variables), size)
-            keep = tidy(to_sympy(node.cond, ref, variables)) if node.cond is not None else sp.true
-            if guard is not None:
-                keep = sp.And(sp.Le(n, guard, evaluate=False), keep)
+            value = n if node.func == "first" else per_unit(to_sympy(body, reference, variables), size)
+            # The conditions a row must meet, tested in this order (a later one may
+            # fail where an earlier one does not hold: nested IFs, not AND).
+            keep = [sp.Le(n, guard, evaluate=False)] if guard is not None else []
+            if cond is not None:
+                keep.append(tidy(to_sympy(cond, reference, variables)))
             return value, keep
         try:
             # One formula for every row, reading the loop variable from the row's first cell.
             block.value, block.keep = row_exprs(symbol(LOOP_VARIABLE))
         except NotSymbolic:
-            # An inner comprehension whose range depends on the loop variable: unroll row by row.
-            if last - lo + 1 > MAX_UNROLLED_ROWS:
-                raise NotLive(f"Excel cannot express `{node.text}` row by row; a value computed by ifr.") from None
+            nested = _find(node.body, ir.Reduce) or (node.cond is not None and _find(node.cond, ir.Reduce))
             try:
-                block.per_row = [row_exprs(sp.Integer(n)) for n in range(lo, last + 1)]
-            except NotSymbolic as exc:
-                raise NotLive(f"Excel cannot express `{exc}` (a comprehension inside `{node.text}` whose range "
-                              "depends on other cells); a value computed by ifr.") from None
+                if not nested:
+                    raise NotSymbolic(node.text)
+                # Comprehensions inside this one: a grid each, read by the row's result column.
+                block.value, block.keep = self._with_grids(node, block, ref, lo, last, row_exprs)
+            except (NotSymbolic, NotLive):
+                # An inner comprehension whose range depends on the loop variable: unroll row by row.
+                block.inners = []
+                if last - lo + 1 > MAX_UNROLLED_ROWS:
+                    raise NotLive(f"Excel cannot express `{node.text}` row by row; a value computed by ifr.") \
+                        from None
+                try:
+                    block.per_row = [row_exprs(sp.Integer(n)) for n in range(lo, last + 1)]
+                except NotSymbolic as exc:
+                    raise NotLive(f"Excel cannot express `{exc}` (a comprehension inside `{node.text}` whose "
+                                  "range depends on other cells); a value computed by ifr.") from None
         body, cond = compile_node(node.body), compile_node(node.cond) if node.cond is not None else None
         env = self.model.values
         block.guard, block.last = guard, last
         for n in range(lo, last + 1):
             local = {node.var: float(n)}
-            kept = n <= hi and (bool(cond(env, local)) if cond is not None else True)
-            cached = (float(n) if node.func == "first" else float(body(env, local)) / float(size)) if kept else ""
+            kept = n <= hi and _cached(cond, env, local, True)
+            cached = (float(n) if node.func == "first" else _cached(body, env, local, math.nan) / float(size)) \
+                if kept else ""
             block.rows.append((n, cached))
         return block
+
+    def _with_grids(self, node: ir.Reduce, block: HelperBlock, ref, lo: int, last: int, row_exprs):
+        """The row formula of a comprehension whose body holds comprehensions, each
+        replaced by its grid's result column; raises NotSymbolic or NotLive."""
+        grids: dict[str, InnerGrid] = {}
+
+        def swap(inner: ir.Reduce) -> ir.Node:
+            grid = self._inner_grid(inner, node, ref, lo, last, f"{block.key}__inner_{len(grids)}")
+            grids[grid.key] = grid
+            return ir.Ref(inner.span, inner.text, grid.key)
+        body = ir.replace(node.body, ir.Reduce, swap)
+        cond = ir.replace(node.cond, ir.Reduce, swap) if node.cond is not None else None
+
+        def reference(key):
+            grid = grids.get(key)
+            if grid is None:
+                return ref(key)
+            return symbol(key) if grid.func in ("argmax", "argmin", "first") else symbol(key) * unit_size(grid.unit)
+        found = row_exprs(symbol(LOOP_VARIABLE), body, cond, reference)
+        block.inners = list(grids.values())
+        return found
+
+    def _inner_grid(self, inner: ir.Reduce, outer: ir.Reduce, ref, lo: int, last: int, key: str) -> InnerGrid:
+        from ifr.evaluate import compile_node
+        if _find(inner.body, ir.Reduce) or (inner.cond is not None and _find(inner.cond, ir.Reduce)):
+            raise NotLive(f"`{outer.text}` nests comprehensions three deep; a value computed by ifr.")
+        if ir.refs(inner.lo):
+            raise NotLive(f"`{inner.text}` starts its range at a value that depends on other cells; "
+                          "a value computed by ifr.")
+        env = self.model.values
+        lo_f, hi_f = compile_node(inner.lo), compile_node(inner.hi)
+        outer_values = range(lo, last + 1)
+        try:
+            starts = [int(round(float(lo_f(env, {outer.var: float(n)})))) for n in outer_values]
+            ends = [int(round(float(hi_f(env, {outer.var: float(n)})))) for n in outer_values]
+        except Exception:    # an inner range ifr cannot evaluate for some row: no grid
+            raise NotLive(f"Excel cannot express `{inner.text}`; a value computed by ifr.") from None
+        first, final = min(starts), max(ends)
+        guard = None
+        variables = {outer.var: symbol(LOOP_VARIABLE)}
+        if ir.refs(inner.hi):
+            guard = to_sympy(inner.hi, ref, variables)
+            final += max(final - first + 1, SPARE_ROWS)
+        if (final - first + 1) * (last - lo + 1) > MAX_GRID_CELLS:
+            raise NotLive(f"`{inner.text}` inside `{outer.text}` needs over {MAX_GRID_CELLS:,} helper cells; "
+                          "a value computed by ifr.")
+        unit = "" if inner.func == "first" else auto_unit(dim_of(inner.body, self.model.dims),
+                                                          _typical_inner(inner, outer, lo, env))
+        size = unit_size(unit)
+        m = symbol(INNER_VARIABLE)
+        inner_vars = dict(variables)
+        inner_vars[inner.var] = m
+        value = m if inner.func == "first" else per_unit(to_sympy(inner.body, ref, inner_vars), size)
+        conditions = []
+        if _find(inner.lo, ir.Var):
+            conditions.append(sp.Ge(m, to_sympy(inner.lo, ref, variables), evaluate=False))
+        if _find(inner.hi, ir.Var) or guard is not None:
+            conditions.append(sp.Le(m, to_sympy(inner.hi, ref, variables), evaluate=False))
+        if inner.cond is not None:
+            conditions.append(tidy(to_sympy(inner.cond, ref, inner_vars)))
+        grid = InnerGrid(key, inner.func, inner.text, inner.var, unit, first, final, value, conditions, guard)
+        body = compile_node(inner.body)
+        cond = compile_node(inner.cond) if inner.cond is not None else None
+        whole = compile_node(inner)
+        for n, start, end in zip(outer_values, starts, ends):
+            row = []
+            for k in range(first, final + 1):
+                local = {outer.var: float(n), inner.var: float(k)}
+                kept = start <= k <= end and _cached(cond, env, local, True)
+                row.append((float(k) if inner.func == "first" else _cached(body, env, local, math.nan)
+                            / float(size)) if kept else "")
+            grid.cells.append(row)
+            result = _cached(whole, env, {outer.var: float(n)}, math.nan)
+            grid.results.append(result if inner.func in ("argmax", "argmin", "first") else result / float(size))
+        return grid
 
     # --- table rows
     def expanded(self, cid: str, binding: dict, affected: set, memo: dict):
@@ -303,6 +420,27 @@ def _typical(node: ir.Reduce, values: dict) -> float:
     try:
         lo = float(compile_node(node.lo)({}, {}))
         return abs(float(compile_node(node.body)(values, {node.var: lo}))) or 1.0
+    except Exception:  # any failure only costs a less readable unit
+        return 1.0
+
+
+def _cached(fn, env, local, default):
+    """A helper cell's cached value: `fn` under these values, `default` when there
+    is no fn or ifr cannot compute it there (the workbook's formula then shows why)."""
+    if fn is None:
+        return default
+    try:
+        value = fn(env, local)
+    except Exception:    # an error of this row only: the cached value is #N/A or the row is left out
+        return default
+    return value if isinstance(value, (bool, np.bool_)) else float(value)
+
+
+def _typical_inner(inner: ir.Reduce, outer: ir.Reduce, lo: int, values: dict) -> float:
+    from ifr.evaluate import compile_node
+    try:
+        local = {outer.var: float(lo), inner.var: float(compile_node(inner.lo)(values, {outer.var: float(lo)}))}
+        return abs(float(compile_node(inner.body)(values, local))) or 1.0
     except Exception:  # any failure only costs a less readable unit
         return 1.0
 

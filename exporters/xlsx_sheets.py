@@ -14,7 +14,7 @@ from ifr import ir
 from .cells import display_value
 from .excel_formula import NotExcel
 from .xlsx import merged_text, setup_print, write_formula, write_number
-from .xlsx_formulas import LOOP_VARIABLE, NotLive
+from .xlsx_formulas import INNER_VARIABLE, LOOP_VARIABLE, NotLive
 from .xlsx_layout import SCENARIOS_FIRST_COLUMN, SCENARIOS_HEADER_ROW, in_unit, scenario_layout, scenario_rows
 from .xlsx_style import column_format, input_format, number_format, text_width
 
@@ -122,7 +122,12 @@ class ScenariosSheet(_Sheet):
 # --- comprehension helper rows ------------------------------------------------------
 
 class ComprehensionsSheet(_Sheet):
-    """Helper rows, hidden: thousands of them would bury the model when printed."""
+    """Helper rows, hidden: thousands of them would bury the model when printed.
+
+    A block per comprehension: a row per value of its variable (column A),
+    the row's value (B), and for a comprehension nested in it, the row's
+    result (C, D, ...) taken from a grid to the right with one column per
+    value of the inner variable (its values in the block's header row)."""
     title = "Comprehensions"
     FIRST = 2
 
@@ -136,58 +141,97 @@ class ComprehensionsSheet(_Sheet):
         row = self.FIRST
         self.blocks = []
         for block in self.w.builder.helpers:
+            start = row + 2
+            end = start + len(block.rows) - 1
             try:
+                layout = self._layout(block, row + 1, start)
                 if block.per_row is None:
-                    template = self._row_text(block.value, block.keep)
+                    template = self._row_text(block.value, block.keep, layout.inner_refs)
                     texts = [template] * len(block.rows)
                 else:
-                    texts = [self._row_text(value, keep) for value, keep in block.per_row]
+                    texts = [self._row_text(value, keep, {}) for value, keep in block.per_row]
+                aggregate = self._aggregate(block.func, f"{self.title}!$B${start + 1}:$B${end + 1}",
+                                            f"{self.title}!$A${start + 1}:$A${end + 1}")
+                if block.guard is not None:
+                    aggregate = f"IF({self._beyond(block.guard, block.last, {})},NA(),{aggregate})"
             except NotExcel as exc:
                 self.w.formulas[block.cell] = NotLive(
                     f"Excel cannot express the comprehension `{block.text}` ({exc}); a value computed by ifr.")
                 continue
-            start = row + 2
-            end = start + len(block.rows) - 1
-            values = f"{self.title}!$B${start + 1}:$B${end + 1}"
-            numbers = f"{self.title}!$A${start + 1}:$A${end + 1}"
-            aggregate = {
-                "max": f"MAX({values})", "min": f"MIN({values})", "sum": f"SUM({values})",
-                "first": f"MIN({values})",
-                "argmax": f"INDEX({numbers},MATCH(MAX({values}),{values},0))",
-                "argmin": f"INDEX({numbers},MATCH(MIN({values}),{values},0))",
-            }[block.func]
-            if block.guard is not None:
-                try:
-                    limit = self.w.formula_text(block.guard)[1:]
-                except NotExcel as exc:
-                    self.w.formulas[block.cell] = NotLive(
-                        f"Excel cannot express the end of `{block.text}` ({exc}); a value computed by ifr.")
-                    continue
-                aggregate = f"IF({limit}>{block.last},NA(),{aggregate})"
             self.w.refs[block.key] = aggregate
-            self.blocks.append((block, row, start, texts))
+            self.blocks.append((block, row, start, texts, layout))
             row = end + 2
 
-    # A row's formula is printed once with this in place of its loop variable's cell.
-    _LOOP = "\x00"
+    @staticmethod
+    def _aggregate(func: str, values: str, numbers: str) -> str:
+        """A comprehension's result from its rows' values; #N/A where no row is kept
+        (as ifr, which has no value then), except a sum's 0."""
+        found = {
+            "max": f"MAX({values})", "min": f"MIN({values})", "sum": f"SUM({values})",
+            "first": f"MIN({values})",
+            "argmax": f"INDEX({numbers},MATCH(MAX({values}),{values},0))",
+            "argmin": f"INDEX({numbers},MATCH(MIN({values}),{values},0))",
+        }[func]
+        return found if func == "sum" else f"IF(COUNT({values})=0,NA(),{found})"
 
-    def _row_text(self, value, keep) -> str | None:
-        if keep is sp.false:
+    def _beyond(self, guard, last: int, refs: dict) -> str:
+        """A test that a range's live end lies past the last row (or column) or is not
+        a whole number: the result is #N/A then, as ifr has none."""
+        all_refs = dict(self.w.refs)
+        all_refs.update(refs)
+        limit = self.w.formula_text(guard, all_refs)[1:]
+        return f"OR({limit}>{last},ABS({limit}-ROUND({limit},0))>1E-9*MAX(1,ABS({limit})))"
+
+    # A row's formula is printed once with these in place of its loop variable's
+    # cell, the inner variable's cell and an inner result's cell.
+    _LOOP, _INNER, _RESULT = "\x00", "\x02", "\x01"
+
+    def _layout(self, block, header: int, start: int) -> "_BlockLayout":
+        """Columns of a block's inner results and grids, and their formulas."""
+        from xlsxwriter.utility import xl_col_to_name
+        layout = _BlockLayout()
+        column = 2 + len(block.inners)
+        for j, grid in enumerate(block.inners):
+            column += 1                       # a blank column before each grid
+            first, last = column, column + grid.last - grid.lo
+            column = last + 1
+            refs = {INNER_VARIABLE: self._INNER}
+            cell_text = self._row_text(grid.value, grid.keep, refs)
+            cells = f"{xl_col_to_name(first)}{self._RESULT}:{xl_col_to_name(last)}{self._RESULT}"
+            numbers = f"${xl_col_to_name(first)}${header + 1}:${xl_col_to_name(last)}${header + 1}"
+            result = self._aggregate(grid.func, cells, numbers)
+            if grid.guard is not None:
+                result = f"IF({self._beyond(grid.guard, grid.last, {})},NA(),{result})"
+            layout.inner_refs[grid.key] = f"${xl_col_to_name(2 + j)}{self._RESULT}"
+            layout.grids.append((grid, 2 + j, first, cell_text, "=" + result))
+        return layout
+
+    def _row_text(self, value, keep, extra: dict) -> str | None:
+        conditions = [c for c in (keep or []) if c is not sp.true]
+        if any(c is sp.false for c in conditions):
             return None
         refs = dict(self.w.refs)
         refs[LOOP_VARIABLE] = self._LOOP
-        body = self.w.formula_text(value, refs)
-        if keep is sp.true:
-            return body
-        return f'=IF({self.w.formula_text(keep, refs)[1:]},{body[1:]},"")'
+        refs.update(extra)
+        text = self.w.formula_text(value, refs)[1:]
+        for condition in reversed(conditions):
+            text = f'IF({self.w.formula_text(condition, refs)[1:]},{text},"")'
+        return "=" + text
+
+    def _filled(self, text: str, row: int, header: int | None = None, column: str = "") -> str:
+        text = text.replace(self._LOOP, f"$A{row + 1}").replace(self._RESULT, f"{row + 1}")
+        return text.replace(self._INNER, f"{column}${header + 1}") if header is not None else text
 
     def write(self) -> None:
+        from xlsxwriter.utility import xl_col_to_name
         sheet, graph = self.sheet, self.w.model.graph
         merged_text(sheet, 0, 0, 3, "Helper rows for comprehensions: one row per value of the loop variable. "
-                    "The cell named above each block takes the MAX, MIN, SUM or the matching n of its rows. "
-                    "Do not edit.", self.st("note"))
+                    "The cell named above each block takes the MAX, MIN, SUM or the matching n of its rows; "
+                    "a comprehension inside another has a grid to the right, one column per value of its "
+                    "variable. Do not edit.", self.st("note"))
         sheet.set_row(0, 40)
-        for block, row, start, texts in self.blocks:
+        widest = 3
+        for block, row, start, texts, layout in self.blocks:
             name = graph.cells[block.cell].name if block.cell in graph.cells else block.cell
             merged_text(sheet, row, 0, 3, f"{name}: {block.text}", self.st("section"))
             sheet.write_string(row + 1, 0, block.var, self.st("header"))
@@ -199,10 +243,36 @@ class ComprehensionsSheet(_Sheet):
             for i, ((n, cached), text) in enumerate(zip(block.rows, texts)):
                 write_number(sheet, start + i, 0, n, self.st("muted", "0"))
                 if text is not None:
-                    write_formula(sheet, start + i, 1, text.replace(self._LOOP, f"$A{start + i + 1}"), style,
-                                  cached)
+                    write_formula(sheet, start + i, 1, self._filled(text, start + i), style, cached)
+            for grid, result_col, first, cell_text, result_text in layout.grids:
+                unit = f" [{grid.unit}]" if grid.unit else ""
+                sheet.write_string(row + 1, result_col, f"{grid.func} over {grid.var}{unit}", self.st("header"))
+                sheet.write_string(row, first - 1 if first > 4 else first, f"{grid.text}: by {grid.var} →",
+                                   self.st("muted"))
+                numbers = [c for r in grid.cells for c in r if c != ""]
+                grid_style = self.st("formula", column_format(numbers) if numbers else "General")
+                for k, m in enumerate(range(grid.lo, grid.last + 1)):
+                    write_number(sheet, row + 1, first + k, m, self.st("muted", "0"))
+                for i, cells in enumerate(grid.cells):
+                    r = start + i
+                    write_formula(sheet, r, result_col, self._filled(result_text, r), grid_style, grid.results[i])
+                    if cell_text is None:
+                        continue
+                    for k, cached in enumerate(cells):
+                        letter = xl_col_to_name(first + k)
+                        write_formula(sheet, r, first + k, self._filled(cell_text, r, row + 1, letter),
+                                      grid_style, cached)
+                widest = max(widest, first + grid.last - grid.lo)
         sheet.set_column(0, 0, 12)
         sheet.set_column(1, 1, 24)
-        sheet.set_column(2, 3, 20)
+        sheet.set_column(2, widest, 14)
         # Printing thousands of helper rows helps nobody (LibreOffice prints hidden sheets too).
         setup_print(sheet, 0, 0, 3)
+
+
+class _BlockLayout:
+    """Where a block's inner results and grids go (columns), with their formulas."""
+
+    def __init__(self):
+        self.inner_refs: dict[str, str] = {}   # inner result symbol -> its column in the row
+        self.grids: list = []                  # (grid, result column, first grid column, cell text, result text)

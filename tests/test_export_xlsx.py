@@ -183,8 +183,9 @@ def test_features_workbook_marks_what_is_not_live(exported):
     assert str(numeric.value).startswith("=IF(AND(") and "numeric" in numeric.comment.text   # guarded
     assert "stale" in numeric.comment.text
     assert "computed by ifr" in sheet.cell(rows["mc"], 2).comment.text     # an input: no cell in its formula
-    assert sheet.cell(rows["ranged"], 2).value.startswith("=IF(x>")       # rows to spare, then #N/A
-    assert sheet.cell(rows["first_n"], 2).value.startswith("=MIN(Comprehensions!")
+    assert sheet.cell(rows["ranged"], 2).value.startswith("=IF(OR(x>")    # rows to spare, then #N/A
+    # no n meets the condition: #N/A, as ifr has no value (MIN of no numbers would show 0)
+    assert sheet.cell(rows["first_n"], 2).value.startswith("=IF(COUNT(Comprehensions!")
     assert sheet.cell(rows["neg_square"], 2).value == "=-(x^2)"
     assert sheet.cell(rows["tower"], 2).value == "=2^(x^2)"
     assert sheet.cell(rows["f_ceil"], 2).value.startswith("=-INT(")
