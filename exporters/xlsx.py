@@ -113,7 +113,7 @@ class WorkbookWriter:
             extra.append(TableSheet(self, table, titles[table.name]))
         if self.model.graph.scenarios:
             extra.append(ScenariosSheet(self))
-        helpers = ComprehensionsSheet(self) if self.builder.helpers else None
+        helpers = ComprehensionsSheet(self) if self.builder.helpers or self.builder.solves else None
         for sheet in extra:
             sheet.add()
         if helpers is not None:

@@ -150,6 +150,7 @@ class FormulaBuilder:
         self.model = model
         self.cells = model.graph.cells
         self.helpers: list[HelperBlock] = []
+        self.solves: list = []           # xlsx_solves.SolveLadder, one per numeric solve
         self._cell_cache: dict[tuple[str, bool], object] = {}
 
     # --- references
@@ -180,7 +181,17 @@ class FormulaBuilder:
             raise NotLive(f"Why: {failed.message}. Run ifr again after changing its inputs.")
         cell = self.cells[cid]
         if cell.kind == "solve":
-            return self.in_display_unit(self.closed_form(cid, self.display_ref), cid)
+            try:
+                return self.in_display_unit(self.closed_form(cid, self.display_ref), cid)
+            except NotLive:
+                solution = self.model.solver.solutions.get(cid)
+                if inline_only or solution is None or solution.method != "numeric":
+                    raise
+            # No closed form: ifr's numeric search, as rows of the helper sheet.
+            from .xlsx_solves import ladder
+            found = ladder(self, cid)
+            self.solves.append(found)
+            return self.in_display_unit(symbol(found.key), cid)
         return self.in_display_unit(self.expression(cell.expr, self.display_ref, cid, inline_only), cid)
 
     def closed_form(self, cid: str, ref):
@@ -189,9 +200,38 @@ class FormulaBuilder:
             how = solution.note if solution is not None else "solved numerically"
             raise NotLive(f"solved by ifr ({how}); a value, not a formula: no closed form to recalculate. "
                           "Run ifr again after changing inputs.")
-        expr = from_tree(solution.tree)
+        expr = self._every_condition(cid, solution) or from_tree(solution.tree)
         # factor_terms pulls the unit factors the symbols bring out as one coefficient.
         return sp.factor_terms(expr.xreplace({s: ref(s.name) for s in expr.free_symbols}))
+
+    def _every_condition(self, cid: str, solution):
+        """A closed form that comes in branches (from a max, min or if), with every
+        branch's condition kept: the root where exactly one branch holds, and #N/A
+        where none does, where several do, where a branch free of the unknown makes
+        the equation hold over a whole stretch, or outside the bracket (where ifr has
+        no single root). None for a closed form without conditions."""
+        cell = self.cells[cid]
+        forms = self.model.solver.closed_forms(cell)
+        candidates = forms.candidates or []
+        conditional = any(c != ["bool", True] for _, c in candidates)
+        if not candidates or not (conditional or forms.flat or cell.bracket is not None):
+            return None
+        if not conditional and len(candidates) == 1 and not forms.flat and cell.bracket is None:
+            return None
+        roots = [(from_tree(t), from_tree(c)) for t, c in candidates]
+        holds = [c for _, c in roots]
+        for tree in forms.flat:
+            terms = [from_tree(t) for t in tree[1:]] if tree[0] == "add" else [from_tree(tree)]
+            size = sp.Add(*[sp.Abs(t) for t in terms])
+            holds = [sp.And(c, sp.Gt(sp.Abs(sp.Add(*terms)), size * sp.Float(1e-9), evaluate=False))
+                     for c in holds]
+        if cell.bracket is not None:
+            lo, hi = (to_sympy(b, lambda key: symbol(key)) for b in cell.bracket)
+            holds = [sp.And(c, sp.Ge(x, sp.Min(lo, hi), evaluate=False), sp.Le(x, sp.Max(lo, hi), evaluate=False))
+                     for (x, _), c in zip(roots, holds)]
+        count = sp.Add(*[sp.Piecewise((1, c), (0, True)) for c in holds])
+        pick = sp.Piecewise(*[(x, c) for (x, _), c in zip(roots, holds)], (NOT_AVAILABLE, True))
+        return sp.Piecewise((pick, sp.Eq(count, 1)), (NOT_AVAILABLE, True))
 
     def expression(self, node: ir.Node, ref, cid: str | None = None, inline_only: bool = True):
         """A base-SI sympy expression for an IR node; comprehensions unrolled

@@ -161,6 +161,13 @@ class ComprehensionsSheet(_Sheet):
             self.w.refs[block.key] = aggregate
             self.blocks.append((block, row, start, texts, layout))
             row = end + 2
+        from .xlsx_solves import LadderRows
+        self.ladders = []
+        for found in self.w.builder.solves:
+            rows = LadderRows(self, found, row)
+            self.w.refs[found.key] = rows.result_text()
+            self.ladders.append(rows)
+            row += rows.rows + 1
 
     @staticmethod
     def _aggregate(func: str, values: str, numbers: str) -> str:
@@ -218,6 +225,12 @@ class ComprehensionsSheet(_Sheet):
             text = f'IF({self.w.formula_text(condition, refs)[1:]},{text},"")'
         return "=" + text
 
+    def _solve_text(self, expr) -> str:
+        from .xlsx_solves import POINT_MARK, SOLVE_VARIABLE
+        refs = dict(self.w.refs)
+        refs[SOLVE_VARIABLE] = POINT_MARK
+        return self.w.formula_text(expr, refs)
+
     def _filled(self, text: str, row: int, header: int | None = None, column: str = "") -> str:
         text = text.replace(self._LOOP, f"$A{row + 1}").replace(self._RESULT, f"{row + 1}")
         return text.replace(self._INNER, f"{column}${header + 1}") if header is not None else text
@@ -263,9 +276,11 @@ class ComprehensionsSheet(_Sheet):
                         write_formula(sheet, r, first + k, self._filled(cell_text, r, row + 1, letter),
                                       grid_style, cached)
                 widest = max(widest, first + grid.last - grid.lo)
+        for rows in self.ladders:
+            rows.write(self._solve_text)
         sheet.set_column(0, 0, 12)
         sheet.set_column(1, 1, 24)
-        sheet.set_column(2, widest, 14)
+        sheet.set_column(2, max(widest, 11), 14)
         # Printing thousands of helper rows helps nobody (LibreOffice prints hidden sheets too).
         setup_print(sheet, 0, 0, 3)
 

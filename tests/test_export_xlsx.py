@@ -180,8 +180,8 @@ def test_features_workbook_marks_what_is_not_live(exported):
     sheet = workbook["Model"]
     rows = {sheet.cell(r, 1).value: r for r in range(1, sheet.max_row + 1)}
     numeric = sheet.cell(rows["numeric"], 2)
-    assert str(numeric.value).startswith("=IF(AND(") and "numeric" in numeric.comment.text   # guarded
-    assert "stale" in numeric.comment.text
+    # a numeric solve is live: the scan and bisection rows of the helper sheet
+    assert str(numeric.value).startswith("=IF(Comprehensions!$E$") and "NA()" in numeric.value
     assert "computed by ifr" in sheet.cell(rows["mc"], 2).comment.text     # an input: no cell in its formula
     assert sheet.cell(rows["ranged"], 2).value.startswith("=IF(OR(x>")    # rows to spare, then #N/A
     # no n meets the condition: #N/A, as ifr has no value (MIN of no numbers would show 0)
