@@ -32,15 +32,24 @@ class _Sheet:
     def add(self) -> None:
         self.sheet = self.w.workbook.add_worksheet(self.title)
 
-    def live(self, row: int, col: int, make_expr, refs, cached, style_kind="formula", fmt=None) -> bool:
-        """Write a live formula, or the cached value with a note when Excel cannot have one."""
+    def live(self, row: int, col: int, make_expr, refs, cached, style_kind="formula", fmt=None,
+             sources=()) -> bool:
+        """Write a live formula, or, when Excel cannot have one, the cached value with
+        a note, guarded by the inputs of the cells `sources` (#N/A once one is edited)."""
         fmt = fmt if fmt is not None else number_format(cached)
         try:
             text = self.w.formula_text(make_expr(), refs)
         except (NotLive, NotExcel) as exc:
             note = str(exc) if isinstance(exc, NotLive) else \
                 f"Excel cannot express this formula ({exc}); a value computed by ifr."
-            write_number(self.sheet, row, col, cached, self.st("static", fmt), note)
+            guard = self.w.stale_guard(sources, cached) if sources else None
+            if guard is None:
+                write_number(self.sheet, row, col, cached, self.st("static", fmt), note)
+            else:
+                note += ("\n\nIt holds while its inputs keep the values ifr used; after an edit of one of them "
+                         "it shows #N/A (stale, in red) until ifr is run again.")
+                write_formula(self.sheet, row, col, guard, self.st("static", fmt), cached, note)
+                self.w.mark_stale(self.sheet, row, col)
             return False
         write_formula(self.sheet, row, col, text, self.st(style_kind, fmt), cached)
         return True
@@ -83,12 +92,33 @@ class ScenariosSheet(_Sheet):
             write_formula(sheet, r, 2, f"={self.w.names[cid]}", self.st("formula", number_format(value)), value)
         for k, name in enumerate(names):
             self._column(SCENARIOS_FIRST_COLUMN + k, name, position)
+        differences = SCENARIOS_FIRST_COLUMN + len(names)
+        for k, name in enumerate(names):
+            self._difference(differences + k, SCENARIOS_FIRST_COLUMN + k, name, position)
+        headers += [f"{name} vs base" for name in names]
         widths = [text_width([graph.cells[c].name for c in self.rows] + ["Name"], 10, 40),
                   text_width([model.units[c] for c in self.rows] + ["Unit"], 6, 16), 13] + \
-                 [max(13.0, text_width([n], 10, 24)) for n in names]
+                 [max(13.0, text_width([n], 10, 24)) for n in names] + \
+                 [max(11.0, text_width([f"{n} vs base"], 10, 24)) for n in names]
         self.heading(self.HEADER, headers, widths, numeric=set(range(2, len(headers))))
         sheet.freeze_panes(self.HEADER + 1, 1)
         setup_print(sheet, self.HEADER, last, max(len(headers) - 1, 4))
+
+    def _difference(self, col: int, scenario_col: int, name: str, position: dict[str, int]) -> None:
+        """A scenario's change against the base column, as a percentage (blank where the base is 0)."""
+        from xlsxwriter.utility import xl_col_to_name
+        model = self.w.model
+        result = model.scenario(name)
+        letter = xl_col_to_name(scenario_col)
+        style = self.st("muted", '+0.0%;-0.0%;0%')
+        for cid, r in position.items():
+            base_value = display_value(model, cid)
+            if isinstance(base_value, bool):
+                continue
+            value = in_unit(result, cid, model.units[cid]) if cid not in result.errors else float("nan")
+            cached = "" if base_value == 0 else value / base_value - 1
+            base, other = f"$C{r + 1}", f"{letter}{r + 1}"
+            write_formula(self.sheet, r, col, f'=IF({base}=0,"",{other}/{base}-1)', style, cached)
 
     def _column(self, col: int, name: str, position: dict[str, int]) -> None:
         from xlsxwriter.utility import xl_col_to_name
@@ -116,7 +146,8 @@ class ScenariosSheet(_Sheet):
                 write_formula(self.sheet, r, col, f"={self.w.names[cid]}", self.st("formula", number_format(value)),
                               value)
             else:
-                self.live(r, col, lambda c=cid: builder.cell(c, inline_only=True), refs, value)
+                self.live(r, col, lambda c=cid: builder.cell(c, inline_only=True), refs, value,
+                          sources=[cid, *overrides, *(ref for node in overrides.values() for ref in ir.refs(node))])
 
 
 # --- comprehension helper rows ------------------------------------------------------

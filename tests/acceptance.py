@@ -58,6 +58,7 @@ class Report:
     inputs: int = 0
     right: int = 0
     not_shown: int = 0     # showing #N/A or another error: visibly not a number
+    not_shown_with_value: list = field(default_factory=list)   # ... where ifr has a number
     wrong: list = field(default_factory=list)
 
 
@@ -145,7 +146,35 @@ def compare(book: Book, engine: str) -> Report:
         judge(report, f"{sheet}!{ref} {model.graph.cells[cid].name}", shown.get((sheet, ref)), expected)
     formulas.close()
     compare_scenarios(book, report, shown)
+    compare_tables(book, report, shown)
     return report
+
+
+def compare_tables(book: Book, report: Report, shown: dict) -> None:
+    """Every shown column of every table sheet against the read-back model's table."""
+    from ifr.exporters.xlsx_layout import TABLE_HEADER_ROW, table_titles
+    from ifr.exporters.xlsx_reader import coordinate
+    from ifr.exporters.xlsx_formulas import unit_size
+    model, variant = book.model, book.variant
+    titles = table_titles(model)
+    for table in model.graph.tables:
+        try:
+            result = variant.table(table.name)
+        except ifr.IfrError:
+            result = None
+        rows = len(model.table(table.name).rows)
+        for i in range(rows):
+            for j, cid in enumerate(table.show, start=1):
+                ref = coordinate(TABLE_HEADER_ROW + 2 + i, j + 1)
+                if result is None or i >= len(result.rows):
+                    expected = math.nan
+                else:
+                    raw = result.rows[i][j]
+                    expected = raw if isinstance(raw, bool) else \
+                        float(raw) * float(unit_size(result.units[j])) / float(unit_size(model.units[cid])) \
+                        if isinstance(raw, (int, float)) else math.nan
+                judge(report, f"{titles[table.name]}!{ref} {table.name}.{model.graph.cells[cid].name}",
+                      shown.get((titles[table.name], ref)), expected)
 
 
 def compare_scenarios(book: Book, report: Report, shown: dict) -> None:
@@ -171,6 +200,8 @@ def compare_scenarios(book: Book, report: Report, shown: dict) -> None:
 def judge(report: Report, where: str, got, expected) -> None:
     if isinstance(got, str) and got.startswith("#"):
         report.not_shown += 1
+        if isinstance(expected, bool) or (isinstance(expected, float) and math.isfinite(expected)):
+            report.not_shown_with_value.append((where, got, expected))
         return
     if isinstance(expected, bool) or isinstance(got, bool):
         ok = bool(got) == bool(expected) if isinstance(got, (bool, int, float)) else False

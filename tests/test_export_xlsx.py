@@ -24,7 +24,7 @@ from ifr.display import factor
 from ifr.errors import IfrError
 from ifr.exporters.excel_names import assign_names, is_excel_name, mangle
 from ifr.exporters.cells import display_value, exported_cells, table_result
-from ifr.exporters.xlsx import MODEL_HEADER_ROW, NAME_COL, VALUE_COL, cell_names
+from ifr.exporters.xlsx import NAME_COL, VALUE_COL, cell_names
 from ifr.exporters.xlsx_style import INPUT_BLUE
 from recalc import errors_in, read_values, recalculate_many
 
@@ -226,7 +226,8 @@ def test_inputs_look_like_inputs_and_formulas_carry_values(exported):
     model, out, _ = exported[ROOT / "models" / "pd_handoff.ifr"]
     workbook = load_workbook(out)
     sheet = workbook["Model"]
-    assert sheet.freeze_panes == f"B{MODEL_HEADER_ROW + 2}"
+    header = next(r for r in range(1, sheet.max_row + 1) if sheet.cell(r, 1).value == "Name")
+    assert sheet.freeze_panes in (f"B{header + 1}", "B1")     # the header, unless the cover is tall
     rows = {sheet.cell(r, NAME_COL + 1).value: r for r in range(1, sheet.max_row + 1)}
     context = sheet.cell(rows["context"], VALUE_COL + 1)
     assert context.font.color.rgb.endswith(INPUT_BLUE[1:]) and context.protection.locked is False
