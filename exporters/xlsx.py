@@ -95,6 +95,7 @@ class WorkbookWriter:
         self.formulas: dict[str, object] = {}                 # cid -> sympy expr or NotLive
         self.refs: dict[str, str] = dict(self.names)          # symbol -> Excel text
         self.table_cells: dict[tuple[str, int, str], str] = {}  # (table, row, shown cell) -> Excel reference
+        self.scenario_refs: dict[str, dict[str, str]] = {}      # scenario -> helper symbol -> its own rows' result
 
     def write(self) -> None:
         from .xlsx_checks import ChecksSheet

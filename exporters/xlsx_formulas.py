@@ -119,9 +119,11 @@ class HelperBlock:
     # A range ending at a cell's value: that end (base SI), and the last row's n.
     guard: object = None
     last: int = 0
+    rows_first: int = 0      # the first row's n
     rows: list = field(default_factory=list)   # (n, cached value, "" where the condition fails)
     # Comprehensions nested in this one: one grid each, a row per n and a column per inner value.
     inners: list = field(default_factory=list)
+    node: object = None      # the comprehension (to cache its rows for other values)
 
 
 @dataclass
@@ -141,6 +143,49 @@ class InnerGrid:
     guard: object = None     # the inner range's end over LOOP_VARIABLE when it depends on cells
     cells: list = field(default_factory=list)     # per outer row: cached values ("" where not kept)
     results: list = field(default_factory=list)   # per outer row: the cached result (nan: none)
+    node: object = None      # the inner comprehension, and the one it is in
+    outer: object = None
+
+
+def fill_cache(block: HelperBlock, values: dict) -> None:
+    """ifr's value of every helper cell of `block` for these cell values (for viewers
+    that do not recalculate, and for the tests that compare them with a recalculation)."""
+    from ifr.evaluate import compile_node
+    node = block.node
+    size = float(unit_size(block.unit))
+    body, cond = compile_node(node.body), compile_node(node.cond) if node.cond is not None else None
+    hi = _cached(compile_node(node.hi), values, {}, math.nan)
+    block.rows = []
+    for n in range(block.rows_first, block.last + 1):
+        local = {node.var: float(n)}
+        kept = n <= hi and _cached(cond, values, local, True)
+        cached = (float(n) if node.func == "first" else _cached(body, values, local, math.nan) / size) \
+            if kept else ""
+        block.rows.append((n, cached))
+    for grid in block.inners:
+        _fill_grid(grid, values, range(block.rows_first, block.last + 1))
+
+
+def _fill_grid(grid: InnerGrid, values: dict, outer_values) -> None:
+    from ifr.evaluate import compile_node
+    inner, outer = grid.node, grid.outer
+    size = float(unit_size(grid.unit))
+    body = compile_node(inner.body)
+    cond = compile_node(inner.cond) if inner.cond is not None else None
+    lo_f, hi_f, whole = compile_node(inner.lo), compile_node(inner.hi), compile_node(inner)
+    grid.cells, grid.results = [], []
+    for n in outer_values:
+        start = _cached(lo_f, values, {outer.var: float(n)}, math.nan)
+        end = _cached(hi_f, values, {outer.var: float(n)}, math.nan)
+        row = []
+        for k in range(grid.lo, grid.last + 1):
+            local = {outer.var: float(n), inner.var: float(k)}
+            kept = start <= k <= end and _cached(cond, values, local, True)
+            row.append((float(k) if inner.func == "first" else _cached(body, values, local, math.nan) / size)
+                       if kept else "")
+        grid.cells.append(row)
+        result = _cached(whole, values, {outer.var: float(n)}, math.nan)
+        grid.results.append(result if inner.func in ("argmax", "argmin", "first") else result / size)
 
 
 class FormulaBuilder:
@@ -334,15 +379,8 @@ class FormulaBuilder:
                 except NotSymbolic as exc:
                     raise NotLive(f"Excel cannot express `{exc}` (a comprehension inside `{node.text}` whose "
                                   "range depends on other cells); a value computed by ifr.") from None
-        body, cond = compile_node(node.body), compile_node(node.cond) if node.cond is not None else None
-        env = self.model.values
-        block.guard, block.last = guard, last
-        for n in range(lo, last + 1):
-            local = {node.var: float(n)}
-            kept = n <= hi and _cached(cond, env, local, True)
-            cached = (float(n) if node.func == "first" else _cached(body, env, local, math.nan) / float(size)) \
-                if kept else ""
-            block.rows.append((n, cached))
+        block.guard, block.last, block.node, block.rows_first = guard, last, node, lo
+        fill_cache(block, self.model.values)
         return block
 
     def _with_grids(self, node: ir.Reduce, block: HelperBlock, ref, lo: int, last: int, row_exprs):
@@ -405,19 +443,7 @@ class FormulaBuilder:
         if inner.cond is not None:
             conditions.append(tidy(to_sympy(inner.cond, ref, inner_vars)))
         grid = InnerGrid(key, inner.func, inner.text, inner.var, unit, first, final, value, conditions, guard)
-        body = compile_node(inner.body)
-        cond = compile_node(inner.cond) if inner.cond is not None else None
-        whole = compile_node(inner)
-        for n, start, end in zip(outer_values, starts, ends):
-            row = []
-            for k in range(first, final + 1):
-                local = {outer.var: float(n), inner.var: float(k)}
-                kept = start <= k <= end and _cached(cond, env, local, True)
-                row.append((float(k) if inner.func == "first" else _cached(body, env, local, math.nan)
-                            / float(size)) if kept else "")
-            grid.cells.append(row)
-            result = _cached(whole, env, {outer.var: float(n)}, math.nan)
-            grid.results.append(result if inner.func in ("argmax", "argmin", "first") else result / float(size))
+        grid.node, grid.outer = inner, outer
         return grid
 
     # --- table rows

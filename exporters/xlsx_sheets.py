@@ -14,8 +14,9 @@ from ifr import ir
 from .cells import display_value
 from .excel_formula import NotExcel
 from .xlsx import merged_text, setup_print, write_formula, write_number
-from .xlsx_formulas import INNER_VARIABLE, LOOP_VARIABLE, NotLive
+from .xlsx_formulas import INNER_VARIABLE, LOOP_VARIABLE, NotLive, fill_cache
 from .xlsx_layout import SCENARIOS_FIRST_COLUMN, SCENARIOS_HEADER_ROW, in_unit, scenario_layout, scenario_rows
+from .xlsx_solves import recached
 from .xlsx_style import column_format, input_format, number_format, text_width
 
 PASS, FAIL = "✓", "✗"
@@ -132,6 +133,8 @@ class ScenariosSheet(_Sheet):
         letter = xl_col_to_name(col)
         refs = dict(self.w.refs)
         refs.update({cid: f"{letter}{r + 1}" for cid, r in position.items()})
+        context = self.w.scenario_refs.get(name, {})
+        refs.update(context)
         builder = self.w.builder
         for cid, r in position.items():
             value = in_unit(result, cid, model.units[cid])
@@ -146,8 +149,20 @@ class ScenariosSheet(_Sheet):
                 write_formula(self.sheet, r, col, f"={self.w.names[cid]}", self.st("formula", number_format(value)),
                               value)
             else:
-                self.live(r, col, lambda c=cid: builder.cell(c, inline_only=True), refs, value,
+                self.live(r, col, lambda c=cid: self._scenario_formula(c, context), refs, value,
                           sources=[cid, *overrides, *(ref for node in overrides.values() for ref in ir.refs(node))])
+
+    def _scenario_formula(self, cid: str, context: dict):
+        """A cell's formula in a scenario's column: inline, or the Model sheet's
+        formula reading the scenario's own helper rows."""
+        builder = self.w.builder
+        try:
+            return builder.cell(cid, inline_only=True)
+        except NotLive:
+            expr = builder.cell(cid)
+            if any(s.name.startswith("__") and s.name not in context for s in expr.free_symbols):
+                raise
+            return expr
 
 
 # --- comprehension helper rows ------------------------------------------------------
@@ -167,38 +182,83 @@ class ComprehensionsSheet(_Sheet):
         self.sheet.hide()
 
     def place(self) -> None:
-        """Give every comprehension a block of rows and its result symbol an Excel text;
-        a cell whose helper rows Excel cannot express becomes a value instead."""
-        row = self.FIRST
-        self.blocks = []
-        for block in self.w.builder.helpers:
-            start = row + 2
-            end = start + len(block.rows) - 1
-            try:
-                layout = self._layout(block, row + 1, start)
-                if block.per_row is None:
-                    template = self._row_text(block.value, block.keep, layout.inner_refs)
-                    texts = [template] * len(block.rows)
-                else:
-                    texts = [self._row_text(value, keep, {}) for value, keep in block.per_row]
-                aggregate = self._aggregate(block.func, f"{self.title}!$B${start + 1}:$B${end + 1}",
-                                            f"{self.title}!$A${start + 1}:$A${end + 1}")
-                if block.guard is not None:
-                    aggregate = f"IF({self._beyond(block.guard, block.last, {})},NA(),{aggregate})"
-            except NotExcel as exc:
-                self.w.formulas[block.cell] = NotLive(
-                    f"Excel cannot express the comprehension `{block.text}` ({exc}); a value computed by ifr.")
-                continue
-            self.w.refs[block.key] = aggregate
-            self.blocks.append((block, row, start, texts, layout))
-            row = end + 2
+        """Give every comprehension and numeric solve its helper rows and its result
+        symbol an Excel text; a cell whose helper rows Excel cannot express becomes
+        a value instead. Each scenario gets its own copy of the rows its cells need,
+        reading that scenario's column (`writer.scenario_refs`)."""
         from .xlsx_solves import LadderRows
-        self.ladders = []
-        for found in self.w.builder.solves:
-            rows = LadderRows(self, found, row)
-            self.w.refs[found.key] = rows.result_text()
+        self.blocks, self.ladders = [], []
+        row = self.FIRST
+        for block in self.w.builder.helpers:
+            found = self._place_block(block, row, self.w.refs, "")
+            if found is None:
+                self.w.formulas[block.cell] = NotLive(
+                    f"Excel cannot express the comprehension `{block.text}`; a value computed by ifr.")
+                continue
+            self.w.refs[block.key], row = found
+        for ladder in self.w.builder.solves:
+            rows = LadderRows(self, ladder, row, self.w.refs, "")
+            self.w.refs[ladder.key] = rows.result_text()
             self.ladders.append(rows)
             row += rows.rows + 1
+        for name, (refs, affected) in self._scenario_contexts().items():
+            values = self.w.model.scenario(name).values
+            context = self.w.scenario_refs.setdefault(name, {})
+            for block in self.w.builder.helpers:
+                if block.cell not in affected or block.key not in self.w.refs:
+                    continue
+                copied = _copy_block(block)
+                fill_cache(copied, values)
+                found = self._place_block(copied, row, refs, f" (scenario {name})")
+                if found is not None:
+                    context[block.key], row = found
+            for ladder in self.w.builder.solves:
+                if ladder.cell not in affected:
+                    continue
+                copied = recached(ladder, self.w.model, values)
+                rows = LadderRows(self, copied, row, refs, f" (scenario {name})")
+                context[ladder.key] = rows.result_text()
+                self.ladders.append(rows)
+                row += rows.rows + 1
+
+    def _scenario_contexts(self) -> dict:
+        """scenario -> (refs reading its column of the Scenarios sheet, the cells it changes)."""
+        from xlsxwriter.utility import xl_col_to_name
+        model = self.w.model
+        if not model.graph.scenarios:
+            return {}
+        _, position = scenario_layout(model)
+        out = {}
+        for k, (name, scenario) in enumerate(model.graph.scenarios.items()):
+            letter = xl_col_to_name(SCENARIOS_FIRST_COLUMN + k)
+            refs = dict(self.w.refs)
+            refs.update({cid: f"Scenarios!${letter}${r + 1}" for cid, r in position.items()})
+            affected: set[str] = set()
+            for cid, _, _ in scenario.overrides:
+                affected |= model.affected(cid)
+            out[name] = (refs, affected - {cid for cid, _, _ in scenario.overrides})
+        return out
+
+    def _place_block(self, block, row: int, refs: dict, label: str):
+        """Lay out one block from `row`: (its result's Excel text, the next free row),
+        or None when Excel cannot express it."""
+        start = row + 2
+        end = start + len(block.rows) - 1
+        try:
+            layout = self._layout(block, row + 1, start, refs)
+            if block.per_row is None:
+                template = self._row_text(block.value, block.keep, refs, layout.inner_refs)
+                texts = [template] * len(block.rows)
+            else:
+                texts = [self._row_text(value, keep, refs, {}) for value, keep in block.per_row]
+            aggregate = self._aggregate(block.func, f"{self.title}!$B${start + 1}:$B${end + 1}",
+                                        f"{self.title}!$A${start + 1}:$A${end + 1}")
+            if block.guard is not None:
+                aggregate = f"IF({self._beyond(block.guard, block.last, refs)},NA(),{aggregate})"
+        except NotExcel:
+            return None
+        self.blocks.append((block, row, start, texts, layout, label))
+        return aggregate, end + 2
 
     @staticmethod
     def _aggregate(func: str, values: str, numbers: str) -> str:
@@ -215,16 +275,14 @@ class ComprehensionsSheet(_Sheet):
     def _beyond(self, guard, last: int, refs: dict) -> str:
         """A test that a range's live end lies past the last row (or column) or is not
         a whole number: the result is #N/A then, as ifr has none."""
-        all_refs = dict(self.w.refs)
-        all_refs.update(refs)
-        limit = self.w.formula_text(guard, all_refs)[1:]
+        limit = self.w.formula_text(guard, refs)[1:]
         return f"OR({limit}>{last},ABS({limit}-ROUND({limit},0))>1E-9*MAX(1,ABS({limit})))"
 
     # A row's formula is printed once with these in place of its loop variable's
     # cell, the inner variable's cell and an inner result's cell.
     _LOOP, _INNER, _RESULT = "\x00", "\x02", "\x01"
 
-    def _layout(self, block, header: int, start: int) -> "_BlockLayout":
+    def _layout(self, block, header: int, start: int, refs: dict) -> "_BlockLayout":
         """Columns of a block's inner results and grids, and their formulas."""
         from xlsxwriter.utility import xl_col_to_name
         layout = _BlockLayout()
@@ -233,34 +291,29 @@ class ComprehensionsSheet(_Sheet):
             column += 1                       # a blank column before each grid
             first, last = column, column + grid.last - grid.lo
             column = last + 1
-            refs = {INNER_VARIABLE: self._INNER}
-            cell_text = self._row_text(grid.value, grid.keep, refs)
+            cell_text = self._row_text(grid.value, grid.keep, refs, {INNER_VARIABLE: self._INNER})
             cells = f"{xl_col_to_name(first)}{self._RESULT}:{xl_col_to_name(last)}{self._RESULT}"
             numbers = f"${xl_col_to_name(first)}${header + 1}:${xl_col_to_name(last)}${header + 1}"
             result = self._aggregate(grid.func, cells, numbers)
             if grid.guard is not None:
-                result = f"IF({self._beyond(grid.guard, grid.last, {})},NA(),{result})"
+                guard_refs = dict(refs)
+                guard_refs[LOOP_VARIABLE] = self._LOOP
+                result = f"IF({self._beyond(grid.guard, grid.last, guard_refs)},NA(),{result})"
             layout.inner_refs[grid.key] = f"${xl_col_to_name(2 + j)}{self._RESULT}"
             layout.grids.append((grid, 2 + j, first, cell_text, "=" + result))
         return layout
 
-    def _row_text(self, value, keep, extra: dict) -> str | None:
+    def _row_text(self, value, keep, base_refs: dict, extra: dict) -> str | None:
         conditions = [c for c in (keep or []) if c is not sp.true]
         if any(c is sp.false for c in conditions):
             return None
-        refs = dict(self.w.refs)
+        refs = dict(base_refs)
         refs[LOOP_VARIABLE] = self._LOOP
         refs.update(extra)
         text = self.w.formula_text(value, refs)[1:]
         for condition in reversed(conditions):
             text = f'IF({self.w.formula_text(condition, refs)[1:]},{text},"")'
         return "=" + text
-
-    def _solve_text(self, expr) -> str:
-        from .xlsx_solves import POINT_MARK, SOLVE_VARIABLE
-        refs = dict(self.w.refs)
-        refs[SOLVE_VARIABLE] = POINT_MARK
-        return self.w.formula_text(expr, refs)
 
     def _filled(self, text: str, row: int, header: int | None = None, column: str = "") -> str:
         text = text.replace(self._LOOP, f"$A{row + 1}").replace(self._RESULT, f"{row + 1}")
@@ -275,9 +328,9 @@ class ComprehensionsSheet(_Sheet):
                     "variable. Do not edit.", self.st("note"))
         sheet.set_row(0, 40)
         widest = 3
-        for block, row, start, texts, layout in self.blocks:
+        for block, row, start, texts, layout, label in self.blocks:
             name = graph.cells[block.cell].name if block.cell in graph.cells else block.cell
-            merged_text(sheet, row, 0, 3, f"{name}: {block.text}", self.st("section"))
+            merged_text(sheet, row, 0, 3, f"{name}{label}: {block.text}", self.st("section"))
             sheet.write_string(row + 1, 0, block.var, self.st("header"))
             what = "n where the condition holds" if block.func == "first" else "value"
             sheet.write_string(row + 1, 1, f"{what} [{block.unit}]" if block.unit else what, self.st("header"))
@@ -308,7 +361,7 @@ class ComprehensionsSheet(_Sheet):
                                       grid_style, cached)
                 widest = max(widest, first + grid.last - grid.lo)
         for rows in self.ladders:
-            rows.write(self._solve_text)
+            rows.write()
         sheet.set_column(0, 0, 12)
         sheet.set_column(1, 1, 24)
         sheet.set_column(2, max(widest, 11), 14)
@@ -322,3 +375,11 @@ class _BlockLayout:
     def __init__(self):
         self.inner_refs: dict[str, str] = {}   # inner result symbol -> its column in the row
         self.grids: list = []                  # (grid, result column, first grid column, cell text, result text)
+
+
+def _copy_block(block):
+    """A block to fill with another context's values (its formulas are shared)."""
+    import copy
+    copied = copy.copy(block)
+    copied.inners = [copy.copy(grid) for grid in block.inners]
+    return copied

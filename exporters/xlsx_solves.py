@@ -79,6 +79,14 @@ def ladder(builder, cid: str) -> SolveLadder:
     return found
 
 
+def recached(found: SolveLadder, model, values: dict) -> SolveLadder:
+    """A copy of a solve's helper rows with ifr's values for other cell values (a scenario)."""
+    import dataclasses
+    copied = dataclasses.replace(found, cached_ladder=[], cached_root=float("nan"))
+    _cache(copied, model.solver, model.graph.cells[found.cell], values)
+    return copied
+
+
 def grid_fractions(points: int) -> np.ndarray:
     """The scan's points without a bracket, as multiples of the scale (ifr's grid)."""
     half = (points - 1) // 2
@@ -134,8 +142,9 @@ class LadderRows:
     cannot evaluate it); E the number of sign changes and the index of the
     first; G..L the ladder (step, low, mid, high, and the two sides at mid)."""
 
-    def __init__(self, sheet_writer, found: SolveLadder, first: int):
+    def __init__(self, sheet_writer, found: SolveLadder, first: int, refs: dict, label: str):
         self.sw, self.found, self.first = sheet_writer, found, first
+        self.refs, self.label = refs, label
         self.scan_start = first + 2
         self.scan_end = self.scan_start + found.points - 1
         self.ladder_start = first + 2
@@ -152,15 +161,16 @@ class LadderRows:
         holds = f"ABS({lhs}-{rhs})<=1E-9*IF(ABS({lhs})+ABS({rhs})>0,ABS({lhs})+ABS({rhs}),1)"
         return f"IF({self.count}<>1,NA(),IF({holds},{mid},NA()))"
 
-    def write(self, row_text) -> None:
+    def write(self) -> None:
         from .xlsx import merged_text
         found, sheet, st = self.found, self.sw.sheet, self.sw.st
+        row_text = self._text
 
         def write_formula(sheet, row, col, text, style, value):
             """A helper cell with ifr's value cached (#N/A where ifr has none)."""
             sheet.write_formula(row, col, text, style, float(value) if np.isfinite(value) else "#N/A")
         name = self.sw.w.model.graph.cells[found.cell].name
-        merged_text(sheet, self.first, 0, 6, f"{name}: {found.text} (scan for a sign change, then halve "
+        merged_text(sheet, self.first, 0, 6, f"{name}{self.label}: {found.text} (scan for a sign change, then halve "
                     "the bracket)", st("section"))
         for col, heading in enumerate(["point", "sign of lhs − rhs", "", "", "", "", "step", "low", "mid", "high",
                                        "lhs", "rhs"]):
@@ -203,17 +213,22 @@ class LadderRows:
             write_formula(sheet, r, 10, lhs_text.replace("{r}", str(r + 1)), number, lhs)
             write_formula(sheet, r, 11, rhs_text.replace("{r}", str(r + 1)), number, rhs)
 
+    def _text(self, expr) -> str:
+        refs = dict(self.refs)
+        refs[SOLVE_VARIABLE] = POINT_MARK
+        return self.sw.w.formula_text(expr, refs)
+
     def _point_text(self) -> str:
         """The scan's i-th point (i stands in as \x04): ifr's grid over the bracket,
         or its log-spaced grid around the unknown's value."""
         found, w = self.found, self.sw.w
         n = found.points - 1
         if found.bracket is not None:
-            lo_text, hi_text = (w.formula_text(b)[1:] for b in found.bracket)
+            lo_text, hi_text = (w.formula_text(b, self.refs)[1:] for b in found.bracket)
             lo, hi = f"MIN({lo_text},{hi_text})", f"MAX({lo_text},{hi_text})"
             return (f"IF(AND({lo}>0,{hi}>1000*{lo}),{lo}*({hi}/{lo})^(\x04/{n}),"
                     f"{lo}+({hi}-{lo})*\x04/{n})")
-        scale = w.formula_text(found.scale)[1:]
+        scale = w.formula_text(found.scale, self.refs)[1:]
         half = (found.points - 1) // 2
         step = f"{2 * DECADES}*(ABS(\x04-{half})-1)/{half - 1}-{DECADES}"
         magnitude = f"IF(({scale})=0,1,ABS({scale}))"
