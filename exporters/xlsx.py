@@ -96,6 +96,7 @@ class WorkbookWriter:
         self.refs: dict[str, str] = dict(self.names)          # symbol -> Excel text
         self.table_cells: dict[tuple[str, int, str], str] = {}  # (table, row, shown cell) -> Excel reference
         self.scenario_refs: dict[str, dict[str, str]] = {}      # scenario -> helper symbol -> its own rows' result
+        self.table_row_cells: dict[tuple[str, int, str], str] = {}  # (table, row, cell) -> its helper copy
 
     def write(self) -> None:
         from .xlsx_checks import ChecksSheet

@@ -13,9 +13,9 @@ from ifr import ir
 
 from .cells import display_value
 from .excel_formula import NotExcel
-from .xlsx import merged_text, setup_print, write_formula, write_number
-from .xlsx_formulas import INNER_VARIABLE, LOOP_VARIABLE, NotLive, fill_cache
-from .xlsx_layout import SCENARIOS_FIRST_COLUMN, SCENARIOS_HEADER_ROW, in_unit, scenario_layout, scenario_rows
+from .xlsx import _quote, merged_text, setup_print, write_formula, write_number
+from .xlsx_formulas import INNER_VARIABLE, LOOP_VARIABLE, NotLive, fill_cache, unit_size
+from .xlsx_layout import SCENARIOS_FIRST_COLUMN, SCENARIOS_HEADER_ROW, TABLE_HEADER_ROW, in_unit, scenario_layout, scenario_rows
 from .xlsx_solves import recached
 from .xlsx_style import column_format, input_format, number_format, text_width
 
@@ -201,6 +201,8 @@ class ComprehensionsSheet(_Sheet):
             self.w.refs[ladder.key] = rows.result_text()
             self.ladders.append(rows)
             row += rows.rows + 1
+        self.row_columns = []
+        row = self.place_table_rows(row)
         for name, (refs, affected) in self._scenario_contexts().items():
             values = self.w.model.scenario(name).values
             context = self.w.scenario_refs.setdefault(name, {})
@@ -220,6 +222,56 @@ class ComprehensionsSheet(_Sheet):
                 context[ladder.key] = rows.result_text()
                 self.ladders.append(rows)
                 row += rows.rows + 1
+
+    def place_table_rows(self, row: int) -> int:
+        """For a table whose shown cells Excel cannot inline (a comprehension or a
+        numeric solve on the way), one helper column per row: every cell the varied
+        input changes, with the row's value in place of it and the row's own copies
+        of the helper rows; the table sheet reads the shown cells from there."""
+        from .cells import table_result
+        from .xlsx_layout import table_titles
+        from .xlsx_solves import LadderRows
+        model, builder = self.w.model, self.w.builder
+        graph = model.graph
+        titles = table_titles(model)
+        keyed = {b.cell: b for b in builder.helpers if b.key in self.w.refs}
+        ladders = {found.cell: found for found in builder.solves}
+        for table in graph.tables:
+            if table.var_is_record:
+                continue
+            affected = [c for c in graph.order if c in model.affected(table.var) and c != table.var
+                        and c in self.w.names]
+            if not any(c in keyed or c in ladders for c in affected):
+                continue
+            result = table_result(model, table.name)
+            var_size = float(unit_size(model.units[table.var]))
+            for i, values_row in enumerate(result.rows):
+                row_model = model.with_overrides({table.var: float(values_row[0]) * var_size})
+                refs = dict(self.w.refs)
+                refs[table.var] = f"{_quote(titles[table.name])}!$A${TABLE_HEADER_ROW + 2 + i}"
+                first = row + 1
+                refs.update({cid: f"{self.title}!$B${first + k + 1}" for k, cid in enumerate(affected)})
+                row = first + len(affected) + 1
+                label = f" (table {table.name}, row {i + 1})"
+                for cid in affected:
+                    if cid in keyed:
+                        copied = _copy_block(keyed[cid])
+                        fill_cache(copied, row_model.values)
+                        found = self._place_block(copied, row, refs, label)
+                        if found is not None:
+                            refs[copied.key], row = found
+                    if cid in ladders:
+                        copied = recached(ladders[cid], model, row_model.values)
+                        rows = LadderRows(self, copied, row, refs, label)
+                        refs[copied.key] = rows.result_text()
+                        self.ladders.append(rows)
+                        row += rows.rows + 1
+                column = {}
+                for k, cid in enumerate(affected):
+                    column[cid] = (first + k, row_model, refs)
+                    self.w.table_row_cells[(table.name, i, cid)] = refs[cid]
+                self.row_columns.append((f"{table.name}, row {i + 1}", first, column))
+        return row
 
     def _scenario_contexts(self) -> dict:
         """scenario -> (refs reading its column of the Scenarios sheet, the cells it changes)."""
@@ -315,6 +367,24 @@ class ComprehensionsSheet(_Sheet):
             text = f'IF({self.w.formula_text(condition, refs)[1:]},{text},"")'
         return "=" + text
 
+    def _write_row_columns(self) -> None:
+        """Each table row's column of the cells its value changes (see place_table_rows)."""
+        from .cells import display_value
+        model, sheet = self.w.model, self.sheet
+        for label, first, column in self.row_columns:
+            merged_text(sheet, first - 1, 0, 3, f"Cells recomputed for table {label}", self.st("section"))
+            for cid, (r, row_model, refs) in column.items():
+                sheet.write_string(r, 0, model.graph.cells[cid].name, self.st("text"))
+                value = in_unit(row_model, cid, model.units[cid]) if cid not in row_model.errors else float("nan")
+                try:
+                    text = self.w.formula_text(self.w.builder.cell(cid), refs)
+                except (NotLive, NotExcel):
+                    text = "=NA()"       # not expressible: the shown cell is #N/A, not a number
+                if isinstance(value, bool):
+                    sheet.write_formula(r, 1, text, self.st("formula"), value)
+                else:
+                    write_formula(sheet, r, 1, text, self.st("formula", number_format(value)), value)
+
     def _filled(self, text: str, row: int, header: int | None = None, column: str = "") -> str:
         text = text.replace(self._LOOP, f"$A{row + 1}").replace(self._RESULT, f"{row + 1}")
         return text.replace(self._INNER, f"{column}${header + 1}") if header is not None else text
@@ -362,6 +432,7 @@ class ComprehensionsSheet(_Sheet):
                 widest = max(widest, first + grid.last - grid.lo)
         for rows in self.ladders:
             rows.write()
+        self._write_row_columns()
         sheet.set_column(0, 0, 12)
         sheet.set_column(1, 1, 24)
         sheet.set_column(2, max(widest, 11), 14)

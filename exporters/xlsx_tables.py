@@ -73,6 +73,11 @@ class TableSheet(_Sheet):
             for j, cid in enumerate(table.show, start=1):
                 self.w.table_cells[(table.name, i, cid)] = f"{_quote(self.title)}!${_col(j)}${row + 1}"
                 make = self._maker(cid, bindings[i], affected, memo)
+                helper = self.w.table_row_cells.get((table.name, i, cid))
+                if helper is not None:      # the row's helper column computes it (see ComprehensionsSheet)
+                    key = f"__table_row_cell_{i}_{j}"
+                    refs[key] = helper
+                    make = self._reading(make, key)
                 if self._is_condition(cid):
                     self.live(row, j, make, refs, bool(values[j]), fmt="General")
                 else:
@@ -101,6 +106,16 @@ class TableSheet(_Sheet):
                 raise NotLive("the row's record lacks a field the varied record has; values computed by ifr.")
             return per_unit(builder.expanded(cid, binding, affected, memo), unit_size(units[cid]))
         return make
+
+    @staticmethod
+    def _reading(make, key: str):
+        """The row's formula inline when Excel can have it, else the helper column's cell (`key`)."""
+        def made():
+            try:
+                return make()
+            except NotLive:
+                return symbol(key)
+        return made
 
     def _varied_node(self, i: int):
         """The i-th varied value when it refers to cells (else None: a number)."""
