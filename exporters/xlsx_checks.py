@@ -111,7 +111,9 @@ class ChecksSheet(_Sheet):
         self.live(row, 1, self._scaled(check.expr, scale), None, result.actual, fmt=_full(result.actual))
         literal = printed_literal(check.expected)
         if literal is not None:
-            write_number(self.sheet, row, 2, result.expected, self.st("formula", input_format(result.expected)))
+            # as written in the check (`23.0 ms` shows 23.0: the digits are the tolerance)
+            write_number(self.sheet, row, 2, result.expected,
+                         self.st("formula", input_format(result.expected, literal[0])))
         else:
             self.live(row, 2, self._scaled(check.expected, scale), None, result.expected, fmt=fmt)
         expected_ref = f"C{row + 1}"

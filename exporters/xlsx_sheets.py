@@ -167,6 +167,9 @@ class ScenariosSheet(_Sheet):
 
 # --- comprehension helper rows ------------------------------------------------------
 
+EMPTY_COLUMN = 16_000      # a column no helper block reaches
+
+
 class ComprehensionsSheet(_Sheet):
     """Helper rows, hidden: thousands of them would bury the model when printed.
 
@@ -436,8 +439,9 @@ class ComprehensionsSheet(_Sheet):
         sheet.set_column(0, 0, 12)
         sheet.set_column(1, 1, 24)
         sheet.set_column(2, max(widest, 11), 14)
-        # Printing thousands of helper rows helps nobody (LibreOffice prints hidden sheets too).
-        setup_print(sheet, 0, 0, 3)
+        # Printing thousands of helper rows helps nobody, and LibreOffice prints hidden
+        # sheets too: the print area is one empty cell, a page it leaves out.
+        sheet.print_area(0, EMPTY_COLUMN, 0, EMPTY_COLUMN)
 
 
 class _BlockLayout:

@@ -79,6 +79,8 @@ def input_format(value, written: str | None = None) -> str:
     digits that show it exactly."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return "General"
+    if 1e9 <= abs(value) < 1e15 and float(value).is_integer():
+        return "#,##0"                 # 70,000,000,000 rather than 7E+10
     text = (written or "").replace("_", "")
     try:
         if text and float(text) == float(value) and "e" not in text.lower():
