@@ -39,6 +39,7 @@ FUNCTIONS = {
     "Min": "MIN",
     "floor": "INT",
     "sign": "SIGN",
+    "NA": "NA",          # xlsx_formulas.NOT_AVAILABLE: no value (a branch that does not hold)
 }
 
 _RELATIONS = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=", "!=": "<>"}

@@ -40,7 +40,7 @@ LIBRARY_SHEET = "Library"
 # Columns of the Model and Library sheets (ifr.exporters.roundtrip reads them back).
 NAME_COL, VALUE_COL, UNIT_COL, FORMULA_COL, DESCRIPTION_COL, EXCEL_NAME_COL = range(6)
 HEADINGS = ["Name", "Value", "Unit", "Formula in the .ifr", "Description", "Excel name"]
-MODEL_HEADER_ROW = 4      # rows above it hold the cover block
+HEADLINES = 10            # at most this many results in the Model sheet's summary block
 LIBRARY_HEADER_ROW = 2
 
 
@@ -95,6 +95,8 @@ class WorkbookWriter:
         self.formulas: dict[str, object] = {}                 # cid -> sympy expr or NotLive
         self.refs: dict[str, str] = dict(self.names)          # symbol -> Excel text
         self.table_cells: dict[tuple[str, int, str], str] = {}  # (table, row, shown cell) -> Excel reference
+        self.scenario_refs: dict[str, dict[str, str]] = {}      # scenario -> helper symbol -> its own rows' result
+        self.table_row_cells: dict[tuple[str, int, str], str] = {}  # (table, row, cell) -> its helper copy
 
     def write(self) -> None:
         from .xlsx_checks import ChecksSheet
@@ -113,16 +115,19 @@ class WorkbookWriter:
             extra.append(TableSheet(self, table, titles[table.name]))
         if self.model.graph.scenarios:
             extra.append(ScenariosSheet(self))
-        helpers = ComprehensionsSheet(self) if self.builder.helpers else None
+        helpers = ComprehensionsSheet(self) if self.builder.helpers or self.builder.solves else None
         for sheet in extra:
             sheet.add()
         if helpers is not None:
             helpers.add()
             helpers.place()           # gives the comprehension symbols their text
-        self._place(main, MODEL_SHEET, MODEL_HEADER_ROW + 1, sections=True)
+        cover = self._cover_lines()
+        headlines = self.headlines(main)
+        header_row = len(cover) + (len(headlines) + 2 if headlines else 0) + 1
+        self._place(main, MODEL_SHEET, header_row + 1, sections=True)
         self._place(library, LIBRARY_SHEET, LIBRARY_HEADER_ROW + 1, sections=False)
-        self._write_cells_sheet(model_sheet, main, MODEL_HEADER_ROW, sections=True)
-        self._write_cover(model_sheet, sum(self._widths(main)))
+        self._write_cells_sheet(model_sheet, main, header_row, sections=True)
+        self._write_cover(model_sheet, cover, headlines, self._widths(main))
         if library_sheet is not None:
             self._write_cells_sheet(library_sheet, library, LIBRARY_HEADER_ROW, sections=False)
             merged_text(library_sheet, 0, 0, len(HEADINGS) - 1, "Imported cells this model uses, by module "
@@ -208,7 +213,8 @@ class WorkbookWriter:
                 heights.fit(row, cell.description, widths[DESCRIPTION_COL])
                 last_row = max(last_row, row)
         heights.apply(sheet)
-        sheet.freeze_panes(header_row + 1, 1)
+        # Freezing the rows above a tall cover would leave a small screen no room to scroll in.
+        sheet.freeze_panes(header_row + 1 if header_row <= 8 else 0, 1)
         setup_print(sheet, header_row, last_row, len(HEADINGS) - 1)
 
     def _widths(self, cids: list[str]) -> list[float]:
@@ -244,23 +250,25 @@ class WorkbookWriter:
                 return
             except NotExcel as exc:
                 note = f"Excel cannot express this formula ({exc}); a value computed by ifr."
-        guard = self._stale_guard(cid, value)
+        guard = self.stale_guard([cid], value)
         if guard is None:
             write_number(sheet, row, col, value, self.styles("static", number_format(value)), note)
             return
         note = f"{note}\n\nIt holds while its inputs keep the values ifr used; after an edit of one of them it " \
                "shows #N/A (stale, in red) until ifr is run again."
         write_formula(sheet, row, col, guard, self.styles("static", number_format(value)), value, note)
-        self._mark_stale(sheet, row, col)
+        self.mark_stale(sheet, row, col)
 
-    def _stale_guard(self, cid: str, value) -> str | None:
+    def stale_guard(self, cids, value) -> str | None:
         """A formula that shows ``value`` while every input it was computed from
-        still holds the value ifr used, and #N/A as soon as one differs: a value
-        Excel cannot compute never goes stale silently."""
+        (the inputs of the cells `cids`) still holds the value ifr used, and #N/A
+        as soon as one differs: a value Excel cannot compute never goes stale
+        silently."""
         if isinstance(value, (bool, np.bool_)) or not np.isfinite(float(value)):
             return None
         graph = self.model.graph
-        inputs = sorted(c for c in graph.relations.ancestors([cid]) - {cid}
+        cids = set(cids)
+        inputs = sorted(c for c in graph.relations.ancestors(list(cids))
                         if (graph.cells[c].kind == "input" or c in self.model.overrides) and c in self.names)
         tests = []
         for c in inputs:
@@ -273,7 +281,7 @@ class WorkbookWriter:
             return None
         return f"=IF(AND({','.join(tests)}),{float(value)!r},NA())"
 
-    def _mark_stale(self, sheet, row: int, col: int) -> None:
+    def mark_stale(self, sheet, row: int, col: int) -> None:
         if self._stale_format is None:
             self._stale_format = self.workbook.add_format({"bg_color": "#F4CCCC", "font_color": "#990000"})
         ref = f"{_col(col)}{row + 1}"
@@ -283,26 +291,60 @@ class WorkbookWriter:
     def _title(self) -> str:
         return title_and_text(self.model)[0]
 
-    def _write_cover(self, sheet, width: float) -> None:
+    def headlines(self, cids: list[str]) -> list[str]:
+        """The model's results: formulas of the main file that no other cell uses."""
+        graph = self.model.graph
+        used = {ref for cid in graph.cells for ref in graph.relations.refs.get(cid, ()) if ref != cid}
+        found = [cid for cid in cids if graph.cells[cid].kind != "input" and cid not in used
+                 and cid not in self.model.overrides]
+        if len(found) > HEADLINES:      # those the author described first, in file order
+            described = {cid for cid in found if graph.cells[cid].description}
+            keep = set(sorted(found, key=lambda cid: cid not in described)[:HEADLINES])
+            found = [cid for cid in found if cid in keep]
+        return found
+
+    def _cover_lines(self) -> list[tuple[str, str]]:
+        """(style, text) of the cover's rows: the title, the docstring's paragraphs, how to use it."""
+        title, text = title_and_text(self.model)
+        lines = [("title", title)]
+        lines += [("cover", " ".join(par.split())) for par in text.split("\n\n") if par.strip()]
+        inputs = sum(1 for c in self.cells if self.model.graph.cells[c].kind == "input")
+        lines += [
+            ("note", f"Exported by ifr {ifr.__version__} from {self.model.file}: {len(self.cells)} cells, {inputs} "
+             "of them inputs. Every number is shown in the unit beside it."),
+            ("note", "To use it: edit the blue input cells (here and on the Library sheet) and every formula "
+             "recalculates; every other cell is locked (Unprotect Sheet, no password, lifts that). Keep the units: "
+             "convert a number rather than change its unit. A grey italic value was computed by ifr and cannot "
+             "recalculate: once an input it depends on is edited it shows #N/A in red until ifr is run again. "
+             f"Read edits back with: ifr run {self.model.file} --inputs-from THIS.xlsx"),
+        ]
+        return lines
+
+    def _write_cover(self, sheet, lines, headlines: list[str], widths: list[float]) -> None:
         st = self.styles
         last_col = len(HEADINGS) - 1
-        sheet.set_row(0, 22)
-        merged_text(sheet, 0, 0, last_col, self._title(), st("title"))
-        inputs = sum(1 for c in self.cells if self.model.graph.cells[c].kind == "input")
-        lines = [
-            f"Exported by ifr {ifr.__version__} from {self.model.file}: {len(self.cells)} cells, {inputs} of them "
-            "inputs. Every number is shown in the unit beside it.",
-            "To use it: edit the blue input cells (here and on the Library sheet) and every formula recalculates; "
-            "every other cell is locked (Unprotect Sheet, no password, lifts that). "
-            "Keep the units: convert a number rather than change its unit. Grey italic values were computed by "
-            "ifr and do not recalculate (their notes say why). Read edits back with: "
-            f"ifr run {self.model.file} --inputs-from THIS.xlsx",
-        ]
         heights = RowHeights()
-        for row, text in enumerate(lines, start=1):
-            merged_text(sheet, row, 0, last_col, text, st("note"))
-            heights.fit(row, text, width)
-        heights.apply(sheet)
+        for row, (kind, text) in enumerate(lines):
+            merged_text(sheet, row, 0, last_col, text, st(kind))
+            # larger type holds fewer characters a line
+            heights.fit(row, text, sum(widths) * {"title": 0.7, "cover": 0.9}.get(kind, 1.0))
+        minimum = {0: 22}
+        minimum.update({row: 15 for row, (kind, _) in enumerate(lines) if kind == "cover"})
+        if not headlines:
+            heights.apply(sheet, minimum)
+            return
+        row = len(lines) + 1
+        merged_text(sheet, row, 0, last_col, "Results at a glance (live: they follow the inputs below)",
+                    st("section"))
+        for i, cid in enumerate(headlines, start=row + 1):
+            cell = self.model.graph.cells[cid]
+            value = display_value(self.model, cid)
+            sheet.write_string(i, NAME_COL, cell.name, st("text"))
+            write_formula(sheet, i, VALUE_COL, f"={self.names[cid]}", st("summary", number_format(value)), value)
+            sheet.write_string(i, UNIT_COL, self.model.units[cid], st("unit"))
+            merged_text(sheet, i, FORMULA_COL, last_col, cell.description or "", st("wrap"))
+            heights.fit(i, cell.description, widths[FORMULA_COL] + widths[DESCRIPTION_COL] + widths[EXCEL_NAME_COL])
+        heights.apply(sheet, minimum)
 
 
 def _written_number(cell) -> str | None:

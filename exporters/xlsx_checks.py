@@ -24,6 +24,9 @@ from .xlsx_sheets import FAIL, PASS, _Sheet
 from .xlsx_style import RowHeights, input_format, number_format, text_width
 
 
+FULL_DIGITS = 10
+
+
 class ChecksSheet(_Sheet):
     title = "Checks"
     HEADER = 2
@@ -104,10 +107,13 @@ class ChecksSheet(_Sheet):
     def _equality(self, row: int, check, result) -> None:
         scale = _scale(result.unit)
         fmt = number_format(result.expected if result.expected is not None else result.actual, 6)
-        self.live(row, 1, self._scaled(check.expr, scale), None, result.actual, fmt=fmt)
+        # the computed value in full (ten significant digits), beside the expected one as written
+        self.live(row, 1, self._scaled(check.expr, scale), None, result.actual, fmt=_full(result.actual))
         literal = printed_literal(check.expected)
         if literal is not None:
-            write_number(self.sheet, row, 2, result.expected, self.st("formula", input_format(result.expected)))
+            # as written in the check (`23.0 ms` shows 23.0: the digits are the tolerance)
+            write_number(self.sheet, row, 2, result.expected,
+                         self.st("formula", input_format(result.expected, literal[0])))
         else:
             self.live(row, 2, self._scaled(check.expected, scale), None, result.expected, fmt=fmt)
         expected_ref = f"C{row + 1}"
@@ -137,7 +143,7 @@ class ChecksSheet(_Sheet):
         if isinstance(node, ir.Cmp):
             scale = _scale(result.unit)
             fmt = number_format(result.actual, 6)
-            self.live(row, 1, self._scaled(node.left, scale), None, result.actual, fmt=fmt)
+            self.live(row, 1, self._scaled(node.left, scale), None, result.actual, fmt=_full(result.actual))
             self.live(row, 2, self._scaled(node.right, scale), None, result.expected, fmt=fmt)
             op = {"==": "=", "!=": "<>"}.get(node.op, node.op)
             self.sheet.write_string(row, 5, node.op, self.st("muted"))
@@ -149,6 +155,10 @@ class ChecksSheet(_Sheet):
             test = f"B{row + 1}"
         self.sheet.write_formula(row, 6, f'=IF({test},"{PASS}","{FAIL}")', self.st("pass"),
                                  PASS if result.passed else FAIL)
+
+
+def _full(value) -> str:
+    return number_format(value, FULL_DIGITS)
 
 
 def _plus_minus(num_format: str) -> str:

@@ -13,8 +13,11 @@ Excel cannot follow).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import lru_cache
+
+import numpy as np
 
 import sympy as sp
 
@@ -33,6 +36,12 @@ MAX_UNROLLED_ROWS = 500
 SPARE_ROWS = 64
 # The symbol a helper row's formula reads its loop variable from.
 LOOP_VARIABLE = "__loop_variable"
+# ... and a helper grid's cell its inner loop variable (from the grid's header row).
+INNER_VARIABLE = "__inner_variable"
+# A nested comprehension's grid may hold at most this many cells.
+MAX_GRID_CELLS = 40_000
+# Excel's #N/A as an expression: the value of a formula where nothing holds.
+NOT_AVAILABLE = sp.Function("NA")()
 # Table rows expand formulas through the cells the varied input affects;
 # past this size the row formula would be unreadable (and slow to print).
 MAX_EXPANDED_NODES = 5_000
@@ -102,15 +111,81 @@ class HelperBlock:
     text: str                # the comprehension as written
     var: str
     unit: str                # the unit the value column is shown in
-    # Every row's value (in `unit`) and condition, over the symbol LOOP_VARIABLE...
+    # Every row's value (in `unit`) and conditions (tested in order), over the symbol LOOP_VARIABLE...
     value: object = None
-    keep: object = None
+    keep: list | None = None
     # ... or, where that cannot be written once, each row's own (value, condition).
     per_row: list | None = None
     # A range ending at a cell's value: that end (base SI), and the last row's n.
     guard: object = None
     last: int = 0
+    rows_first: int = 0      # the first row's n
     rows: list = field(default_factory=list)   # (n, cached value, "" where the condition fails)
+    # Comprehensions nested in this one: one grid each, a row per n and a column per inner value.
+    inners: list = field(default_factory=list)
+    node: object = None      # the comprehension (to cache its rows for other values)
+
+
+@dataclass
+class InnerGrid:
+    """A comprehension inside another's body: a grid with one row per value of the
+    outer variable and one column per value of its own; each row's result (a
+    column beside the outer block) stands for it in the outer row's formula."""
+    key: str                 # the symbol standing for the row's result in the outer formula
+    func: str
+    text: str
+    var: str
+    unit: str
+    lo: int                  # the first and last column's value of the inner variable
+    last: int
+    value: object = None     # over LOOP_VARIABLE and INNER_VARIABLE, in `unit`
+    keep: list | None = None  # the grid cell's conditions, tested in order (range, then `if`)
+    guard: object = None     # the inner range's end over LOOP_VARIABLE when it depends on cells
+    cells: list = field(default_factory=list)     # per outer row: cached values ("" where not kept)
+    results: list = field(default_factory=list)   # per outer row: the cached result (nan: none)
+    node: object = None      # the inner comprehension, and the one it is in
+    outer: object = None
+
+
+def fill_cache(block: HelperBlock, values: dict) -> None:
+    """ifr's value of every helper cell of `block` for these cell values (for viewers
+    that do not recalculate, and for the tests that compare them with a recalculation)."""
+    from ifr.evaluate import compile_node
+    node = block.node
+    size = float(unit_size(block.unit))
+    body, cond = compile_node(node.body), compile_node(node.cond) if node.cond is not None else None
+    hi = _cached(compile_node(node.hi), values, {}, math.nan)
+    block.rows = []
+    for n in range(block.rows_first, block.last + 1):
+        local = {node.var: float(n)}
+        kept = n <= hi and _cached(cond, values, local, True)
+        cached = (float(n) if node.func == "first" else _cached(body, values, local, math.nan) / size) \
+            if kept else ""
+        block.rows.append((n, cached))
+    for grid in block.inners:
+        _fill_grid(grid, values, range(block.rows_first, block.last + 1))
+
+
+def _fill_grid(grid: InnerGrid, values: dict, outer_values) -> None:
+    from ifr.evaluate import compile_node
+    inner, outer = grid.node, grid.outer
+    size = float(unit_size(grid.unit))
+    body = compile_node(inner.body)
+    cond = compile_node(inner.cond) if inner.cond is not None else None
+    lo_f, hi_f, whole = compile_node(inner.lo), compile_node(inner.hi), compile_node(inner)
+    grid.cells, grid.results = [], []
+    for n in outer_values:
+        start = _cached(lo_f, values, {outer.var: float(n)}, math.nan)
+        end = _cached(hi_f, values, {outer.var: float(n)}, math.nan)
+        row = []
+        for k in range(grid.lo, grid.last + 1):
+            local = {outer.var: float(n), inner.var: float(k)}
+            kept = start <= k <= end and _cached(cond, values, local, True)
+            row.append((float(k) if inner.func == "first" else _cached(body, values, local, math.nan) / size)
+                       if kept else "")
+        grid.cells.append(row)
+        result = _cached(whole, values, {outer.var: float(n)}, math.nan)
+        grid.results.append(result if inner.func in ("argmax", "argmin", "first") else result / size)
 
 
 class FormulaBuilder:
@@ -120,6 +195,7 @@ class FormulaBuilder:
         self.model = model
         self.cells = model.graph.cells
         self.helpers: list[HelperBlock] = []
+        self.solves: list = []           # xlsx_solves.SolveLadder, one per numeric solve
         self._cell_cache: dict[tuple[str, bool], object] = {}
 
     # --- references
@@ -150,7 +226,17 @@ class FormulaBuilder:
             raise NotLive(f"Why: {failed.message}. Run ifr again after changing its inputs.")
         cell = self.cells[cid]
         if cell.kind == "solve":
-            return self.in_display_unit(self.closed_form(cid, self.display_ref), cid)
+            try:
+                return self.in_display_unit(self.closed_form(cid, self.display_ref), cid)
+            except NotLive:
+                solution = self.model.solver.solutions.get(cid)
+                if inline_only or solution is None or solution.method != "numeric":
+                    raise
+            # No closed form: ifr's numeric search, as rows of the helper sheet.
+            from .xlsx_solves import ladder
+            found = ladder(self, cid)
+            self.solves.append(found)
+            return self.in_display_unit(symbol(found.key), cid)
         return self.in_display_unit(self.expression(cell.expr, self.display_ref, cid, inline_only), cid)
 
     def closed_form(self, cid: str, ref):
@@ -159,9 +245,38 @@ class FormulaBuilder:
             how = solution.note if solution is not None else "solved numerically"
             raise NotLive(f"solved by ifr ({how}); a value, not a formula: no closed form to recalculate. "
                           "Run ifr again after changing inputs.")
-        expr = from_tree(solution.tree)
+        expr = self._every_condition(cid, solution) or from_tree(solution.tree)
         # factor_terms pulls the unit factors the symbols bring out as one coefficient.
         return sp.factor_terms(expr.xreplace({s: ref(s.name) for s in expr.free_symbols}))
+
+    def _every_condition(self, cid: str, solution):
+        """A closed form that comes in branches (from a max, min or if), with every
+        branch's condition kept: the root where exactly one branch holds, and #N/A
+        where none does, where several do, where a branch free of the unknown makes
+        the equation hold over a whole stretch, or outside the bracket (where ifr has
+        no single root). None for a closed form without conditions."""
+        cell = self.cells[cid]
+        forms = self.model.solver.closed_forms(cell)
+        candidates = forms.candidates or []
+        conditional = any(c != ["bool", True] for _, c in candidates)
+        if not candidates or not (conditional or forms.flat or cell.bracket is not None):
+            return None
+        if not conditional and len(candidates) == 1 and not forms.flat and cell.bracket is None:
+            return None
+        roots = [(from_tree(t), from_tree(c)) for t, c in candidates]
+        holds = [c for _, c in roots]
+        for tree in forms.flat:
+            terms = [from_tree(t) for t in tree[1:]] if tree[0] == "add" else [from_tree(tree)]
+            size = sp.Add(*[sp.Abs(t) for t in terms])
+            holds = [sp.And(c, sp.Gt(sp.Abs(sp.Add(*terms)), size * sp.Float(1e-9), evaluate=False))
+                     for c in holds]
+        if cell.bracket is not None:
+            lo, hi = (to_sympy(b, lambda key: symbol(key)) for b in cell.bracket)
+            holds = [sp.And(c, sp.Ge(x, sp.Min(lo, hi), evaluate=False), sp.Le(x, sp.Max(lo, hi), evaluate=False))
+                     for (x, _), c in zip(roots, holds)]
+        count = sp.Add(*[sp.Piecewise((1, c), (0, True)) for c in holds])
+        pick = sp.Piecewise(*[(x, c) for (x, _), c in zip(roots, holds)], (NOT_AVAILABLE, True))
+        return sp.Piecewise((pick, sp.Eq(count, 1)), (NOT_AVAILABLE, True))
 
     def expression(self, node: ir.Node, ref, cid: str | None = None, inline_only: bool = True):
         """A base-SI sympy expression for an IR node; comprehensions unrolled
@@ -234,34 +349,102 @@ class FormulaBuilder:
         block = HelperBlock(f"__comprehension_{len(self.helpers)}_{cid}", cid or "", node.func,
                             node.text, node.var, unit)
 
-        def row_exprs(n):
+        def row_exprs(n, body=node.body, cond=node.cond, reference=ref):
             variables = {node.var: n}
-            value = n if node.func == "first" else per_unit(to_sympy(node.body, ref, variables), size)
-            keep = tidy(to_sympy(node.cond, ref, variables)) if node.cond is not None else sp.true
-            if guard is not None:
-                keep = sp.And(sp.Le(n, guard, evaluate=False), keep)
+            value = n if node.func == "first" else per_unit(to_sympy(body, reference, variables), size)
+            # The conditions a row must meet, tested in this order (a later one may
+            # fail where an earlier one does not hold: nested IFs, not AND).
+            keep = [sp.Le(n, guard, evaluate=False)] if guard is not None else []
+            if cond is not None:
+                keep.append(tidy(to_sympy(cond, reference, variables)))
             return value, keep
         try:
             # One formula for every row, reading the loop variable from the row's first cell.
             block.value, block.keep = row_exprs(symbol(LOOP_VARIABLE))
         except NotSymbolic:
-            # An inner comprehension whose range depends on the loop variable: unroll row by row.
-            if last - lo + 1 > MAX_UNROLLED_ROWS:
-                raise NotLive(f"Excel cannot express `{node.text}` row by row; a value computed by ifr.") from None
+            nested = _find(node.body, ir.Reduce) or (node.cond is not None and _find(node.cond, ir.Reduce))
             try:
-                block.per_row = [row_exprs(sp.Integer(n)) for n in range(lo, last + 1)]
-            except NotSymbolic as exc:
-                raise NotLive(f"Excel cannot express `{exc}` (a comprehension inside `{node.text}` whose range "
-                              "depends on other cells); a value computed by ifr.") from None
-        body, cond = compile_node(node.body), compile_node(node.cond) if node.cond is not None else None
-        env = self.model.values
-        block.guard, block.last = guard, last
-        for n in range(lo, last + 1):
-            local = {node.var: float(n)}
-            kept = n <= hi and (bool(cond(env, local)) if cond is not None else True)
-            cached = (float(n) if node.func == "first" else float(body(env, local)) / float(size)) if kept else ""
-            block.rows.append((n, cached))
+                if not nested:
+                    raise NotSymbolic(node.text)
+                # Comprehensions inside this one: a grid each, read by the row's result column.
+                block.value, block.keep = self._with_grids(node, block, ref, lo, last, row_exprs)
+            except (NotSymbolic, NotLive):
+                # An inner comprehension whose range depends on the loop variable: unroll row by row.
+                block.inners = []
+                if last - lo + 1 > MAX_UNROLLED_ROWS:
+                    raise NotLive(f"Excel cannot express `{node.text}` row by row; a value computed by ifr.") \
+                        from None
+                try:
+                    block.per_row = [row_exprs(sp.Integer(n)) for n in range(lo, last + 1)]
+                except NotSymbolic as exc:
+                    raise NotLive(f"Excel cannot express `{exc}` (a comprehension inside `{node.text}` whose "
+                                  "range depends on other cells); a value computed by ifr.") from None
+        block.guard, block.last, block.node, block.rows_first = guard, last, node, lo
+        fill_cache(block, self.model.values)
         return block
+
+    def _with_grids(self, node: ir.Reduce, block: HelperBlock, ref, lo: int, last: int, row_exprs):
+        """The row formula of a comprehension whose body holds comprehensions, each
+        replaced by its grid's result column; raises NotSymbolic or NotLive."""
+        grids: dict[str, InnerGrid] = {}
+
+        def swap(inner: ir.Reduce) -> ir.Node:
+            grid = self._inner_grid(inner, node, ref, lo, last, f"{block.key}__inner_{len(grids)}")
+            grids[grid.key] = grid
+            return ir.Ref(inner.span, inner.text, grid.key)
+        body = ir.replace(node.body, ir.Reduce, swap)
+        cond = ir.replace(node.cond, ir.Reduce, swap) if node.cond is not None else None
+
+        def reference(key):
+            grid = grids.get(key)
+            if grid is None:
+                return ref(key)
+            return symbol(key) if grid.func in ("argmax", "argmin", "first") else symbol(key) * unit_size(grid.unit)
+        found = row_exprs(symbol(LOOP_VARIABLE), body, cond, reference)
+        block.inners = list(grids.values())
+        return found
+
+    def _inner_grid(self, inner: ir.Reduce, outer: ir.Reduce, ref, lo: int, last: int, key: str) -> InnerGrid:
+        from ifr.evaluate import compile_node
+        if _find(inner.body, ir.Reduce) or (inner.cond is not None and _find(inner.cond, ir.Reduce)):
+            raise NotLive(f"`{outer.text}` nests comprehensions three deep; a value computed by ifr.")
+        if ir.refs(inner.lo):
+            raise NotLive(f"`{inner.text}` starts its range at a value that depends on other cells; "
+                          "a value computed by ifr.")
+        env = self.model.values
+        lo_f, hi_f = compile_node(inner.lo), compile_node(inner.hi)
+        outer_values = range(lo, last + 1)
+        try:
+            starts = [int(round(float(lo_f(env, {outer.var: float(n)})))) for n in outer_values]
+            ends = [int(round(float(hi_f(env, {outer.var: float(n)})))) for n in outer_values]
+        except Exception:    # an inner range ifr cannot evaluate for some row: no grid
+            raise NotLive(f"Excel cannot express `{inner.text}`; a value computed by ifr.") from None
+        first, final = min(starts), max(ends)
+        guard = None
+        variables = {outer.var: symbol(LOOP_VARIABLE)}
+        if ir.refs(inner.hi):
+            guard = to_sympy(inner.hi, ref, variables)
+            final += max(final - first + 1, SPARE_ROWS)
+        if (final - first + 1) * (last - lo + 1) > MAX_GRID_CELLS:
+            raise NotLive(f"`{inner.text}` inside `{outer.text}` needs over {MAX_GRID_CELLS:,} helper cells; "
+                          "a value computed by ifr.")
+        unit = "" if inner.func == "first" else auto_unit(dim_of(inner.body, self.model.dims),
+                                                          _typical_inner(inner, outer, lo, env))
+        size = unit_size(unit)
+        m = symbol(INNER_VARIABLE)
+        inner_vars = dict(variables)
+        inner_vars[inner.var] = m
+        value = m if inner.func == "first" else per_unit(to_sympy(inner.body, ref, inner_vars), size)
+        conditions = []
+        if _find(inner.lo, ir.Var):
+            conditions.append(sp.Ge(m, to_sympy(inner.lo, ref, variables), evaluate=False))
+        if _find(inner.hi, ir.Var) or guard is not None:
+            conditions.append(sp.Le(m, to_sympy(inner.hi, ref, variables), evaluate=False))
+        if inner.cond is not None:
+            conditions.append(tidy(to_sympy(inner.cond, ref, inner_vars)))
+        grid = InnerGrid(key, inner.func, inner.text, inner.var, unit, first, final, value, conditions, guard)
+        grid.node, grid.outer = inner, outer
+        return grid
 
     # --- table rows
     def expanded(self, cid: str, binding: dict, affected: set, memo: dict):
@@ -303,6 +486,27 @@ def _typical(node: ir.Reduce, values: dict) -> float:
     try:
         lo = float(compile_node(node.lo)({}, {}))
         return abs(float(compile_node(node.body)(values, {node.var: lo}))) or 1.0
+    except Exception:  # any failure only costs a less readable unit
+        return 1.0
+
+
+def _cached(fn, env, local, default):
+    """A helper cell's cached value: `fn` under these values, `default` when there
+    is no fn or ifr cannot compute it there (the workbook's formula then shows why)."""
+    if fn is None:
+        return default
+    try:
+        value = fn(env, local)
+    except Exception:    # an error of this row only: the cached value is #N/A or the row is left out
+        return default
+    return value if isinstance(value, (bool, np.bool_)) else float(value)
+
+
+def _typical_inner(inner: ir.Reduce, outer: ir.Reduce, lo: int, values: dict) -> float:
+    from ifr.evaluate import compile_node
+    try:
+        local = {outer.var: float(lo), inner.var: float(compile_node(inner.lo)(values, {outer.var: float(lo)}))}
+        return abs(float(compile_node(inner.body)(values, local))) or 1.0
     except Exception:  # any failure only costs a less readable unit
         return 1.0
 

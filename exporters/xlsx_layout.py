@@ -94,7 +94,8 @@ def fixed_cells(model) -> list[FixedCell]:
             continue
         name = model.graph.cells[table.var].name
         for i, values in enumerate(table_result(model, table.name).rows):
-            out.append(FixedCell(titles[table.name], TABLE_HEADER_ROW + 2 + i, 1, float(values[0]), False,
+            out.append(FixedCell(titles[table.name], TABLE_HEADER_ROW + 2 + i, 1, float(values[0]),
+                                 varied_node(table, i) is not None,
                                  f"the value of `{name}` in table `{table.name}`",
                                  f"change the values in the `table {table.name}` line of {model.file}, "
                                  f"or edit `{name}` on the Model sheet"))
@@ -110,6 +111,15 @@ def fixed_cells(model) -> list[FixedCell]:
                                      f"change the `scenario {name}` lines of {model.file}, or edit "
                                      f"`{cell.name}` on the Model sheet"))
     return out
+
+
+def varied_node(table, i: int):
+    """A table's i-th varied value when it is written as other cells (a live
+    formula in the workbook), else None."""
+    if table.var_is_record or table.range is not None or i >= len(table.values):
+        return None
+    node = table.values[i]
+    return node if ir.refs(node) else None
 
 
 def in_unit(model, cid: str, unit: str):

@@ -35,7 +35,9 @@ _KINDS = {
     "unit_header": {"bold": True, "bg_color": HEADER_FILL, "bottom": 1, "indent": 1},
     "header_number": {"bold": True, "bg_color": HEADER_FILL, "bottom": 1, "text_wrap": True, "align": "right"},
     "section": {"bold": True, "bg_color": SECTION_FILL, "font_size": 11},
-    "title": {"bold": True, "font_size": 14, "valign": "vcenter"},
+    "title": {"bold": True, "font_size": 14, "valign": "vcenter", "text_wrap": True},
+    "cover": {"text_wrap": True, "valign": "top", "font_size": 11},
+    "summary": {"font_color": "#000000", "bold": True, "bg_color": "#E2EFDA"},
     "note": {"font_color": "#404040", "italic": True, "text_wrap": True, "valign": "top"},
     "pass": {"bold": True, "align": "center"},
 }
@@ -63,6 +65,11 @@ def number_format(value, digits: int = 4) -> str:
     """An Excel number format that shows `value` with `digits` significant digits."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return "General"
+    magnitude = abs(float(value))
+    if 1e9 <= magnitude < 1e15:
+        return "#,##0"                 # 70,600,000,000 reads better than 7.06E+10
+    if 1e-6 <= magnitude < 1e-4:      # 0.000012 rather than 1.2E-05
+        return "0." + "0" * (digits - 1 - math.floor(math.log10(magnitude)))
     return format_for_text(format_number(float(value), digits))
 
 
@@ -72,6 +79,8 @@ def input_format(value, written: str | None = None) -> str:
     digits that show it exactly."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return "General"
+    if 1e9 <= abs(value) < 1e15 and float(value).is_integer():
+        return "#,##0"                 # 70,000,000,000 rather than 7E+10
     text = (written or "").replace("_", "")
     try:
         if text and float(text) == float(value) and "e" not in text.lower():
@@ -133,10 +142,14 @@ class RowHeights:
         lines = sum(max(1, len(textwrap.wrap(_wide_as_two(part), per_line))) for part in str(text).split("\n"))
         self.lines[row] = max(self.lines.get(row, 1), lines)
 
-    def apply(self, sheet) -> None:
-        for row, lines in self.lines.items():
-            if lines > 1:
-                sheet.set_row(row, LINE_HEIGHT * lines)
+    def apply(self, sheet, minimum: dict[int, float] | None = None) -> None:
+        """Set the rows' heights; `minimum` (row -> points) for rows of larger text."""
+        minimum = minimum or {}
+        for row in set(self.lines) | set(minimum):
+            lines = self.lines.get(row, 1)
+            height = max(LINE_HEIGHT * lines if lines > 1 else 0, minimum.get(row, 0) * lines)
+            if height:
+                sheet.set_row(row, height)
 
 
 def _wide_as_two(text: str) -> str:

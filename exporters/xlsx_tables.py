@@ -11,9 +11,14 @@ import numpy as np
 from .cells import table_result
 from .xlsx import _col, _quote, merged_text, setup_print, write_number
 from .xlsx_formulas import NotLive, per_unit, symbol, unit_size
-from .xlsx_layout import TABLE_HEADER_ROW
+from .xlsx_layout import TABLE_HEADER_ROW, varied_node
 from .xlsx_sheets import _Sheet
 from .xlsx_style import LINE_HEIGHT, input_format, text_width
+
+
+# A chart needs this many rows to show a trend; it spans this many default columns.
+MIN_CHART_POINTS = 3
+CHART_COLUMNS = 10
 
 
 class TableSheet(_Sheet):
@@ -29,19 +34,20 @@ class TableSheet(_Sheet):
         result = table_result(model, table.name)
         graph = model.graph
         var_name = result.columns[0]
-        shown = ", ".join(graph.cells[c].name for c in table.show)
+        names = [graph.cells[c].name for c in table.show]
+        shown = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
         headers = [f"{c} [{u}]" if u else c for c, u in zip(result.columns, result.units)]
-        span = len(headers) + 8          # across the charts beside the table
-        merged_text(sheet, 0, 0, span, f"table {table.name}: vary {var_name} over {self._values_text()} show {shown}",
-                    self.st("title"))
-        how = ("Each row recomputes the shown cells with "
-               f"{var_name} replaced by the row's value (set by the table's line in the .ifr file); other inputs "
-               "come from the Model sheet.")
-        if table.var_is_record:
-            how = how.replace("row's value (set by", "row's fields (set by")
-        merged_text(sheet, 1, 0, span, (table.description + ". " if table.description else "") + how,
+        span = len(headers) + CHART_COLUMNS      # across the charts beside the table
+        merged_text(sheet, 0, 0, span, table.name.replace("_", " "), self.st("title"))
+        sheet.set_row(0, 22)
+        what = "each of " if table.var_is_record else ""
+        sentence = (f"How {shown} change with {var_name}: one row for {what}{self._values_text()}. "
+                    f"Each row recomputes them live with {var_name} replaced by the row's "
+                    f"{'fields' if table.var_is_record else 'value'}; every other input comes from the Model sheet. "
+                    "The rows themselves are set by the table's line in the .ifr file.")
+        merged_text(sheet, 1, 0, span, (table.description.rstrip(".") + ". " if table.description else "") + sentence,
                     self.st("note"))
-        sheet.set_row(1, 27)
+        sheet.set_row(1, 40)
         first = self.HEADER + 1
         if table.var_is_record:
             bindings = [self._record_binding(record) for record in table.values]
@@ -54,6 +60,11 @@ class TableSheet(_Sheet):
             row = first + i
             if table.var_is_record:
                 sheet.write_string(row, 0, str(values[0]), self.st("text"))
+            elif self._varied_node(i) is not None:
+                # a value written as other cells (`out_short`): it follows them
+                self.live(row, 0, lambda n=self._varied_node(i): per_unit(
+                    self.w.builder.expression(n, self.w.builder.display_ref), unit_size(result.units[0])),
+                    None, float(values[0]), fmt=input_format(float(values[0])))
             else:
                 write_number(sheet, row, 0, float(values[0]), self.st("formula", input_format(float(values[0]))))
             refs = dict(self.w.refs)
@@ -62,10 +73,15 @@ class TableSheet(_Sheet):
             for j, cid in enumerate(table.show, start=1):
                 self.w.table_cells[(table.name, i, cid)] = f"{_quote(self.title)}!${_col(j)}${row + 1}"
                 make = self._maker(cid, bindings[i], affected, memo)
+                helper = self.w.table_row_cells.get((table.name, i, cid))
+                if helper is not None:      # the row's helper column computes it (see ComprehensionsSheet)
+                    key = f"__table_row_cell_{i}_{j}"
+                    refs[key] = helper
+                    make = self._reading(make, key)
                 if self._is_condition(cid):
                     self.live(row, j, make, refs, bool(values[j]), fmt="General")
                 else:
-                    self.live(row, j, make, refs, values[j])
+                    self.live(row, j, make, refs, values[j], sources=[cid, *self._record_cells()])
         last = first + len(result.rows) - 1
         widths = [max(text_width(headers[:1], 12, 30), 12)] + [text_width([h], 12, 28) for h in headers[1:]]
         self.heading(self.HEADER, headers, widths, numeric=set(range(0 if not table.var_is_record else 1,
@@ -73,7 +89,8 @@ class TableSheet(_Sheet):
         sheet.set_row(self.HEADER, LINE_HEIGHT * 2)
         sheet.freeze_panes(self.HEADER + 1, 1)
         self._charts(result, headers, first, last)
-        setup_print(sheet, self.HEADER, max(last, self.HEADER + 18 * self._chart_count), len(headers) + 8)
+        setup_print(sheet, self.HEADER, max(last, self.HEADER + 16 * self._chart_count + 2),
+                    len(headers) + (CHART_COLUMNS if self._chart_count else -1))
 
     _chart_count = 0
 
@@ -89,6 +106,26 @@ class TableSheet(_Sheet):
                 raise NotLive("the row's record lacks a field the varied record has; values computed by ifr.")
             return per_unit(builder.expanded(cid, binding, affected, memo), unit_size(units[cid]))
         return make
+
+    @staticmethod
+    def _reading(make, key: str):
+        """The row's formula inline when Excel can have it, else the helper column's cell (`key`)."""
+        def made():
+            try:
+                return make()
+            except NotLive:
+                return symbol(key)
+        return made
+
+    def _varied_node(self, i: int):
+        """The i-th varied value when it refers to cells (else None: a number)."""
+        return varied_node(self.table, i)
+
+    def _record_cells(self) -> list[str]:
+        """The cells of every record a table varies over (their inputs guard its values)."""
+        if not self.table.var_is_record:
+            return []
+        return [cid for record in self.table.values for cid in record.fields.values() if cid in self.w.names]
 
     def _record_binding(self, record) -> dict:
         alias = self.w.model.graph.records[self.table.var]
@@ -117,7 +154,7 @@ class TableSheet(_Sheet):
 
     def _charts(self, result, headers, first: int, last: int) -> None:
         """Native charts of the shown columns: one per unit, against the varied input."""
-        if last < first:
+        if last - first + 1 < MIN_CHART_POINTS:    # two points make a line, not a picture
             return
         numeric = [j for j, cid in enumerate(self.table.show, start=1) if not self._is_condition(cid)
                    and all(isinstance(r[j], (int, float, np.floating)) for r in result.rows)]
