@@ -102,6 +102,7 @@ class WorkbookWriter:
         from .xlsx_checks import ChecksSheet
         from .xlsx_sheets import ComprehensionsSheet, ScenariosSheet
         from .xlsx_tables import TableSheet
+        from .xlsx_uncertain import DistributionsSheet, SensitivitySheet, uncertain_cells
         self._build_formulas()
         main = [cid for cid in self.cells if not self.model.graph.cells[cid].module]
         library = [cid for cid in self.cells if self.model.graph.cells[cid].module]
@@ -115,6 +116,11 @@ class WorkbookWriter:
             extra.append(TableSheet(self, table, titles[table.name]))
         if self.model.graph.scenarios:
             extra.append(ScenariosSheet(self))
+        uncertain = uncertain_cells(self)
+        if uncertain:   # Monte Carlo samples: their statistics and histograms, and what moves the results
+            extra.append(DistributionsSheet(self))
+            results = [c for c in self.headlines(main) if c in uncertain] or uncertain[-1:]
+            extra.append(SensitivitySheet(self, results))
         helpers = ComprehensionsSheet(self) if self.builder.helpers or self.builder.solves else None
         for sheet in extra:
             sheet.add()

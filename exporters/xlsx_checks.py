@@ -7,6 +7,8 @@ one: half a unit in the literal's last printed digit (`48.3 ms` means
 """
 from __future__ import annotations
 
+import math
+
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +53,9 @@ class ChecksSheet(_Sheet):
             heights.fit(row, check.description, widths[7])
             heights.fit(row, check.source, widths[0], monospace=True)
             sheet.write_string(row, 8, f"{Path(result.file).name}:{result.line}", self.st("muted"))
-            if check.expected is None:
+            if result.error is not None:
+                self._not_computed(row, result)
+            elif check.expected is None:
                 self._condition(row, check, result)
             else:
                 self._equality(row, check, result)
@@ -137,6 +141,13 @@ class ChecksSheet(_Sheet):
         self.sheet.write_string(row, 5, rule, self.st("muted"))
         self.sheet.write_formula(row, 6, f'=IF(ABS(B{row + 1}-C{row + 1})<=E{row + 1}*(1+1E-12)+1E-300,'
                                  f'"{PASS}","{FAIL}")', self.st("pass"), PASS if result.passed else FAIL)
+
+    def _not_computed(self, row: int, result) -> None:
+        """A check ifr could not compute: #N/A with the reason, and a fail."""
+        write_formula(self.sheet, row, 1, "=NA()", self.st("static"), math.nan,
+                      f"Not computed: {result.error.message}" + (f"\n\n{result.error.hint}" if result.error.hint else ""))
+        self.sheet.write_string(row, 5, "error", self.st("muted"))
+        self.sheet.write_string(row, 6, FAIL, self.st("pass"))
 
     def _condition(self, row: int, check, result) -> None:
         node = check.expr

@@ -225,6 +225,14 @@ class FormulaBuilder:
         if failed is not None:   # never a live formula that could show a number ifr does not have
             raise NotLive(f"Why: {failed.message}. Run ifr again after changing its inputs.")
         cell = self.cells[cid]
+        value = self.model.values.get(cid)
+        if cid in self.model.graph.uncertain and getattr(value, "ndim", 0):
+            stats = self.model.summary(cid)
+            spread = "" if stats is None else \
+                f" (90% of them between {stats.p5:.4g} and {stats.p95:.4g} {self.model.units[cid]})".replace(" )", ")")
+            raise NotLive(f"Uncertain: the median of {self.model.sampling.samples:,} Monte Carlo samples drawn by "
+                          f"ifr{spread}, listed on the Distributions sheet. A spreadsheet does not redraw samples: "
+                          "run ifr again after changing its inputs.")
         if cell.kind == "solve":
             try:
                 return self.in_display_unit(self.closed_form(cid, self.display_ref), cid)
@@ -281,6 +289,14 @@ class FormulaBuilder:
     def expression(self, node: ir.Node, ref, cid: str | None = None, inline_only: bool = True):
         """A base-SI sympy expression for an IR node; comprehensions unrolled
         or (unless inline_only) moved to helper rows."""
+        drawn = _find(node, (ir.Dist, ir.Stat))
+        if drawn is not None:
+            raise NotLive(f"`{drawn.text}` is computed from Monte Carlo samples drawn by ifr; a value, not a "
+                          "formula: run ifr again after changing its inputs.")
+        what_if = _find(node, (ir.ScenarioValue, ir.TableRow))
+        if what_if is not None:
+            raise NotLive(f"`{what_if.text}` is a cell computed again with other inputs by ifr; a value, not a "
+                          "formula: run ifr again after changing its inputs.")
         monte_carlo = _find(node, ir.MonteCarlo)
         if monte_carlo is not None:
             args = ", ".join(f"{k}={v.text}" for k, v in monte_carlo.kwargs.items())

@@ -9,6 +9,8 @@ them was changed rather than ignore the edit (`fixed_cells`).
 """
 from __future__ import annotations
 
+import math
+
 import re
 from dataclasses import dataclass
 
@@ -128,4 +130,10 @@ def in_unit(model, cid: str, unit: str):
     raw = model.values[cid]
     if isinstance(raw, (bool, np.bool_)):
         return bool(raw)
+    if cid in model.errors:
+        return math.nan
+    if getattr(raw, "ndim", 0):   # uncertain: the median of its samples (a condition: how often it holds)
+        raw = float(np.mean(raw)) if raw.dtype == bool else float(np.median(raw))
+        if model.values[cid].dtype == bool:
+            return raw
     return float(raw) / float(unit_size(unit))

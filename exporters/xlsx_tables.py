@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from .cells import table_result
-from .xlsx import _col, _quote, merged_text, setup_print, write_number
+from .xlsx import _col, _quote, merged_text, setup_print, write_formula, write_number
 from .xlsx_formulas import NotLive, per_unit, symbol, unit_size
 from .xlsx_layout import TABLE_HEADER_ROW, varied_node
 from .xlsx_sheets import _Sheet
-from .xlsx_style import LINE_HEIGHT, input_format, text_width
+from .xlsx_style import LINE_HEIGHT, input_format, number_format, text_width
 
 
 # A chart needs this many rows to show a trend; it spans this many default columns.
@@ -32,6 +32,9 @@ class TableSheet(_Sheet):
     def write(self) -> None:
         model, table, sheet = self.w.model, self.table, self.sheet
         result = table_result(model, table.name)
+        if result.keys > 1 or len(result.columns) != 1 + len(table.show):
+            self._write_values(result)   # several varied cells, or uncertain columns: values ifr computed
+            return
         graph = model.graph
         var_name = result.columns[0]
         names = [graph.cells[c].name for c in table.show]
@@ -93,6 +96,63 @@ class TableSheet(_Sheet):
                     len(headers) + (CHART_COLUMNS if self._chart_count else -1))
 
     _chart_count = 0
+
+    def _write_values(self, result) -> None:
+        """A table that varies several cells (one row per combination) or shows
+        uncertain cells (median, 5th and 95th percentile columns): every row as
+        the values ifr computed, each guarded (#N/A in red once an input it came
+        from is edited), with a colour scale on each shown column."""
+        model, table, sheet, graph = self.w.model, self.table, self.sheet, self.w.model.graph
+        k = result.keys
+        headers = [f"{c} [{u}]" if u else c for c, u in zip(result.columns, result.units)]
+        varied = ", ".join(result.columns[:k])
+        shown = ", ".join(graph.cells[c].name for c in table.show)
+        span = max(len(headers) - 1, 6)
+        merged_text(sheet, 0, 0, span, table.name.replace("_", " "), self.st("title"))
+        sheet.set_row(0, 22)
+        parts = []
+        if k > 1:
+            parts.append(f"{shown} for every combination of {varied}, one row each (the first varies slowest).")
+        else:
+            parts.append(f"How {shown} change with {varied}.")
+        if len(result.columns) != k + len(table.show):
+            parts.append(f"An uncertain cell shows the median of its {model.sampling.samples:,} Monte Carlo "
+                         "samples and its 5th and 95th percentiles.")
+        parts.append("The values were computed by ifr and do not recalculate: after an edit of an input they show "
+                     "#N/A (stale, in red) until ifr is run again. The rows are set by the table's line in the .ifr "
+                     "file.")
+        merged_text(sheet, 1, 0, span, (table.description.rstrip(".") + ". " if table.description else "")
+                    + " ".join(parts), self.st("note"))
+        sheet.set_row(1, 40)
+        first = self.HEADER + 1
+        sources = [*table.show, *(a.var for a in table.axes if not a.var_is_record)]
+        for i, values in enumerate(result.rows):
+            row = first + i
+            for j, value in enumerate(values):
+                if isinstance(value, str):
+                    sheet.write_string(row, j, value, self.st("text"))
+                elif j < k:
+                    write_number(sheet, row, j, float(value), self.st("formula", input_format(float(value))))
+                elif isinstance(value, (bool, np.bool_)):
+                    sheet.write_boolean(row, j, bool(value), self.st("static"))
+                else:
+                    fmt = number_format(float(value))
+                    guard = self.w.stale_guard(sources, float(value))
+                    if guard is None:
+                        write_number(sheet, row, j, float(value), self.st("static", fmt))
+                    else:
+                        write_formula(sheet, row, j, guard, self.st("static", fmt), float(value))
+                        self.w.mark_stale(sheet, row, j)
+        last = first + len(result.rows) - 1
+        for j in range(k, len(headers)):
+            if result.rows and not isinstance(result.rows[0][j], (bool, np.bool_)):
+                sheet.conditional_format(first, j, last, j, {"type": "3_color_scale", "min_color": "#F8F8F8",
+                                                             "mid_color": "#C6DBEF", "max_color": "#6BAED6"})
+        widths = [text_width([h], 12, 28) for h in headers]
+        self.heading(self.HEADER, headers, widths, numeric=set(range(len(headers))))
+        sheet.set_row(self.HEADER, LINE_HEIGHT * 2)
+        sheet.freeze_panes(self.HEADER + 1, k)
+        setup_print(sheet, self.HEADER, last, len(headers) - 1)
 
     def _is_condition(self, cid: str) -> bool:
         """A cell holding true/false (a table sweep hands it back as 1.0/0.0)."""

@@ -16,8 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from ifr import ir
+from ifr.display import format_number
 
-from .xlsx import merged_text, setup_print, write_formula, write_number
+from .xlsx import merged_text, write_formula, write_number
 from .xlsx_sheets import _Sheet
 from .xlsx_style import number_format, text_width
 
@@ -53,6 +54,23 @@ def _written(cell) -> str:
     return ""
 
 
+def _label(centre: float, centres) -> str:
+    """A bin's middle with enough digits to tell it from its neighbours, no more."""
+    step = float(np.min(np.diff(centres))) if len(centres) > 1 else abs(centre) or 1.0
+    scale = max(abs(float(centres[0])), abs(float(centres[-1])), step)
+    digits = max(2, min(8, int(np.ceil(np.log10(scale / step))) + 1)) if step > 0 else 4
+    return format_number(float(centre), digits)
+
+
+def _print_plainly(sheet, last_row: int, last_col: int) -> None:
+    """Landscape, one page wide; no repeated header (the charts would run across it)."""
+    sheet.set_landscape()
+    sheet.set_paper(9)
+    sheet.fit_to_pages(1, 0)
+    sheet.set_margins(left=0.4, right=0.4, top=0.5, bottom=0.5)
+    sheet.print_area(0, 0, last_row, last_col)
+
+
 class DistributionsSheet(_Sheet):
     title = "Distributions"
     HEADER = 2
@@ -80,7 +98,7 @@ class DistributionsSheet(_Sheet):
             sheet.write_string(row, 1, model.units[cid], self.st("unit"))
             for col, value in enumerate((stats.median, stats.mean, stats.sd, stats.p5, stats.p95), start=2):
                 guarded(self.w, sheet, row, col, [cid], value)
-            sheet.write_string(row, 7, _written(cell), self.st("text"))
+            sheet.write_string(row, 7, _written(cell), self.st("unit"))
             row += 1
         widths = [text_width([graph.cells[c].name for c in self.cids] + ["Name"], 10, 40),
                   text_width([model.units[c] for c in self.cids] + ["Unit"], 6, 16),
@@ -88,7 +106,7 @@ class DistributionsSheet(_Sheet):
         self.heading(self.HEADER, self.HEADINGS, widths, numeric=set(range(2, 7)))
         sheet.freeze_panes(self.HEADER + 1, 1)
         last = self._histograms(row + 1)
-        setup_print(sheet, self.HEADER, max(last, row), last_col)
+        _print_plainly(sheet, max(last, row), last_col)
 
     def _histograms(self, first_row: int) -> int:
         """A histogram per uncertain cell: its bins as data beside the chart, the chart below the list."""
@@ -103,8 +121,8 @@ class DistributionsSheet(_Sheet):
             name, unit = graph.cells[cid].name, model.units[cid]
             sheet.write_string(top, data_col, f"{name}" + (f" [{unit}]" if unit else ""), self.st("header"))
             sheet.write_string(top, data_col + 1, "samples", self.st("header_number"))
-            for i, (centre, count) in enumerate(zip(centres, counts)):
-                guarded(self.w, sheet, top + 1 + i, data_col, [cid], float(centre))
+            for i, (centre, count) in enumerate(zip(centres, counts)):   # labels as text: the bins' middles
+                sheet.write_string(top + 1 + i, data_col, _label(centre, centres), self.st("unit"))
                 guarded(self.w, sheet, top + 1 + i, data_col + 1, [cid], float(count), fmt="0")
             chart = self.w.workbook.add_chart({"type": "column"})
             chart.add_series({
@@ -117,7 +135,7 @@ class DistributionsSheet(_Sheet):
             chart.set_title({"name": f"{name}: median {stats.median:.4g}, 90% in {stats.p5:.4g} to "
                                      f"{stats.p95:.4g}" + (f" {unit}" if unit else ""),
                              "name_font": {"size": 10, "bold": False}})
-            chart.set_x_axis({"name": unit or name, "num_format": "General", "num_font": {"rotation": -45}})
+            chart.set_x_axis({"name": unit or name, "interval_unit": 3, "num_font": {"rotation": -45}})
             chart.set_y_axis({"name": "samples", "major_gridlines": {"visible": True}})
             chart.set_legend({"none": True})
             chart.set_size({"width": 620, "height": 280})
@@ -171,14 +189,15 @@ class SensitivitySheet(_Sheet):
             last = first + len(result.swings) - 1
             chart = self.w.workbook.add_chart({"type": "bar"})
             chart.add_series({"name": "swing", "categories": [self.title, first, 0, last, 0],
-                              "values": [self.title, first, 6, last, 6], "fill": {"color": "#4C72B0"}})
+                              "values": [self.title, first, 6, last, 6], "fill": {"color": "#4C72B0"}, "gap": 60})
             chart.set_title({"name": f"What moves {result.output}", "name_font": {"size": 10, "bold": False}})
             chart.set_x_axis({"name": f"swing of {result.output}{unit}"})
             chart.set_y_axis({"reverse": True})
             chart.set_legend({"none": True})
-            chart.set_size({"width": 620, "height": 60 + 28 * len(result.swings)})
+            height = 130 + 36 * len(result.swings)
+            chart.set_size({"width": 620, "height": height})
             sheet.insert_chart(last + 2, 0, chart)
-            row = last + 3 + max(6, 2 + len(result.swings) * 2)
+            row = last + 4 + height // 20
         for col, width in enumerate(widths):
             sheet.set_column(col, col, width)
-        setup_print(sheet, 2, row, last_col)
+        _print_plainly(sheet, row, last_col)
