@@ -162,18 +162,19 @@ def compare_tables(book: Book, report: Report, shown: dict) -> None:
             result = variant.table(table.name)
         except ifr.IfrError:
             result = None
-        rows = len(model.table(table.name).rows)
-        for i in range(rows):
-            for j, cid in enumerate(table.show, start=1):
+        exported = model.table(table.name)
+        for i in range(len(exported.rows)):
+            # every column after the varied ones: the shown cells (an uncertain one with its percentiles)
+            for j in range(exported.keys, len(exported.columns)):
                 ref = coordinate(TABLE_HEADER_ROW + 2 + i, j + 1)
                 if result is None or i >= len(result.rows):
                     expected = math.nan
                 else:
                     raw = result.rows[i][j]
                     expected = raw if isinstance(raw, bool) else \
-                        float(raw) * float(unit_size(result.units[j])) / float(unit_size(model.units[cid])) \
+                        float(raw) * float(unit_size(result.units[j])) / float(unit_size(exported.units[j])) \
                         if isinstance(raw, (int, float)) else math.nan
-                judge(report, f"{titles[table.name]}!{ref} {table.name}.{model.graph.cells[cid].name}",
+                judge(report, f"{titles[table.name]}!{ref} {table.name}.{exported.columns[j]}",
                       shown.get((titles[table.name], ref)), expected)
 
 
