@@ -37,9 +37,15 @@ _NAMES = ("token", "tok", "request", "req", "GPU", "gpu", "step", "batch", "laye
           "min", "hour", "h", "day", "week", "year", "percent", "dimensionless", "ns", "us", "µs", "ms", "kWh", "USD")
 
 
+# The bundled models the shipped files are made from: the checkout's `models/`
+# (`--models DIR` when ifr is installed from it rather than run from it).
+MODELS = ROOT / "models"
+
+
 def _model_files() -> list[Path]:
-    folders = [ROOT / "stdlib", ROOT / "models"]
-    return sorted(p for folder in folders if folder.is_dir() for p in folder.rglob("*.ifr"))
+    # the standard library as installed (ifr/stdlib), or beside the sources in a checkout
+    stdlib = HERE / "stdlib" if (HERE / "stdlib").is_dir() else ROOT / "stdlib"
+    return sorted(p for folder in (stdlib, MODELS) if folder.is_dir() for p in folder.rglob("*.ifr"))
 
 
 def unit_texts() -> list[str]:
@@ -108,7 +114,14 @@ def artifacts() -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ifr.build", description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if a shipped file is out of date")
+    parser.add_argument("--models", metavar="DIR", help="the bundled models (default: the checkout's models/)")
     args = parser.parse_args(argv)
+    global MODELS
+    if args.models:
+        MODELS = Path(args.models)
+    if not MODELS.is_dir():
+        print(f"no models folder at {MODELS}: give the checkout's with --models DIR", file=sys.stderr)
+        return 2
     stale = []
     for path, (current, make) in artifacts().items():
         if current(path):
@@ -116,9 +129,9 @@ def main(argv: list[str] | None = None) -> int:
         stale.append(path)
         if not args.check:
             path.write_text(make(), encoding="utf-8")
-            print(f"wrote {path.relative_to(ROOT)}")
+            print(f"wrote {path}")
     if args.check and stale:
-        print("out of date: " + ", ".join(str(p.relative_to(ROOT)) for p in stale)
+        print("out of date: " + ", ".join(p.name for p in stale)
               + "; run: python -m ifr.build", file=sys.stderr)
         return 1
     return 0
