@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from . import ir
 from .display import factor, format_number
 from .errors import IfrError
-from .evaluate import compile_node, is_array
+from .evaluate import is_array
 
 
 @dataclass

@@ -47,13 +47,7 @@ def plot_histogram(name: str, unit: str, samples, stats, path: Path) -> None:
 
 def plot_table(table, path: Path) -> None:
     """Draw each shown column of a table against its varied column, to a PNG."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise IfrError("missing-dependency", "plotting needs matplotlib", None,
-                       hint="pip install 'ifr[plot]'") from None
+    plt = _pyplot()
     if table.keys > 2:
         raise IfrError("not-plotted", f"table `{table.name}` varies {table.keys} values; a plot shows one or two",
                        None, hint="print it, or plot a table that varies fewer values")

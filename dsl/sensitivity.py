@@ -152,14 +152,8 @@ def render(result: Sensitivity) -> str:
 
 def plot_tornado(result: Sensitivity, path) -> None:
     """A tornado chart: each input's bar spans the result at its two ends, largest on top."""
-    import os
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise IfrError("missing-dependency", "plotting needs matplotlib", None,
-                       hint="pip install 'ifr[plot]'") from None
+    from .plot import _pyplot, _save
+    plt = _pyplot()
     swings = list(reversed(result.swings))
     fig, ax = plt.subplots(figsize=(7, 0.5 * len(swings) + 1.5))
     for i, s in enumerate(swings):
@@ -171,11 +165,4 @@ def plot_tornado(result: Sensitivity, path) -> None:
     ax.set_title(f"What moves {result.output}")
     ax.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.png")
-    try:
-        fig.savefig(tmp, dpi=100)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise IfrError("unwritable", f"cannot write {path}: {exc.strerror}", None) from None
-    finally:
-        plt.close(fig)
+    _save(fig, path, plt)

@@ -304,9 +304,9 @@ def pretty_tree(tree: list, names: dict[str, str]) -> str:
     return sp.sstr(expr.xreplace({s: sp.Symbol(names.get(s.name, s.name)) for s in expr.free_symbols}))
 
 
-def expanded_text(node: ir.Node, formulas: dict[str, ir.Node], names: dict[str, str]) -> str:
-    """sympy's text for an expression with the cells in ``formulas`` expanded
-    (every other cell a symbol), shown with ``names``."""
+def _expanded(node: ir.Node, formulas: dict[str, ir.Node]):
+    """A sympy expression for ``node`` with the cells in ``formulas`` expanded
+    (each once), every other cell a real symbol named by its id."""
     sp = sympy_module()
     expanded: dict[str, object] = {}
 
@@ -316,8 +316,15 @@ def expanded_text(node: ir.Node, formulas: dict[str, ir.Node], names: dict[str, 
         if cid not in expanded:
             expanded[cid] = to_sympy(formulas[cid], ref)
         return expanded[cid]
+    return to_sympy(node, ref)
+
+
+def expanded_text(node: ir.Node, formulas: dict[str, ir.Node], names: dict[str, str]) -> str:
+    """sympy's text for an expression with the cells in ``formulas`` expanded
+    (every other cell a symbol), shown with ``names``."""
+    sp = sympy_module()
     try:
-        expr = to_sympy(node, ref)
+        expr = _expanded(node, formulas)
     except NotSymbolic as exc:
         return f"(not symbolic: {exc})"
     return sp.sstr(expr.xreplace({s: sp.Symbol(names.get(s.name, s.name)) for s in expr.free_symbols}))
@@ -329,16 +336,8 @@ def elasticities(node: ir.Node, formulas: dict[str, ir.Node], values: dict[str, 
     form (cells in ``formulas`` expanded), at ``values`` (base SI).  An input
     without a finite symbolic derivative there is left out."""
     sp = sympy_module()
-    expanded: dict[str, object] = {}
-
-    def ref(cid):
-        if cid not in formulas:
-            return sp.Symbol(cid, real=True)
-        if cid not in expanded:
-            expanded[cid] = to_sympy(formulas[cid], ref)
-        return expanded[cid]
     try:
-        y = to_sympy(node, ref)
+        y = _expanded(node, formulas)
     except NotSymbolic:
         return {}
     at = {s: values[s.name] for s in y.free_symbols if s.name in values}

@@ -18,7 +18,6 @@ them, so parameters that are themselves formulas stay exact.
 from __future__ import annotations
 
 import hashlib
-import math
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 

@@ -372,7 +372,6 @@ class ComprehensionsSheet(_Sheet):
 
     def _write_row_columns(self) -> None:
         """Each table row's column of the cells its value changes (see place_table_rows)."""
-        from .cells import display_value
         model, sheet = self.w.model, self.sheet
         for label, first, column in self.row_columns:
             merged_text(sheet, first - 1, 0, 3, f"Cells recomputed for table {label}", self.st("section"))
