@@ -40,6 +40,7 @@ class Binder(ExpressionResolver):
         self.in_check = False
         self.distributions = 0      # distributions written (none: nothing is uncertain)
         self.refs: dict[str, set[str]] = {}
+        self.resolved: set[str] = set()
         self._relations: Dependencies | None = None
 
     def _guarded(self, action) -> bool:
@@ -59,10 +60,12 @@ class Binder(ExpressionResolver):
         for module in modules:
             self._aliases(module)
         for cell in list(self.cells.values()):
-            self._resolve_cell(cell)
+            if not cell.module:
+                self._resolve_cell(cell)
         checks, tables, scenarios = self._main_statements()
         self.scenarios = scenarios
-        functions = self._functions(modules)
+        functions = self._functions([self.main])
+        self._reach(checks, tables, scenarios, functions)
         deps = {cid: self._deps(c) for cid, c in self.cells.items()}
         order = self._order(deps)
         self.relations.set_needs(deps)
@@ -190,7 +193,10 @@ class Binder(ExpressionResolver):
 
     # --- pass 3: expressions
     def _resolve_cell(self, cell: CellDef) -> None:
-        if cell.expr is not None:
+        if cell.id in self.resolved:
+            return
+        self.resolved.add(cell.id)
+        if cell.expr is not None:   # a record alias's field
             return
         stmt = self.syntax[cell.id]
         scope = self.scopes[cell.id]
@@ -217,6 +223,54 @@ class Binder(ExpressionResolver):
             self.cell_errors[cell.id] = errors[0]
             if cell.kind == "input":
                 cell.kind = "formula"   # nothing to edit: it has no value
+
+    # --- an imported module's cells: those the main file reaches
+    def _reach(self, checks, tables, scenarios, functions) -> None:
+        """Resolve the imported cells the main file reads, and the cells they
+        read, and drop the rest: a model that uses three figures of a big
+        module binds, checks and computes those three.  (A module's other
+        cells are checked where they are used, and when the module's own file
+        is checked.)"""
+        roots: set[str] = set()
+        for cid in self.resolved:
+            roots |= self._reads(self.cells[cid])
+        nodes = [n for c in checks for n in (c.expr, c.expected, c.tolerance)]
+        nodes += [f.body for f in functions]
+        for table in tables:
+            for axis in (table, *table.more):
+                roots.add(axis.var)
+                roots.update(axis.show)
+                nodes += [*(axis.range or ()), *(v for v in axis.values if isinstance(v, ir.Node))]
+                for value in axis.values:
+                    if isinstance(value, RecordDef):
+                        roots.update(value.fields.values())
+                if axis.var in self.records:
+                    roots.update(self.records[axis.var].fields.values())
+        for scenario in scenarios.values():
+            for cid, expr, _span in scenario.overrides:
+                roots.add(cid)
+                nodes.append(expr)
+        for node in nodes:
+            if node is not None:
+                roots |= ir.refs(node) | self._what_if_deps(node)
+        stack = list(roots)
+        while stack:
+            cell = self.cells.get(stack.pop())
+            if cell is not None and cell.id not in self.resolved:
+                self._resolve_cell(cell)
+                stack.extend(self._reads(cell))
+        for cid in [cid for cid in self.cells if cid not in self.resolved]:
+            del self.cells[cid]
+        self._relations = None   # gathered again over the cells kept
+
+    def _reads(self, cell: CellDef) -> set[str]:
+        """The cells a resolved cell's definition names."""
+        if cell.kind != "solve":
+            return self._refs_of(cell) | self._what_if_deps(cell.expr)
+        found = {cell.unknown} | ir.refs(cell.lhs) | ir.refs(cell.rhs)
+        for bound in cell.bracket or ():
+            found |= ir.refs(bound)
+        return found
 
     # --- checks, tables, scenarios of the main file; functions of every module
     def _main_statements(self):
@@ -266,7 +320,8 @@ class Binder(ExpressionResolver):
 
     def _functions(self, modules) -> list[FunctionDef]:
         """Every function's body on its own, parameters of any dimension: so a
-        function nothing calls is checked too."""
+        function nothing calls is checked too (an imported module's, where
+        the module's own file is checked)."""
         out = []
         for module in modules:
             for stmt in module.program.statements:
@@ -422,7 +477,7 @@ class Binder(ExpressionResolver):
         """The formulas' references, gathered once every cell is resolved."""
         if self._relations is None:
             self._relations = Dependencies({cid: self._refs_of(c) for cid, c in self.cells.items()
-                                            if c.kind != "solve"})
+                                            if c.kind != "solve" and cid in self.resolved})
         return self._relations
 
     def affected_by(self, unknown: str) -> set[str]:

@@ -89,6 +89,26 @@ def test_a_missing_module_is_one_error_not_one_per_use(tmp_path):
     assert a.evaluate()["y"].to("s").magnitude == 1.0
 
 
+def test_a_model_binds_the_cells_of_a_module_it_reaches(tmp_path):
+    (tmp_path / "lib.ifr").write_text(textwrap.dedent("""\
+        rate  = 4 GB/s
+        setup = 2 ms
+        both  = 8 GB / rate + setup
+        other = setup * 3
+        wrong = rate + setup
+        fn bad(x) = x * (1 GB + 1 s)
+        """), encoding="utf-8")
+    a = _analysis(tmp_path, 'use "lib.ifr" as lib\nt = lib.both in s\n')
+    assert not a.errors       # `wrong` and `bad` are the module's own file's mistakes
+    assert sorted(cid for cid, c in a.graph.cells.items() if c.module) == ["lib.both", "lib.rate", "lib.setup"]
+    assert a.evaluate()["t"].to("s").magnitude == pytest.approx(2.002)
+    used = _analysis(tmp_path, 'use "lib.ifr" as lib\nt = lib.wrong\n', name="n.ifr")
+    assert [(e.code, e.span.file.endswith("lib.ifr"), e.span.line) for e in used.errors] == \
+        [("unit-mismatch", True, 5)]
+    own = analyse(tmp_path / "lib.ifr")
+    assert sorted(e.span.line for e in own.errors) == [5, 6]
+
+
 # --- per-cell errors -----------------------------------------------------------
 
 def test_run_prints_every_other_cell_and_the_errors_in_json(capsys):
