@@ -394,6 +394,7 @@ class Binder(ExpressionResolver):
             else:
                 keys.append(self.expr(key_node, scope))
         ids = [None if isinstance(v, RecordDef) else v for v in varied]
+        self.what_ifs += 1
         return ir.TableRow(node.span, self._text(node), name, keys[0], column, ids[0], keys[1:], ids[1:])
 
     def _table(self, stmt: ast.Table, scope: Scope) -> TableDef:
@@ -455,6 +456,8 @@ class Binder(ExpressionResolver):
         """What a scenario's value or a table's row needs besides the cell it reads:
         the cells the scenario's values (or the row's record) are computed from."""
         out = set()
+        if not self.what_ifs:
+            return out
         for n in ir.walk(node) if node is not None else ():
             if isinstance(n, ir.ScenarioValue) and n.scenario in self.scenarios:
                 for _cid, expr, _span in self.scenarios[n.scenario].overrides:

@@ -41,8 +41,13 @@ class Scope:
         return Scope(self.module, self.record, merged)
 
 
+_NUMBERS = (ast.Number, ast.Quantity, ast.Percent)
+
+
 class ExpressionResolver:
     """Turns syntax expressions into IR; mixed into the Binder, whose cells and warnings it uses."""
+
+    what_ifs = 0   # scenario values and table rows made: what a cell needs besides the cells it names
 
     def expr(self, node: ast.Expr, scope: Scope) -> ir.Node:
         """Resolve one syntax expression in a scope.  A mistake is reported and
@@ -81,8 +86,14 @@ class ExpressionResolver:
         return found
 
     def _expr(self, node: ast.Expr, scope: Scope) -> ir.Node:
+        kind = type(node)   # the commonest kinds first: this runs for every node of every formula
+        if kind is ast.Name:
+            return self._value(node, scope)
         text = self._source(node)
-        if isinstance(node, (ast.Number, ast.Quantity, ast.Percent)) and not math.isfinite(node.value):
+        if kind is ast.BinOp:
+            return ir.Bin(node.span, text, node.op.replace("**", "^"), self.expr(node.left, scope),
+                          self.expr(node.right, scope))
+        if kind in _NUMBERS and not math.isfinite(node.value):
             raise IfrError("too-large", f"`{self._text(node)}` is too large a number", node.span,
                            hint="a number must be below about 1.8e308")
         if isinstance(node, ast.Number):
@@ -96,9 +107,6 @@ class ExpressionResolver:
             return self._table_row(node, scope)
         if isinstance(node, (ast.Name, ast.FieldAccess)):
             return self._value(node, scope)
-        if isinstance(node, ast.BinOp):
-            return ir.Bin(node.span, text, node.op.replace("**", "^"), self.expr(node.left, scope),
-                          self.expr(node.right, scope))
         if isinstance(node, ast.Neg):
             return ir.Neg(node.span, text, self.expr(node.operand, scope))
         if isinstance(node, ast.Compare):
@@ -130,6 +138,7 @@ class ExpressionResolver:
         if isinstance(binding, tuple) and binding[0] == "unit":
             return binding[1]
         if isinstance(binding, tuple) and binding[0] == "scenario":
+            self.what_ifs += 1
             return ir.ScenarioValue(node.span, self._text(node), binding[1], binding[2])
         what = _describe(binding)
         hint = None

@@ -297,9 +297,16 @@ def refs(node: Node) -> set[str]:
     """Every cell an expression refers to (a scenario's value or a table's row
     refers to the cell it reads)."""
     out = set()
-    for n in walk(node):
-        if isinstance(n, (Ref, ScenarioValue)):
+    stack = [node]
+    while stack:   # walk's loop, written out: every cell's formula is walked once
+        n = stack.pop()
+        kind = type(n)
+        if kind is Ref or kind is ScenarioValue:
             out.add(n.cell)
-        elif isinstance(n, TableRow):
+        elif kind is TableRow:
             out.add(n.column)
+        get = _CHILDREN.get(kind)
+        if get is None:
+            get = _CHILDREN[kind] = _children_of(kind)
+        stack.extend(get(n))
     return out
