@@ -49,16 +49,20 @@ def _model_files() -> list[Path]:
 
 
 def unit_texts() -> list[str]:
-    """Every unit spelling a run of the bundled files looks up, and the usual ones."""
+    """Every unit spelling a run of the bundled files looks up (their cells'
+    display units among them), and the usual ones."""
+    from .display import factor
     from .model import analyse
     from .units import recording_lookups
 
+    factor.cache_clear()   # its answers would not be looked up again, nor recorded
     with recording_lookups() as looked_up:
         for path in _model_files():
             try:
                 analysis = analyse(path)
                 if not analysis.errors:
-                    analysis.evaluate()
+                    for shown in analysis.evaluate().units.values():
+                        factor(shown)
             except Exception:
                 continue   # a file with mistakes: what it looked up before them is kept
     texts = set(looked_up) | set(_NAMES)

@@ -6,8 +6,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from .errors import IfrError
 
 GRID_POINTS = 4801          # per side of zero, for the scan without a bracket
@@ -38,6 +36,16 @@ class Sides:
     def holds(self, x, each: bool = False):
         """Whether the equation holds at x: both sides finite and equal to 1e-9.
         (A side that overflows to inf, or is nan, equals nothing.)"""
+        if not each and _plain(x):   # a closed form's root, checked without numpy
+            try:
+                r, a, b = self.f(x, self.env)
+            except FAILURES:
+                return False
+            if _plain(r, a, b):
+                size = abs(a) + abs(b)
+                return math.isfinite(x) and math.isfinite(a) and math.isfinite(b) and \
+                    abs(r) <= 1e-9 * (size if size > 0 else 1.0)
+        import numpy as np
         with np.errstate(all="ignore"):
             try:
                 r, a, b = self.f(x, self.env)
@@ -57,6 +65,11 @@ class Sides:
         next to it is not 1: `a * x = b * x` at 0, whatever a and b are.  A
         side that is zero everywhere (`a * x = 0`) is not a common factor.
         """
+        if not each and _plain(x):
+            found = self._vanishes_at(x)
+            if found is not None:
+                return found
+        import numpy as np
         x = np.asarray(x, dtype=float)
         delta = np.where(x != 0, np.abs(x) * 1e-6, self.scale * 1e-6)
         with np.errstate(all="ignore"):
@@ -75,8 +88,29 @@ class Sides:
             out = all_zero | (zero_at_x(a0, a1, a2) & zero_at_x(b0, b1, b2) & ~ratio_is_one)
         return out if each else bool(np.all(out))
 
+    def _vanishes_at(self, x: float) -> bool | None:
+        """``vanishes`` for one float, without numpy; None where a side fails
+        or is not a float (numpy's arithmetic, which gives inf, decides then)."""
+        delta = abs(x) * 1e-6 if x != 0 else self.scale * 1e-6
+        try:
+            _, a0, b0 = self.f(x, self.env)
+            _, a1, b1 = self.f(x - delta, self.env)
+            _, a2, b2 = self.f(x + delta, self.env)
+        except FAILURES:
+            return None
+        if not _plain(a0, a1, a2, b0, b1, b2):
+            return None
+        if a0 == 0 and b0 == 0 and a1 == 0 and a2 == 0 and b1 == 0 and b2 == 0:
+            return True
+
+        def zero_at_x(v0, v1, v2):
+            return v1 != 0 and v2 != 0 and abs(v0) <= 1e-3 * min(abs(v1), abs(v2))
+        ratio_is_one = b1 != 0 and b2 != 0 and abs(a1 / b1 - 1) < 1e-3 and abs(a2 / b2 - 1) < 1e-3
+        return zero_at_x(a0, a1, a2) and zero_at_x(b0, b1, b2) and not ratio_is_one
+
     def scan(self, bracket: tuple[float, float] | None) -> Scan:
         """Both sides over the bracket, or over ±scale·10^±12 without one."""
+        import numpy as np
         if bracket is not None:
             lo, hi = bracket
             grid = np.geomspace(lo, hi, BRACKET_POINTS) if lo > 0 and hi / lo > 1e3 \
@@ -102,6 +136,7 @@ class Sides:
         when alone; two or more in a row are a stretch over which the equation
         holds (or floats cannot tell the sides apart), not a threshold.
         """
+        import numpy as np
         from scipy.optimize import brentq
         grid, a, b = scan.grid, scan.lhs, scan.rhs
         values = a - b
@@ -144,6 +179,7 @@ class Sides:
 
 def runs(mask: np.ndarray) -> list[tuple[int, int]]:
     """(first, last) index of each run of True in a boolean array."""
+    import numpy as np
     edges = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
     return list(zip(np.flatnonzero(edges == 1).tolist(), (np.flatnonzero(edges == -1) - 1).tolist()))
 
@@ -155,6 +191,11 @@ def merge(values: list[float]) -> list[float]:
         if not out or not close(out[-1], v):
             out.append(v)
     return out
+
+
+def _plain(*values) -> bool:
+    """Whether every value is a Python float or int (not a numpy array)."""
+    return all(type(v) is float or type(v) is int for v in values)
 
 
 def close(a: float, b: float) -> bool:

@@ -24,7 +24,6 @@ from .closed_form_cache import TIMED_OUT, ClosedFormCache, equation_key
 from .errors import IfrError
 from .evaluate import compile_node, is_array
 from .roots import Sides, close, merge
-from .solve_diagnosis import no_solution, on_a_stretch
 from .symbolic import eval_tree
 
 SYMPY_SECONDS = 10
@@ -132,8 +131,10 @@ class Solver:
         numeric, vanishing, stretches = sides.search(scan)
         roots = merge([r for _, r in closed] + numeric)
         if stretches:
+            from .solve_diagnosis import on_a_stretch
             raise on_a_stretch(self, cell, stretches)
         if not roots:
+            from .solve_diagnosis import no_solution
             raise no_solution(self, cell, scan, vanishing + self._vanishing_candidates(forms, cell, env, sides))
         if len(roots) > 1:
             listed = ", ".join(self.show(cell.unknown, r) for r in roots[:6])
@@ -181,11 +182,10 @@ class Solver:
 
     def _closed_roots(self, forms, cell, env, sides) -> list[tuple[int, float]]:
         """The candidates that are thresholds for these values: (index, root)."""
-        import numpy as np
         out = []
         for index, (tree, condition) in enumerate(forms.candidates or ()):
             x = _evaluate(tree, env)
-            if x is None or not np.isfinite(x) or not _evaluate(condition, env):
+            if x is None or not math.isfinite(x) or not _evaluate(condition, env):
                 continue
             if sides.holds(x) and not sides.vanishes(x) and self._in_bracket(cell, env, x):
                 out.append((index, float(x)))
@@ -199,11 +199,15 @@ class Solver:
     def _flat_branch_holds(self, forms, env) -> bool:
         """Whether a branch free of the unknown holds for these values (then the
         equation may hold over a whole stretch, which only the scan can tell)."""
-        import numpy as np
         for tree in forms.flat:
             terms = [_evaluate(t, env) for t in tree[1:]] if tree[0] == "add" else [_evaluate(tree, env)]
             if any(t is None for t in terms):
                 continue
+            if not any(is_array(t) for t in terms):
+                if abs(sum(terms)) <= 1e-9 * sum(abs(t) for t in terms):
+                    return True
+                continue
+            import numpy as np
             with np.errstate(all="ignore"):
                 terms = [np.asarray(t, dtype=float) for t in terms]
                 if np.any(np.abs(sum(terms)) <= 1e-9 * sum(np.abs(t) for t in terms)):
@@ -212,11 +216,10 @@ class Solver:
 
     def _vanishing_candidates(self, forms, cell, env, sides) -> list[float]:
         """Candidates set aside because both sides vanish there (for the message)."""
-        import numpy as np
         out = []
         for tree, condition in forms.candidates or ():
             x = _evaluate(tree, env)
-            if x is not None and np.isfinite(x) and _evaluate(condition, env) and sides.holds(x) \
+            if x is not None and math.isfinite(x) and _evaluate(condition, env) and sides.holds(x) \
                     and sides.vanishes(x) and self._in_bracket(cell, env, x):
                 out.append(float(x))
         return out
@@ -333,13 +336,16 @@ def _refs_outside_statistics(node) -> set[str]:
 
 def _evaluate(tree, env):
     """A closed-form tree under these values; None when it refers to a value not there."""
-    import numpy as np
+    import sys
 
     def value(name):
         if name not in env:
             raise KeyError(name)
         return env[name]
+    np = sys.modules.get("numpy")   # not imported: no value is an array
     try:
+        if np is None:
+            return eval_tree(tree, value)
         with np.errstate(all="ignore"):
             return eval_tree(tree, value)
     except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):

@@ -3,11 +3,11 @@ closed forms <-> a small JSON tree that evaluates without importing sympy."""
 from __future__ import annotations
 
 import math
+import operator
 from typing import Callable
 
-import numpy as np
-
 from . import ir
+from .evaluate import is_array
 
 
 class NotSymbolic(Exception):
@@ -188,9 +188,44 @@ def to_tree(expr) -> list:
     raise NotSymbolic(str(expr))
 
 
-_TREE_FN = {"ln": np.log, "exp": np.exp, "abs": np.abs, "floor": np.floor, "ceil": np.ceil}
-_TREE_CMP = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
-             "==": np.equal, "!=": np.not_equal}
+def _ln(x: float) -> float:
+    if x > 0:
+        return math.log(x)
+    return -math.inf if x == 0 else math.nan
+
+
+def _exp(x: float) -> float:
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def _whole(round_to):
+    return lambda x: float(round_to(x)) if math.isfinite(x) else x
+
+
+def _extreme(pick):
+    return lambda a, b: math.nan if a != a or b != b else pick(a, b)
+
+
+# On floats, with numpy's results (inf, not an error; NaN propagates through
+# max and min); on arrays, numpy's functions of the same names.
+_TREE_FN = {"ln": (_ln, "log"), "exp": (_exp, "exp"), "abs": (abs, "abs"), "floor": (_whole(math.floor), "floor"),
+            "ceil": (_whole(math.ceil), "ceil"), "max": (_extreme(max), "maximum"),
+            "min": (_extreme(min), "minimum")}
+_TREE_CMP = {"<": (operator.lt, "less"), "<=": (operator.le, "less_equal"), ">": (operator.gt, "greater"),
+             ">=": (operator.ge, "greater_equal"), "==": (operator.eq, "equal"), "!=": (operator.ne, "not_equal")}
+
+
+def _apply(pair, *args):
+    """A function of ``_TREE_FN`` or ``_TREE_CMP`` on floats, or numpy's on arrays
+    (numpy is imported only where an array is)."""
+    if any(is_array(a) for a in args):
+        import numpy as np
+        with np.errstate(all="ignore"):
+            return getattr(np, pair[1])(*args)
+    return pair[0](*args)
 
 
 def eval_tree(tree: list, values: Callable[[str], object]):
@@ -214,32 +249,41 @@ def eval_tree(tree: list, values: Callable[[str], object]):
         return out
     if kind == "pow":
         base, exp = eval_tree(tree[1], values), eval_tree(tree[2], values)
-        with np.errstate(all="ignore"):
-            return np.power(np.asarray(base, dtype=float), exp) if isinstance(base, np.ndarray) or \
-                isinstance(exp, np.ndarray) else _pow(base, exp)
+        if is_array(base) or is_array(exp):
+            import numpy as np
+            with np.errstate(all="ignore"):
+                return np.power(np.asarray(base, dtype=float), exp)
+        return _pow(base, exp)
     if kind == "fn":
         args = [eval_tree(a, values) for a in tree[2:]]
-        if tree[1] in ("max", "min"):
-            out = args[0]
-            for a in args[1:]:
-                out = (np.maximum if tree[1] == "max" else np.minimum)(out, a)
-            return out
-        with np.errstate(all="ignore"):
-            return _TREE_FN[tree[1]](args[0])
+        out = args[0]
+        for a in args[1:]:   # max and min of several
+            out = _apply(_TREE_FN[tree[1]], out, a)
+        return out if len(args) > 1 else _apply(_TREE_FN[tree[1]], out)
     if kind == "piecewise":
         out = None
         for expr, cond in reversed(tree[1:]):
             c = eval_tree(cond, values)
             e = eval_tree(expr, values)
-            out = e if out is None else np.where(c, e, out)
+            if out is None:
+                out = e
+            elif is_array(c) or is_array(e) or is_array(out):
+                import numpy as np
+                out = np.where(c, e, out)
+            else:
+                out = e if c else out
         return out
     if kind == "cmp":
-        return _TREE_CMP[tree[1]](eval_tree(tree[2], values), eval_tree(tree[3], values))
+        return _apply(_TREE_CMP[tree[1]], eval_tree(tree[2], values), eval_tree(tree[3], values))
     if kind in ("and", "or"):
         parts = [eval_tree(a, values) for a in tree[1:]]
         out = parts[0]
         for p in parts[1:]:
-            out = (np.logical_and if kind == "and" else np.logical_or)(out, p)
+            if is_array(out) or is_array(p):
+                import numpy as np
+                out = (np.logical_and if kind == "and" else np.logical_or)(out, p)
+            else:
+                out = bool(out and p) if kind == "and" else bool(out or p)
         return out
     raise ValueError(f"unknown closed-form node {kind}")
 

@@ -83,6 +83,22 @@ def test_cli_solve_and_explain(capsys):
     assert "680.208 us" in out
 
 
+def test_a_closed_form_is_verified_without_numpy(tmp_path):
+    """numpy is for tables, sweeps, Monte Carlo and the numeric search: a run
+    whose solves have closed forms (the shipped ones) does not import it,
+    and a numeric solve does."""
+    env = dict(os.environ, IFR_CACHE_DIR=str(tmp_path / "cache"))
+    probe = ("import sys, io, contextlib; from ifr.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()): code = main(['run', sys.argv[1]])\n"
+             "print(code, 'numpy' in sys.modules)")
+    numeric = tmp_path / "numeric.ifr"
+    numeric.write_text("x0 = 2\nroot = solve x0: x0 * exp(x0) = 3\n", encoding="utf-8")
+    for path, uses_numpy in ((ROOT / "models" / "pd_handoff.ifr", "False"),
+                             (ROOT / "models" / "startup_drain.ifr", "False"), (numeric, "True")):
+        run = subprocess.run([sys.executable, "-c", probe, str(path)], env=env, capture_output=True, text=True)
+        assert run.stdout.split() == ["0", uses_numpy], (path, run.stderr)
+
+
 def test_a_cached_closed_form_needs_neither_sympy_nor_scipy(tmp_path):
     """A second run reads the closed form from the cache and verifies it with floats.
 
