@@ -11,7 +11,9 @@
   or upgrading pint);
 - ``closed_forms.json``: what sympy answers for the equation of every `solve`
   in the standard library and the bundled models (run it after changing
-  them, or how equations are handed to sympy).
+  them, or how equations are handed to sympy);
+- ``stdlib_trees/*.json``: the syntax tree of each standard library module
+  (run it after changing one, or the grammar).
 
 A run reads them instead of building a parser and a unit registry and
 importing sympy: that is most of what a first run, on an empty cache, would
@@ -42,10 +44,13 @@ _NAMES = ("token", "tok", "request", "req", "GPU", "gpu", "step", "batch", "laye
 MODELS = ROOT / "models"
 
 
-def _model_files() -> list[Path]:
+def _stdlib() -> Path:
     # the standard library as installed (ifr/stdlib), or beside the sources in a checkout
-    stdlib = HERE / "stdlib" if (HERE / "stdlib").is_dir() else ROOT / "stdlib"
-    return sorted(p for folder in (stdlib, MODELS) if folder.is_dir() for p in folder.rglob("*.ifr"))
+    return HERE / "stdlib" if (HERE / "stdlib").is_dir() else ROOT / "stdlib"
+
+
+def _model_files() -> list[Path]:
+    return sorted(p for folder in (_stdlib(), MODELS) if folder.is_dir() for p in folder.rglob("*.ifr"))
 
 
 def unit_texts() -> list[str]:
@@ -110,9 +115,14 @@ def artifacts() -> dict:
     from .closed_form_cache import SHIPPED, shipped_table
     make_units = lambda: unit_table(unit_texts())
     make_forms = lambda: shipped_table(closed_forms())
-    return {PARSER_TABLES: (_parser_tables_current, parser_tables),
-            UNIT_TABLE: (_same_text(make_units), make_units),
-            SHIPPED: (_same_text(make_forms), make_forms)}
+    from .parse_cache import SHIPPED as TREES, shipped_tree
+    found = {PARSER_TABLES: (_parser_tables_current, parser_tables),
+             UNIT_TABLE: (_same_text(make_units), make_units),
+             SHIPPED: (_same_text(make_forms), make_forms)}
+    for module in sorted(_stdlib().glob("*.ifr")):
+        make_tree = lambda module=module: shipped_tree(module)
+        found[TREES / f"{module.stem}.json"] = (_same_text(make_tree), make_tree)
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         stale.append(path)
         if not args.check:
+            path.parent.mkdir(exist_ok=True)
             path.write_text(make(), encoding="utf-8")
             print(f"wrote {path}")
     if args.check and stale:

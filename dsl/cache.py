@@ -97,9 +97,13 @@ def write_atomic(path: Path, data: str) -> None:
 
 def save(path: Path, kind: str, key: str, payload) -> None:
     """Keep ``payload`` (plain JSON data) as the entry of ``kind`` under ``key``."""
-    write_atomic(path, json.dumps({"format": FORMAT, "kind": kind, "key": key, "payload": payload},
-                                  separators=(",", ":")))
+    write_atomic(path, entry_text(kind, key, payload))
     _evict_at_exit()
+
+
+def entry_text(kind: str, key: str, payload) -> str:
+    """An entry as it is stored (also the form of the entries ifr ships)."""
+    return json.dumps({"format": FORMAT, "kind": kind, "key": key, "payload": payload}, separators=(",", ":"))
 
 
 @lru_cache(maxsize=1)

@@ -26,17 +26,20 @@ def parse(text: str, file: str) -> ast.Program:
     whatever name it is given (the tree stores positions, not the name).
     """
     import dataclasses
-    import hashlib
 
     from . import cache
 
-    key = hashlib.sha256("\0".join((_grammar_digest(), text)).encode()).hexdigest()
+    key = _key(text)
     held = _HELD.get((key, file))
     if held is not None:
         _HELD.move_to_end((key, file))
         return _copy(held)
     path = cache.cache_dir() / "syntax" / f"{key}.json"
     program = cache.load(path, "syntax", key, object_hook=ast.node_hook(file))
+    if not isinstance(program, ast.Program):   # a standard library module's tree, shipped with ifr
+        shipped = SHIPPED / f"{Path(file).stem}.json"
+        if shipped.is_file():
+            program = cache.load(shipped, "syntax", key, object_hook=ast.node_hook(file))
     if isinstance(program, ast.Program):
         program.file, program.text = file, text
         _hold((key, file), program)
@@ -52,6 +55,32 @@ def parse(text: str, file: str) -> ast.Program:
         except (TypeError, ValueError, RecursionError):
             pass  # a tree too deep to store is parsed again next time
     return program
+
+
+def _key(text: str) -> str:
+    """What a text's tree is kept under: the text and the grammar."""
+    import hashlib
+    return hashlib.sha256("\0".join((_grammar_digest(), text)).encode()).hexdigest()
+
+
+# The standard library's syntax trees, made by `python -m ifr.build`: a first
+# run does not parse them (a user's file of the same name and another text
+# has another key, and is parsed).
+SHIPPED = Path(__file__).resolve().parent / "stdlib_trees"
+
+
+def shipped_tree(path: Path) -> str:
+    """The stored entry of a standard library module's tree (what the build writes)."""
+    import dataclasses
+
+    from . import cache
+    from .parser import parse_uncached
+    text = path.read_text(encoding="utf-8")
+    program = parse_uncached(text, path.name)
+    if program.diagnostics:
+        raise ValueError(f"{path} has syntax errors")
+    stored = dataclasses.replace(program, file="", text="")
+    return cache.entry_text("syntax", _key(text), ast.to_data(stored, path.name)) + "\n"
 
 
 # The trees parsed in this process, by text and file name (a module that

@@ -68,3 +68,21 @@ def test_a_first_run_needs_neither_pint_nor_sympy(tmp_path):
     assert "lark" in imported   # the file was parsed, not read from a cache
     assert not {"pint", "sympy", "scipy"} & imported
     assert not list((tmp_path / "cache").glob("units-*.txt"))
+
+
+def test_the_standard_library_is_read_from_its_shipped_trees(tmp_path):
+    """A first run parses the model only: the standard library's trees ship
+    with ifr.  A module of one's own named like one of them, with another
+    text, is parsed from its own text."""
+    env = dict(os.environ, IFR_CACHE_DIR=str(tmp_path / "cache"))
+    run = subprocess.run([sys.executable, "-m", "ifr.cli", "run", str(ROOT / "models" / "pd_handoff.ifr")],
+                         capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    assert len(list((tmp_path / "cache" / "syntax").glob("*.json"))) == 1   # pd_handoff's own tree
+    (tmp_path / "hardware.ifr").write_text("nic_200g = {\n    bandwidth = 7 GB/s,\n}\n", encoding="utf-8")
+    (tmp_path / "m.ifr").write_text("use hardware: nic_200g\nt = 14 GB / nic_200g.bandwidth in s\n",
+                                    encoding="utf-8")
+    own = subprocess.run([sys.executable, "-m", "ifr.cli", "run", str(tmp_path / "m.ifr")],
+                         capture_output=True, text=True, env=env)
+    assert own.returncode == 0, own.stderr
+    assert "2 s" in own.stdout, own.stdout
