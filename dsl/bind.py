@@ -449,15 +449,16 @@ class Binder(ExpressionResolver):
     # --- the graph
     def _deps(self, cell: CellDef) -> set[str]:
         if cell.kind != "solve":
-            return self._refs_of(cell) | self._what_if_deps(cell.expr)
+            more = self._what_if_deps(cell.expr)
+            return self._refs_of(cell) | more if more else self._refs_of(cell)   # one set, not a copy, per cell
         return self._solve_deps(cell)
 
     def _what_if_deps(self, node) -> set[str]:
         """What a scenario's value or a table's row needs besides the cell it reads:
         the cells the scenario's values (or the row's record) are computed from."""
-        out = set()
         if not self.what_ifs:
-            return out
+            return set()
+        out = set()
         for n in ir.walk(node) if node is not None else ():
             if isinstance(n, ir.ScenarioValue) and n.scenario in self.scenarios:
                 for _cid, expr, _span in self.scenarios[n.scenario].overrides:

@@ -34,7 +34,7 @@ class Dependencies:
 
     def __init__(self, refs: dict[str, set[str]]):
         self.refs = refs
-        self._formula_users = _reverse(refs)
+        self._formula_users: dict[str, set[str]] | None = None   # made when first asked (goal seeks, tables)
         self.needs: dict[str, set[str]] = {}
         self._users: dict[str, set[str]] | None = None
 
@@ -44,12 +44,14 @@ class Dependencies:
 
     def formula_users(self) -> dict[str, set[str]]:
         """cell -> the formulas that name it."""
+        if self._formula_users is None:
+            self._formula_users = _reverse(self.refs)
         return self._formula_users
 
     def through_formulas(self, cid: str) -> set[str]:
         """``cid`` and every formula that depends on it (what a goal seek on
         ``cid`` sets aside and recomputes)."""
-        return reachable(cid, self._formula_users)
+        return reachable(cid, self.formula_users())
 
     def affected(self, cid: str) -> set[str]:
         """Every cell whose value depends on ``cid``, through formulas and solves."""
