@@ -21,8 +21,9 @@ class Binder(ExpressionResolver):
     placeholder, and everything else is bound.
     """
 
-    def __init__(self, loader: Loader, main: ModuleDef):
+    def __init__(self, loader: Loader, main: ModuleDef, every_cell: bool = False):
         self.loader = loader
+        self.every_cell = every_cell   # every imported cell too (the editor shows their values)
         self.sources = loader.sources
         self.source_texts: dict[str, ir.SourceText] = {}   # file -> its text, for the nodes' texts
         self.main = main
@@ -60,7 +61,7 @@ class Binder(ExpressionResolver):
         for module in modules:
             self._aliases(module)
         for cell in list(self.cells.values()):
-            if not cell.module:
+            if not cell.module or self.every_cell:
                 self._resolve_cell(cell)
         checks, tables, scenarios = self._main_statements()
         self.scenarios = scenarios

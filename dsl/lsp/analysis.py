@@ -166,7 +166,7 @@ def _run_pipeline(path: str, text: str, buffers: dict[str, str]) -> _Run:
     try:
         allow_deep_recursion()
         main = run.loader.load(Path(path), "", None, text)
-        run.binder = Binder(run.loader, main)
+        run.binder = Binder(run.loader, main, every_cell=True)   # an imported field's value in completions
         graph = run.binder.bind()
         dims, dim_errors = check_graph(graph)
         analysis = Analysis(graph, dims, run.binder, run.loader.diagnostics + run.binder.diagnostics + dim_errors)
