@@ -165,10 +165,11 @@ def clear() -> int:
     return len(found)
 
 
-def load(path: Path, kind: str, key: str, object_hook=None):
+def load(path: Path, kind: str, key: str, object_hook=None, shipped: bool = False):
     """The payload saved under ``key``, or None if the entry is missing, corrupt
     or another's.  ``object_hook`` builds objects while the JSON is read; it
-    raises ValueError on data it does not accept."""
+    raises ValueError on data it does not accept.  A ``shipped`` entry (one of
+    ifr's own files, not the cache's) is read without marking it used."""
     try:
         if not stat.S_ISREG(os.lstat(path).st_mode):
             return None
@@ -178,6 +179,8 @@ def load(path: Path, kind: str, key: str, object_hook=None):
     if (not isinstance(entry, dict) or entry.get("format") != FORMAT or entry.get("kind") != kind
             or entry.get("key") != key or "payload" not in entry):
         return None
+    if shipped:
+        return entry["payload"]
     try:
         os.utime(path)   # a use: the entries used least recently are the first evicted
     except OSError:

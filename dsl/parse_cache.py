@@ -39,7 +39,7 @@ def parse(text: str, file: str) -> ast.Program:
     if not isinstance(program, ast.Program):   # a standard library module's tree, shipped with ifr
         shipped = SHIPPED / f"{Path(file).stem}.json"
         if shipped.is_file():
-            program = cache.load(shipped, "syntax", key, object_hook=ast.node_hook(file))
+            program = cache.load(shipped, "syntax", key, object_hook=ast.node_hook(file), shipped=True)
     if isinstance(program, ast.Program):
         program.file, program.text = file, text
         _hold((key, file), program)
