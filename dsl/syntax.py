@@ -306,22 +306,45 @@ def node_hook(file: str):
         return Span(file, numbers.setdefault(line, line), column, numbers.setdefault(end_line, end_line),
                     end_column)
 
+    def builder(cls, size: int, spans: tuple[int, ...], texts: tuple[int, ...]):
+        """Builds one class's node from its fields (made once per class)."""
+        if spans == (0,) and not texts:   # most expressions: the span first, nothing to share
+            def build(values):
+                if len(values) != size:
+                    return None
+                first = values[0]
+                if type(first) is list:
+                    values[0] = Span(file, numbers.setdefault(first[0], first[0]), first[1],
+                                     numbers.setdefault(first[2], first[2]), first[3])
+                return cls(*values)
+            return build
+
+        def build(values):
+            if len(values) != size:
+                return None
+            for i in spans:
+                if type(values[i]) is list:
+                    values[i] = span_of(values[i])
+            for i in texts:
+                if type(values[i]) is str:
+                    values[i] = numbers.setdefault(values[i], values[i])
+            return cls(*values)
+        return build
+
+    builders = {tag: builder(*found) for tag, found in classes.items()}
+
     def hook(data: dict):
         if len(data) == 1:
             (tag, values), = data.items()
-            if tag == "@s":
+            build = builders.get(tag)
+            if build is not None and type(values) is list:
+                node = build(values)
+                if node is not None:
+                    return node
+            elif tag == "@s":
                 return span_of(values)
-            if tag == "@t" and isinstance(values, list):
+            elif tag == "@t" and isinstance(values, list):
                 return tuple(values)
-            found = classes.get(tag)
-            if found is not None and isinstance(values, list) and len(values) == found[1]:
-                for i in found[2]:
-                    if type(values[i]) is list:
-                        values[i] = span_of(values[i])
-                for i in found[3]:
-                    if type(values[i]) is str:
-                        values[i] = numbers.setdefault(values[i], values[i])
-                return found[0](*values)
         elif "payload" in data:
             return data      # the cache entry around the tree
         raise ValueError("unexpected object in the syntax cache")
