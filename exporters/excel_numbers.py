@@ -37,10 +37,16 @@ def exact(value: float) -> Fraction:
     return Fraction(repr(float(value)))
 
 
-@lru_cache(maxsize=4096)    # a model's coefficients repeat: one unit ratio in many formulas
 def number_text(value: Fraction) -> str:
     """Excel text for an exact number: exact where Excel can read it exactly."""
-    p, q = value.numerator, value.denominator
+    return _number_text(value.numerator, value.denominator)
+
+
+# A model's coefficients repeat (one unit ratio in many formulas); keyed by
+# integers, whose hash is far cheaper than a Fraction's.
+@lru_cache(maxsize=4096)
+def _number_text(p: int, q: int) -> str:
+    value = Fraction(p, q)
     if q == 1:
         return str(p) if abs(p) < 10 ** EXCEL_DIGITS else float_text(float(value))
     exact_decimal = decimal_text(value)
@@ -52,10 +58,15 @@ def number_text(value: Fraction) -> str:
     return float_text(float(value))
 
 
-@lru_cache(maxsize=4096)
 def split_ratio(value: Fraction) -> tuple[str, str]:
     """(numerator text, denominator text or "") for a positive coefficient, so
     that `x` times it prints as `p*x/q`."""
+    return _split_ratio(value.numerator, value.denominator)
+
+
+@lru_cache(maxsize=4096)
+def _split_ratio(p: int, q: int) -> tuple[str, str]:
+    value = Fraction(p, q)
     if value.denominator != 1:
         exact_decimal = decimal_text(value)
         exact_parts = value.numerator < 10 ** EXCEL_DIGITS and value.denominator < 10 ** EXCEL_DIGITS

@@ -67,7 +67,8 @@ class Printed:
     reciprocal: bool = False         # the text is a product opening with `1/`
 
 
-NUMBER = Printed("", ATOM, Fraction(1))
+ONE, MINUS_ONE = Fraction(1), Fraction(-1)
+NUMBER = Printed("", ATOM, ONE)
 
 
 def printable(node: ir.Node, is_truth) -> bool:
@@ -92,12 +93,20 @@ class IrPrinter:
     def __init__(self, units: dict[str, str]):
         self.units = units
         self._sizes: dict[str, Fraction] = {}
+        self._constants: dict[tuple, Fraction] = {}   # a model repeats its literals (`1 us` in many cells)
 
     def size(self, unit_text: str) -> Fraction:
         """The exact base-SI size of one display unit."""
         found = self._sizes.get(unit_text)
         if found is None:
             found = self._sizes[unit_text] = exact(factor(unit_text)) if unit_text else Fraction(1)
+        return found
+
+    def constant(self, node: ir.Const) -> Fraction:
+        key = (node.number_text, node.unit, node.value)
+        found = self._constants.get(key)
+        if found is None:
+            found = self._constants[key] = constant(node)
         return found
 
     def formula(self, node: ir.Node, cid: str, refs: dict[str, str]) -> str:
@@ -142,7 +151,7 @@ class _Print:
     def _part(self, node: ir.Node, hint: Fraction | None) -> Printed:
         match node:
             case ir.Const():
-                return Printed("", ATOM, constant(node))
+                return Printed("", ATOM, self.printer.constant(node))
             case ir.Ref(cell=cell):
                 try:
                     text = self.refs[cell]
@@ -285,7 +294,6 @@ class _Print:
 
 
 def constant(node: ir.Const) -> Fraction:
-    """A literal's exact base-SI value, as the sympy path reads it (its text, times its unit's size)."""
     if node.unit == "%":
         return exact(node.value)
     literal = _literal(node.number_text) if node.number_text else None
@@ -315,9 +323,11 @@ def common_scale(parts: list[Printed], hint: Fraction | None) -> tuple[Fraction,
     """A positive scale for parts to be added or compared, and each part's text at
     it: the candidate (the hint, or a part's own scale) needing the fewest
     characters of coefficients, the one applied outside included."""
-    candidates = []
+    candidates, seen = [], set()
     for scale in ([hint] if hint else []) + [abs(p.scale) for p in parts if p.text and p.scale]:
-        if scale not in candidates:
+        key = (scale.numerator, scale.denominator)
+        if key not in seen:
+            seen.add(key)
             candidates.append(scale)
         if len(candidates) == MAX_CANDIDATES:
             break
@@ -325,23 +335,28 @@ def common_scale(parts: list[Printed], hint: Fraction | None) -> tuple[Fraction,
         candidates = [Fraction(1)]
     best = None
     for common in candidates:
-        cost = sum(_coefficient_length(p, p.scale / common) for p in parts)
-        if hint and common != hint:
+        ratios = [ONE if same(p.scale, common) else p.scale / common for p in parts]
+        cost = sum(_coefficient_length(p, r) for p, r in zip(parts, ratios))
+        if hint and not same(common, hint):
             cost += len(number_text(common / hint))
         if best is None or cost < best[0]:
-            best = (cost, common)
+            best = (cost, common, ratios)
         if cost == 0:
             break
-    common = best[1]
-    return common, [coefficient_times(p, p.scale / common)[0] for p in parts]
+    _, common, ratios = best
+    return common, [coefficient_times(p, r)[0] for p, r in zip(parts, ratios)]
+
+
+def same(a: Fraction, b: Fraction) -> bool:
+    """a == b, without Fraction's general comparison (a measurable share of a big export)."""
+    return a.numerator == b.numerator and a.denominator == b.denominator
 
 
 def _coefficient_length(part: Printed, c: Fraction) -> int:
     """The characters a coefficient adds to a part (a plain number: its own text)."""
     if not part.text:
         return len(number_text(c))
-    c = abs(c)
-    if c == 1:
+    if c.denominator == 1 and (c.numerator == 1 or c.numerator == -1):
         return 0
     top, bottom = split_ratio(c)
     return len(top) + len(bottom) + 1
@@ -352,9 +367,11 @@ def coefficient_times(part: Printed, c: Fraction) -> tuple[str, int]:
     if not part.text:
         text = number_text(c)
         return text, PRODUCT if "/" in text or text.startswith("-") else ATOM
-    negative, c = c < 0, abs(c)
+    negative = c < 0
+    if negative:
+        c = -c
     text, precedence, leads_with_power = part.text, part.precedence, part.leads_with_power
-    if c != 1:
+    if not (c.numerator == 1 and c.denominator == 1):
         top, bottom = split_ratio(c)
         wrapped = precedence < PRODUCT or text.startswith("-")
         body = f"({text})" if wrapped else text
