@@ -74,15 +74,31 @@ NUMBER = Printed("", ATOM, ONE)
 def printable(node: ir.Node, is_truth) -> bool:
     """Whether every part of the expression has a rule here (a quick walk, before any printing).
     `is_truth(cell_id)` tells a cell holding true/false, which the sympy path keeps."""
-    for n in ir.walk(node):
+    # Walked by hand rather than by ir.walk (a tenth of a big export's time):
+    # a node kind not named here is simply not printable, so none can slip through.
+    stack = [node]
+    while stack:
+        n = stack.pop()
         kind = type(n)
-        if kind is ir.Ref:
+        if kind is ir.Bin or kind is ir.Cmp:
+            stack.append(n.left)
+            stack.append(n.right)
+        elif kind is ir.Ref:
             if is_truth(n.cell):
                 return False
+        elif kind is ir.Const:
+            pass
         elif kind is ir.Func:
             if n.name not in SUPPORTED:
                 return False
-        elif kind not in (ir.Const, ir.Bin, ir.Neg, ir.Cmp, ir.Logic, ir.Not, ir.If):
+            stack.extend(n.args)
+        elif kind is ir.Neg or kind is ir.Not:
+            stack.append(n.operand)
+        elif kind is ir.Logic:
+            stack.extend(n.operands)
+        elif kind is ir.If:
+            stack.extend((n.cond, n.then, n.other))
+        else:
             return False
     return True
 
@@ -94,6 +110,7 @@ class IrPrinter:
         self.units = units
         self._sizes: dict[str, Fraction] = {}
         self._constants: dict[tuple, Fraction] = {}   # a model repeats its literals (`1 us` in many cells)
+        self._commons: dict[tuple, tuple[Fraction, list[Fraction]]] = {}
 
     def size(self, unit_text: str) -> Fraction:
         """The exact base-SI size of one display unit."""
@@ -108,6 +125,17 @@ class IrPrinter:
         if found is None:
             found = self._constants[key] = constant(node)
         return found
+
+    def common_scale(self, parts: list[Printed], hint: Fraction | None) -> tuple[Fraction, list[str]]:
+        """`common_scale`, remembered by the parts' scales (a model repeats its
+        shapes), with each part's text at the common scale."""
+        key = (hint and (hint.numerator, hint.denominator),
+               tuple((bool(p.text), p.scale.numerator, p.scale.denominator) for p in parts))
+        found = self._commons.get(key)
+        if found is None:
+            found = self._commons[key] = common_scale(parts, hint)
+        common, ratios = found
+        return common, [coefficient_times(p, r)[0] for p, r in zip(parts, ratios)]
 
     def formula(self, node: ir.Node, cid: str, refs: dict[str, str]) -> str:
         """`=...` for cell `cid`'s expression in its display unit; references print as
@@ -209,7 +237,7 @@ class _Print:
         for sign, n in signed:
             found = self.numeric(n, hint)
             parts.append(found if sign > 0 else _replace(found, scale=-found.scale))
-        common, texts = common_scale(parts, hint)
+        common, texts = self.printer.common_scale(parts, hint)
         positive = [t for t in texts if not t.startswith("-")]
         negative = [t for t in texts if t.startswith("-")]
         if not positive:           # all subtracted: the sign goes to the scale
@@ -225,7 +253,7 @@ class _Print:
         if a.scale is None:
             texts = [a.text, b.text]
         else:
-            texts = common_scale([a, b], None)[1]
+            texts = self.printer.common_scale([a, b], None)[1]
         texts = [f"({t})" if p.precedence <= COMPARISON else t for t, p in zip(texts, (a, b))]
         return Printed(f"{texts[0]}{COMPARISONS[op]}{texts[1]}", COMPARISON, None)
 
@@ -236,7 +264,7 @@ class _Print:
             raise NotPrintable("branches of a number and a truth value")
         if a.scale is None:
             return Printed(f"IF({test},{a.text},{b.text})", ATOM, None)
-        common, (x, y) = common_scale([a, b], hint)
+        common, (x, y) = self.printer.common_scale([a, b], hint)
         return Printed(f"IF({test},{x},{y})", ATOM, common)
 
     # --- functions
@@ -246,7 +274,7 @@ class _Print:
             if len(node.args) == 1:
                 return self.part(node.args[0], hint)
             parts = [self.numeric(a, hint) for a in node.args]
-            common, texts = common_scale(parts, hint)
+            common, texts = self.printer.common_scale(parts, hint)
             return Printed(f"{name.upper()}({','.join(texts)})", ATOM, common)
         (arg,) = node.args
         inner = self.numeric(arg, hint if name == "abs" else None)
@@ -319,8 +347,8 @@ def _literal(text: str) -> Fraction | None:
     return found
 
 
-def common_scale(parts: list[Printed], hint: Fraction | None) -> tuple[Fraction, list[str]]:
-    """A positive scale for parts to be added or compared, and each part's text at
+def common_scale(parts: list[Printed], hint: Fraction | None) -> tuple[Fraction, list[Fraction]]:
+    """A positive scale for parts to be added or compared, and each part's ratio to
     it: the candidate (the hint, or a part's own scale) needing the fewest
     characters of coefficients, the one applied outside included."""
     candidates, seen = [], set()
@@ -343,8 +371,7 @@ def common_scale(parts: list[Printed], hint: Fraction | None) -> tuple[Fraction,
             best = (cost, common, ratios)
         if cost == 0:
             break
-    _, common, ratios = best
-    return common, [coefficient_times(p, r)[0] for p, r in zip(parts, ratios)]
+    return best[1], best[2]
 
 
 def same(a: Fraction, b: Fraction) -> bool:
