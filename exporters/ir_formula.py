@@ -21,6 +21,7 @@ caller uses the sympy path for that cell instead, which decides as before.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -69,6 +70,7 @@ class Printed:
 
 ONE, MINUS_ONE = Fraction(1), Fraction(-1)
 NUMBER = Printed("", ATOM, ONE)
+ZERO = Printed("", ATOM, Fraction(0))
 
 
 def printable(node: ir.Node, is_truth) -> bool:
@@ -120,6 +122,7 @@ class IrPrinter:
         return found
 
     def constant(self, node: ir.Const) -> Fraction:
+        """`constant`, remembered by the literal's text, unit and value."""
         key = (node.number_text, node.unit, node.value)
         found = self._constants.get(key)
         if found is None:
@@ -237,6 +240,9 @@ class _Print:
         for sign, n in signed:
             found = self.numeric(n, hint)
             parts.append(found if sign > 0 else _replace(found, scale=-found.scale))
+        parts = like_terms_added(parts)
+        if len(parts) < 2:
+            return parts[0] if parts else ZERO
         common, texts = self.printer.common_scale(parts, hint)
         positive = [t for t in texts if not t.startswith("-")]
         negative = [t for t in texts if t.startswith("-")]
@@ -385,7 +391,7 @@ def _coefficient_length(part: Printed, c: Fraction) -> int:
         return len(number_text(c))
     if c.denominator == 1 and (c.numerator == 1 or c.numerator == -1):
         return 0
-    top, bottom = split_ratio(c)
+    top, bottom = split_ratio(abs(c))
     return len(top) + len(bottom) + 1
 
 
@@ -421,7 +427,25 @@ def plain(part: Printed) -> str:
     return coefficient_times(part, part.scale)[0]
 
 
+def like_terms_added(parts: list[Printed]) -> list[Printed]:
+    """The terms of a sum with like terms added, as sympy would (`x+x` is `2*x`,
+    `n-n` and `0*x` drop out, the numbers become one), in their written order.
+    A function's body expanded inline with numbers for its parameters
+    (`moved = 0`) would otherwise print `(n_a+0)` and `n_h-n_h`."""
+    scales: dict[str, Fraction] = {}
+    first: dict[str, Printed] = {}
+    for part in parts:
+        if part.text in scales:
+            scales[part.text] += part.scale
+        else:
+            scales[part.text], first[part.text] = part.scale, part
+    return [first[t] if same(s, first[t].scale) else _replace(first[t], scale=s)
+            for t, s in scales.items() if s]
+
+
 def product(a: Printed, b: Printed) -> Printed:
+    if not a.scale or not b.scale:     # 0*x is 0, as sympy has it
+        return ZERO
     if not a.text:
         return _replace(b, scale=a.scale * b.scale)
     if not b.text:
@@ -436,6 +460,8 @@ def product(a: Printed, b: Printed) -> Printed:
 
 
 def quotient(a: Printed, b: Printed) -> Printed:
+    if not a.scale and b.text:         # 0/x is 0, as sympy has it
+        return ZERO
     if not b.text:
         return _replace(a, scale=a.scale / b.scale)
     divisor = b.text if b.precedence > PRODUCT and not b.text.startswith("-") else f"({b.text})"
@@ -491,8 +517,7 @@ def _exact_root(scale: Fraction) -> Fraction | None:
 
 
 def _replace(part: Printed, **changes) -> Printed:
-    from dataclasses import replace
-    return replace(part, **changes)
+    return dataclasses.replace(part, **changes)
 
 
 def is_truth_value(value) -> bool:
