@@ -25,10 +25,9 @@ import sympy as sp
 from sympy.printing.precedence import PRECEDENCE, precedence
 from sympy.printing.str import StrPrinter
 
-# Excel's limit on the length of a formula's text.
-MAX_FORMULA_CHARS = 8192
-# Excel's limit on nested function calls.
-MAX_NESTING = 64
+from . import excel_numbers as numbers
+from .excel_numbers import MAX_FORMULA_CHARS, MAX_NESTING, NotExcel, float_text, small_ratio, split_ratio
+
 
 # sympy function class name -> Excel function name (one argument or many).
 FUNCTIONS = {
@@ -43,10 +42,6 @@ FUNCTIONS = {
 }
 
 _RELATIONS = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=", "!=": "<>"}
-
-
-class NotExcel(ValueError):
-    """The expression has a part that Excel cannot express (or not safely)."""
 
 
 class ExcelPrinter(StrPrinter):
@@ -257,60 +252,23 @@ def _is_plain_atom(expr, text: str) -> bool:
 
 def _split_ratio(value) -> tuple[str, str]:
     """(numerator text, denominator text or "") for a positive coefficient."""
-    if isinstance(value, sp.Rational) and value.q != 1:
-        exact = decimal_text(value)
-        ratio = (number_text(sp.Integer(value.p)), number_text(sp.Integer(value.q)))
-        if exact is None or len(ratio[0]) + len(ratio[1]) + 1 < len(exact):
-            return ratio
+    if isinstance(value, sp.Rational):
+        return split_ratio(Fraction(value.p, value.q))
     return number_text(value), ""
 
 
 def decimal_text(value: sp.Rational) -> str | None:
     """The exact decimal of a rational, if it has at most 15 significant digits."""
-    q = value.q
-    twos = fives = 0
-    while q % 2 == 0:
-        q //= 2
-        twos += 1
-    while q % 5 == 0:
-        q //= 5
-        fives += 1
-    if q != 1:
-        return None
-    places = max(twos, fives)
-    scaled = abs(value.p) * 10 ** places // value.q
-    digits = str(scaled).rstrip("0") or "0"
-    if len(digits.lstrip("0")) > 15:
-        return None
-    whole, frac = divmod(scaled, 10 ** places)
-    text = f"{whole}.{str(frac).rjust(places, '0').rstrip('0')}".rstrip(".")
-    if places > 6 and whole == 0:
-        text = _scientific(abs(value))
-    return ("-" if value.p < 0 else "") + text
-
-
-def _scientific(value) -> str:
-    """A short exact form such as 9.5367431640625E-7 for tiny exact decimals."""
-    return repr(float(value)).replace("e-0", "E-").replace("e-", "E-")
+    return numbers.decimal_text(Fraction(value.p, value.q))
 
 
 def number_text(value) -> str:
     """Excel text for a sympy number: exact where Excel can read it exactly."""
-    if isinstance(value, sp.Integer) or (isinstance(value, sp.Rational) and value.q == 1):
-        if abs(value.p) < 10 ** 15:
-            return str(value.p)
-        return _float_text(float(value))
     if isinstance(value, sp.Rational):
-        exact = decimal_text(value)
-        ratio = f"{value.p}/{value.q}" if abs(value.p) < 10 ** 15 and value.q < 10 ** 15 else None
-        if exact is not None and (ratio is None or len(exact) <= len(ratio)):
-            return exact
-        if ratio is not None:
-            return ratio
-        return _float_text(float(value))
+        return numbers.number_text(Fraction(value.p, value.q))
     if isinstance(value, sp.Float):
-        exact = exact_number(value)
-        return number_text(exact) if exact is not value else _float_text(float(value))
+        ratio = small_ratio(float(value))
+        return numbers.number_text(ratio) if ratio is not None else float_text(float(value))
     raise NotExcel(f"not a number: {value}")
 
 
@@ -318,19 +276,8 @@ def exact_number(value):
     """A float that is exactly a small ratio (1/71, 0.125) as that Rational; else unchanged."""
     if not isinstance(value, sp.Float):
         return value
-    as_float = float(value)
-    if as_float != as_float or as_float in (float("inf"), float("-inf")):
-        return value
-    ratio = Fraction(as_float).limit_denominator(10 ** 6)
-    if float(ratio) == as_float and abs(ratio.numerator) < 10 ** 15:
-        return sp.Rational(ratio.numerator, ratio.denominator)
-    return value
-
-
-def _float_text(value: float) -> str:
-    if value != value or value in (float("inf"), float("-inf")):
-        raise NotExcel("Excel has no infinity or NaN")
-    return repr(value).upper().replace("E+", "E")
+    ratio = small_ratio(float(value))
+    return value if ratio is None else sp.Rational(ratio.numerator, ratio.denominator)
 
 
 def excel_formula(expr, names: dict[str, str]) -> str:

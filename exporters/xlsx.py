@@ -18,6 +18,7 @@ leaves half a workbook behind.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -28,10 +29,11 @@ import ifr
 from ifr import ir
 
 from .cells import display_value, exported_cells, source_text, title_and_text
-from .excel_formula import NotExcel, excel_formula
+from .excel_numbers import NotExcel
 from .excel_names import assign_names, is_excel_name
 from .output import atomic_output
-from .xlsx_formulas import FormulaBuilder, NotLive, _find
+from .ir_formula import IrPrinter, NotPrintable
+from .xlsx_formulas import FormulaBuilder, IrFormula, NotLive, _find
 from .xlsx_layout import table_titles
 from .xlsx_style import RowHeights, Styles, input_format, number_format, text_width
 
@@ -47,7 +49,7 @@ LIBRARY_HEADER_ROW = 2
 def write(model, path) -> None:
     """Write `model` as an .xlsx workbook at `path`, atomically."""
     with atomic_output(Path(path)) as stream:
-        workbook = xlsxwriter.Workbook(stream, {"strings_to_formulas": False, "strings_to_numbers": False,
+        workbook = _Workbook(stream, {"strings_to_formulas": False, "strings_to_numbers": False,
                                                 "in_memory": True})
         WorkbookWriter(model, workbook).write()
         try:
@@ -55,6 +57,26 @@ def write(model, path) -> None:
         except FileCreateError as exc:      # xlsxwriter wraps the OSError of a failed write
             cause = exc.args[0] if exc.args and isinstance(exc.args[0], OSError) else OSError(str(exc))
             raise cause from None
+
+
+class _Worksheet(xlsxwriter.worksheet.Worksheet):
+    """xlsxwriter's worksheet, minus its search of every formula for some thirty
+    newer function names to prefix with `_xlfn.` (a fifth of a big export's
+    time): a formula naming none of them is written as it is."""
+
+    _NEWER = re.compile(r"\b(ANCHORARRAY|BYCOL|BYROW|CHOOSECOLS|CHOOSEROWS|DROP|EXPAND|FILTER|HSTACK|LAMBDA|"
+                        r"MAKEARRAY|MAP|RANDARRAY|REDUCE|SCAN|SEQUENCE|SORT|SORTBY|SWITCH|TAKE|TEXTSPLIT|TOCOL|"
+                        r"TOROW|UNIQUE|VSTACK|WRAPCOLS|WRAPROWS|XLOOKUP)\(|SINGLE\(")
+
+    def _prepare_formula(self, formula, expand_future_functions=False):
+        if (formula.startswith("=") and not formula.endswith("}") and not expand_future_functions
+                and not self.use_future_functions and self._NEWER.search(formula) is None):
+            return formula[1:]
+        return super()._prepare_formula(formula, expand_future_functions)
+
+
+class _Workbook(xlsxwriter.Workbook):
+    worksheet_class = _Worksheet
 
 
 # --- which cells, under which names ---------------------------------------------
@@ -89,10 +111,11 @@ class WorkbookWriter:
         self.styles = Styles(workbook)
         self._stale_format = None
         self.builder = FormulaBuilder(model)
+        self.ir_printer = IrPrinter(model.units)
         self.cells = exported_cells(model)
         self.names = cell_names(model, self.cells)
         self.address: dict[str, tuple[str, int, int]] = {}   # cid -> (sheet, row, column)
-        self.formulas: dict[str, object] = {}                 # cid -> sympy expr or NotLive
+        self.formulas: dict[str, object] = {}                 # cid -> IrFormula, sympy expr or NotLive
         self.refs: dict[str, str] = dict(self.names)          # symbol -> Excel text
         self.table_cells: dict[tuple[str, int, str], str] = {}  # (table, row, shown cell) -> Excel reference
         self.scenario_refs: dict[str, dict[str, str]] = {}      # scenario -> helper symbol -> its own rows' result
@@ -163,8 +186,16 @@ class WorkbookWriter:
                 self.formulas[cid] = exc
 
     def formula_text(self, expr, refs: dict[str, str] | None = None) -> str:
-        """Excel text for an expression; raises NotExcel."""
-        return excel_formula(expr, refs if refs is not None else self.refs)
+        """Excel text for a cell's IrFormula or a sympy expression; raises NotExcel,
+        or NotLive where an IrFormula's sympy path finds the cell cannot be live."""
+        refs = refs if refs is not None else self.refs
+        if isinstance(expr, IrFormula):
+            try:
+                return self.ir_printer.formula(expr.node, expr.cid, refs)
+            except NotPrintable:
+                expr = expr.sympy()
+        from .excel_formula import excel_formula     # sympy, loaded only for what needs it
+        return excel_formula(expr, refs)
 
     # --- Model and Library sheets
     def _groups(self, cids: list[str], sections: bool) -> list[tuple[str, list[str]]]:
@@ -256,6 +287,8 @@ class WorkbookWriter:
                 return
             except NotExcel as exc:
                 note = f"Excel cannot express this formula ({exc}); a value computed by ifr."
+            except NotLive as exc:
+                note = str(exc)
         guard = self.stale_guard([cid], value)
         if guard is None:
             write_number(sheet, row, col, value, self.styles("static", number_format(value)), note)

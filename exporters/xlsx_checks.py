@@ -12,14 +12,12 @@ import math
 from pathlib import Path
 
 import numpy as np
-import sympy as sp
 
 from ifr import ir
 from ifr.checks import half_step, printed_literal
 from ifr.evaluate import compile_node
 from ifr.tables import sweep_values
 
-from .excel_formula import number_text
 from .xlsx import merged_text, setup_print, write_formula, write_number
 from .xlsx_formulas import NotLive, per_unit, symbol, unit_size
 from .xlsx_sheets import FAIL, PASS, _Sheet
@@ -109,6 +107,9 @@ class ChecksSheet(_Sheet):
         return int(np.argmax(close)) if close.any() else None
 
     def _equality(self, row: int, check, result) -> None:
+        import sympy as sp      # checks print through sympy; a model without checks never loads it
+
+        from .excel_formula import number_text
         scale = _scale(result.unit)
         fmt = number_format(result.expected if result.expected is not None else result.actual, 6)
         # the computed value in full (ten significant digits), beside the expected one as written

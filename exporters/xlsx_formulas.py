@@ -16,15 +16,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Callable
 
 import numpy as np
-
-import sympy as sp
 
 from ifr import ir
 from ifr.dimensions import dim_of
 from ifr.display import auto_unit, factor
-from ifr.symbolic import NotSymbolic, from_tree, number, to_sympy
+from ifr.symbolic import NotSymbolic, from_tree, number, sympy_module, to_sympy
+
+from .ir_formula import is_truth_value, printable
 
 # Above this many nodes an unrolled comprehension goes to helper rows instead.
 INLINE_NODES = 400
@@ -40,8 +41,6 @@ LOOP_VARIABLE = "__loop_variable"
 INNER_VARIABLE = "__inner_variable"
 # A nested comprehension's grid may hold at most this many cells.
 MAX_GRID_CELLS = 40_000
-# Excel's #N/A as an expression: the value of a formula where nothing holds.
-NOT_AVAILABLE = sp.Function("NA")()
 # Table rows expand formulas through the cells the varied input affects;
 # past this size the row formula would be unreadable (and slow to print).
 MAX_EXPANDED_NODES = 5_000
@@ -51,10 +50,25 @@ class NotLive(Exception):
     """The cell cannot be a live Excel formula; the message is the note to show."""
 
 
+@dataclass(frozen=True)
+class IrFormula:
+    """A cell whose formula prints straight from its IR expression (`ir_formula`),
+    without sympy; `sympy()` gives the cell's sympy expression (or raises
+    NotLive) for where that printer declines."""
+    node: ir.Node
+    cid: str
+    sympy: Callable[[], object]
+
+
+def not_available():
+    """Excel's #N/A as an expression: the value of a formula where nothing holds."""
+    return sympy_module().Function("NA")()
+
+
 @lru_cache(maxsize=None)
 def unit_size(unit_text: str):
     """The exact base-SI size of one display unit, as a sympy number."""
-    return number(factor(unit_text)) if unit_text else sp.Integer(1)
+    return number(factor(unit_text)) if unit_text else sympy_module().Integer(1)
 
 
 def per_unit(expr, size):
@@ -66,7 +80,9 @@ def tidy(expr):
     """Pull the unit factors shared by the arguments of MAX/MIN, the branches of
     an IF and the sides of a comparison out in front, where they cancel:
     `1000*MAX(0.003,0.001*y)` becomes `MAX(3,y)`, `8E9*C<8E9*hbm` becomes `C<hbm`."""
-    if not isinstance(expr, sp.Basic) or expr.is_Atom or not expr.has(*_TIDIED):
+    sp = sympy_module()
+    if not isinstance(expr, sp.Basic) or expr.is_Atom or not expr.has(sp.Max, sp.Min, sp.Piecewise,
+                                                                      sp.core.relational.Relational):
         return expr
     if isinstance(expr, sp.Piecewise):
         pieces = [(tidy(e), tidy(c)) for e, c in expr.args]
@@ -82,11 +98,9 @@ def tidy(expr):
     return expr.func(*args) if any(a is not b for a, b in zip(args, expr.args)) else expr
 
 
-_TIDIED = (sp.Max, sp.Min, sp.Piecewise, sp.core.relational.Relational)
-
-
 def _common_factor(terms):
     """The largest positive rational dividing every term's numeric coefficient, or 1."""
+    sp = sympy_module()
     common = None
     for term in terms:
         if not isinstance(term, sp.Expr):
@@ -98,8 +112,9 @@ def _common_factor(terms):
     return common if common is not None else sp.Integer(1)
 
 
-def symbol(key: str) -> sp.Symbol:
-    return sp.Symbol(key, real=True)
+def symbol(key: str):
+    """The sympy symbol standing for a cell (or a helper's result) in expressions."""
+    return sympy_module().Symbol(key, real=True)
 
 
 @dataclass
@@ -196,7 +211,7 @@ class FormulaBuilder:
         self.cells = model.graph.cells
         self.helpers: list[HelperBlock] = []
         self.solves: list = []           # xlsx_solves.SolveLadder, one per numeric solve
-        self._cell_cache: dict[tuple[str, bool], object] = {}
+        self._cell_cache: dict[tuple, object] = {}   # (cid, inline_only) or ("sympy", cid, inline_only)
 
     # --- references
     def display_ref(self, cid: str):
@@ -245,7 +260,23 @@ class FormulaBuilder:
             found = ladder(self, cid)
             self.solves.append(found)
             return self.in_display_unit(symbol(found.key), cid)
-        return self.in_display_unit(self.expression(cell.expr, self.display_ref, cid, inline_only), cid)
+        if printable(cell.expr, lambda d: is_truth_value(self.model.values.get(d))):
+            return IrFormula(cell.expr, cid, lambda: self.sympy_cell(cid, inline_only))
+        return self.sympy_cell(cid, inline_only)
+
+    def sympy_cell(self, cid: str, inline_only: bool = False):
+        """A formula cell's sympy expression in its display unit; raises NotLive."""
+        key = ("sympy", cid, inline_only)
+        if key not in self._cell_cache:
+            try:
+                self._cell_cache[key] = self.in_display_unit(
+                    self.expression(self.cells[cid].expr, self.display_ref, cid, inline_only), cid)
+            except NotLive as exc:
+                self._cell_cache[key] = exc
+        found = self._cell_cache[key]
+        if isinstance(found, NotLive):
+            raise found
+        return found
 
     def closed_form(self, cid: str, ref):
         solution = self.model.solver.solutions.get(cid)
@@ -253,6 +284,7 @@ class FormulaBuilder:
             how = solution.note if solution is not None else "solved numerically"
             raise NotLive(f"solved by ifr ({how}); a value, not a formula: no closed form to recalculate. "
                           "Run ifr again after changing inputs.")
+        sp = sympy_module()
         expr = self._every_condition(cid, solution) or from_tree(solution.tree)
         # factor_terms pulls the unit factors the symbols bring out as one coefficient.
         return sp.factor_terms(expr.xreplace({s: ref(s.name) for s in expr.free_symbols}))
@@ -263,6 +295,7 @@ class FormulaBuilder:
         where none does, where several do, where a branch free of the unknown makes
         the equation hold over a whole stretch, or outside the bracket (where ifr has
         no single root). None for a closed form without conditions."""
+        sp = sympy_module()
         cell = self.cells[cid]
         forms = self.model.solver.closed_forms(cell)
         candidates = forms.candidates or []
@@ -283,8 +316,8 @@ class FormulaBuilder:
             holds = [sp.And(c, sp.Ge(x, sp.Min(lo, hi), evaluate=False), sp.Le(x, sp.Max(lo, hi), evaluate=False))
                      for (x, _), c in zip(roots, holds)]
         count = sp.Add(*[sp.Piecewise((1, c), (0, True)) for c in holds])
-        pick = sp.Piecewise(*[(x, c) for (x, _), c in zip(roots, holds)], (NOT_AVAILABLE, True))
-        return sp.Piecewise((pick, sp.Eq(count, 1)), (NOT_AVAILABLE, True))
+        pick = sp.Piecewise(*[(x, c) for (x, _), c in zip(roots, holds)], (not_available(), True))
+        return sp.Piecewise((pick, sp.Eq(count, 1)), (not_available(), True))
 
     def expression(self, node: ir.Node, ref, cid: str | None = None, inline_only: bool = True):
         """A base-SI sympy expression for an IR node; comprehensions unrolled
@@ -341,6 +374,7 @@ class FormulaBuilder:
 
     def _helper_block(self, node: ir.Reduce, ref, cid: str | None) -> HelperBlock:
         from ifr.evaluate import compile_node
+        sp = sympy_module()
         if ir.refs(node.lo) or _find(node.lo, ir.Var) or _find(node.hi, ir.Var):
             raise NotLive(f"`{node.text}` starts its range at a value that depends on other cells; "
                           "a value computed by ifr.")
@@ -422,6 +456,7 @@ class FormulaBuilder:
 
     def _inner_grid(self, inner: ir.Reduce, outer: ir.Reduce, ref, lo: int, last: int, key: str) -> InnerGrid:
         from ifr.evaluate import compile_node
+        sp = sympy_module()
         if _find(inner.body, ir.Reduce) or (inner.cond is not None and _find(inner.cond, ir.Reduce)):
             raise NotLive(f"`{outer.text}` nests comprehensions three deep; a value computed by ifr.")
         if ir.refs(inner.lo):

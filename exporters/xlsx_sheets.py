@@ -7,12 +7,10 @@ has an address and a defined name.
 """
 from __future__ import annotations
 
-import sympy as sp
-
 from ifr import ir
 
 from .cells import display_value
-from .excel_formula import NotExcel
+from .excel_numbers import NotExcel
 from .xlsx import _quote, merged_text, setup_print, write_formula, write_number
 from .xlsx_formulas import INNER_VARIABLE, LOOP_VARIABLE, NotLive, fill_cache, unit_size
 from .xlsx_layout import SCENARIOS_FIRST_COLUMN, SCENARIOS_HEADER_ROW, TABLE_HEADER_ROW, in_unit, scenario_layout, scenario_rows
@@ -359,6 +357,7 @@ class ComprehensionsSheet(_Sheet):
         return layout
 
     def _row_text(self, value, keep, base_refs: dict, extra: dict) -> str | None:
+        import sympy as sp       # helper rows' conditions are sympy expressions
         conditions = [c for c in (keep or []) if c is not sp.true]
         if any(c is sp.false for c in conditions):
             return None

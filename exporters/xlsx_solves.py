@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import sympy as sp
 
 from ifr.roots import BRACKET_POINTS, DECADES, GRID_POINTS
+from ifr.symbolic import sympy_module
 
 from .xlsx_formulas import NotLive, symbol
 
@@ -177,7 +177,7 @@ class LadderRows:
             if heading:
                 sheet.write_string(self.first + 1, col, heading, st("header"))
         x_text = self._point_text()
-        sign_text = "=IFERROR(SIGN(" + row_text(sp.Add(found.lhs, -found.rhs))[1:] + "),0)"
+        sign_text = "=IFERROR(SIGN(" + row_text(sympy_module().Add(found.lhs, -found.rhs))[1:] + "),0)"
         number = st("formula", "General")
         signs = np.where(np.isfinite(found.cached_f), np.sign(found.cached_f), 0.0)
         for i in range(found.points):

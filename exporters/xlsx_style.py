@@ -139,7 +139,10 @@ class RowHeights:
         if not text:
             return
         per_line = max(int(width * (1.15 if monospace else 1.35)) - 1, 1)
-        lines = sum(max(1, len(textwrap.wrap(_wide_as_two(part), per_line))) for part in str(text).split("\n"))
+        text = str(text)
+        if len(text) <= per_line and text.isascii() and text.isprintable():   # no tab, no newline
+            return      # one line: most cells of a big model, and textwrap costs more than the rest of a row
+        lines = sum(max(1, len(textwrap.wrap(_wide_as_two(part), per_line))) for part in text.split("\n"))
         self.lines[row] = max(self.lines.get(row, 1), lines)
 
     def apply(self, sheet, minimum: dict[int, float] | None = None) -> None:

@@ -10,7 +10,7 @@ import numpy as np
 
 from .cells import table_result
 from .xlsx import _col, _quote, merged_text, setup_print, write_formula, write_number
-from .xlsx_formulas import NOT_AVAILABLE, NotLive, per_unit, symbol, unit_size
+from .xlsx_formulas import NotLive, not_available, per_unit, symbol, unit_size
 from .xlsx_layout import TABLE_HEADER_ROW, varied_node
 from .xlsx_sheets import _Sheet
 from .xlsx_style import LINE_HEIGHT, input_format, number_format, text_width
@@ -193,7 +193,7 @@ class TableSheet(_Sheet):
         for field_name, cid in alias.fields.items():
             source = record.fields.get(field_name)
             if source is None:      # ifr has no value for it in this row: #N/A where it is used
-                binding[cid] = NOT_AVAILABLE
+                binding[cid] = not_available()
             else:
                 binding[cid] = self.w.builder.display_ref(source) if source in self.w.names else None
         return binding
