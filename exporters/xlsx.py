@@ -50,7 +50,7 @@ def write(model, path) -> None:
     """Write `model` as an .xlsx workbook at `path`, atomically."""
     with atomic_output(Path(path)) as stream:
         workbook = _Workbook(stream, {"strings_to_formulas": False, "strings_to_numbers": False,
-                                                "in_memory": True})
+                                      "in_memory": True})
         WorkbookWriter(model, workbook).write()
         try:
             workbook.close()

@@ -182,3 +182,21 @@ def test_a_plain_model_exports_without_sympy(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
     assert (tmp_path / "plain.xlsx").stat().st_size > 0
+
+
+def test_formulas_are_prepared_as_xlsxwriter_prepares_them(tmp_path):
+    """The writer skips xlsxwriter's search for newer function names when a
+    formula has none: for every formula of a bundled model's workbook, and for
+    formulas that do name them, the result is xlsxwriter's own."""
+    from xlsxwriter.worksheet import Worksheet
+
+    from ifr.exporters.xlsx import _Worksheet
+    out = tmp_path / "throughput.xlsx"
+    ifr.load(ROOT / "models" / "pd_throughput.ifr").export(out)
+    formulas = [c.value for ws in load_workbook(out).worksheets for row in ws.iter_rows() for c in row
+                if isinstance(c.value, str) and c.value.startswith("=")]
+    formulas += ["=XLOOKUP(A1,B:B,C:C)", "=SORT(A1:A3)", "=MAX(SINGLE(A1),2)", "{=SUM(A1:A3*B1:B3)}"]
+    assert len(formulas) > 100
+    ours, theirs = _Worksheet.__new__(_Worksheet), Worksheet.__new__(Worksheet)
+    ours.use_future_functions = theirs.use_future_functions = False
+    assert [ours._prepare_formula(f) for f in formulas] == [theirs._prepare_formula(f) for f in formulas]
