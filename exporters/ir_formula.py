@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
-
-import numpy as np
 
 from ifr import ir
 from ifr.display import factor
@@ -521,4 +520,8 @@ def _replace(part: Printed, **changes) -> Printed:
 
 
 def is_truth_value(value) -> bool:
-    return isinstance(value, (bool, np.bool_))
+    """A true/false value: Python's, or numpy's (only where numpy is already in use)."""
+    if isinstance(value, bool):
+        return True
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(value, np.bool_)
