@@ -132,7 +132,8 @@ def run_table(model, name: str):
             data.append(column / factor(units[-1]))
     for cid, column in zip(table.show, _sweep(model, overrides, table.show, size)):
         name, unit = model.graph.cells[cid].name, model.units[cid]
-        if any(np.ndim(v) for v in column):   # uncertain: the median, and where 90% of the samples fall
+        # a column swept row by row (a list) may hold samples: the median, and where 90% of them fall
+        if isinstance(column, list) and any(np.ndim(v) for v in column):
             stats = np.array([np.percentile(v, [50, 5, 95]) if np.ndim(v) else [v, v, v] for v in column])
             for j, label in enumerate((name, f"{name} p5", f"{name} p95")):
                 columns.append(label)
