@@ -28,18 +28,12 @@ class TableResult:
         return [list(row) for row in zip(*columns)]
 
     def csv_lines(self) -> list[str]:
-        """The rows as CSV text, formatted column by column by numpy."""
-        text = []
-        for column in self.data:
-            if hasattr(column, "dtype"):
-                column = column.astype(str)
-            else:
-                column = np.array([_csv_text(v) for v in column], dtype=str)
-            text.append(column)
-        out = text[0]
-        for column in text[1:]:
-            out = np.char.add(np.char.add(out, ","), column)
-        return out.tolist()
+        """The rows as CSV text, column by column: a number as Python's repr
+        writes it (the shortest text that reads back as the same float, as
+        numpy's does, and faster than numpy's astype(str))."""
+        text = [map(repr, column.tolist()) if hasattr(column, "dtype") else map(_csv_text, column)
+                for column in self.data]
+        return list(map(",".join, zip(*text)))
 
 
 def _csv_text(value: str) -> str:

@@ -83,6 +83,16 @@ def test_table_formats_and_plot(capsys, tmp_path):
     assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_a_csv_table_of_records_and_conditions(capsys, tmp_path):
+    f = tmp_path / "gpus.ifr"
+    f.write_text("use hardware: a100, h100\ngpu  = a100\nbw   = gpu.hbm_bandwidth\nfast = bw > 2.5 TB/s\n"
+                 "table g: vary gpu over [a100, h100] show bw, fast\n", encoding="utf-8")
+    code, out, _ = run(capsys, "table", str(f), "g", "--format", "csv")
+    assert code == 0
+    # the datasheets' HBM bandwidths (stdlib/hardware.ifr): 2039 GB/s and 3.35 TB/s
+    assert out.splitlines() == ["gpu,bw [TB/s],fast", "a100,2.039,False", "h100,3.35,True"]
+
+
 def test_explain_an_input_and_a_formula(capsys):
     code, out, _ = run(capsys, "explain", HANDOFF, "kv_state")
     assert code == 0 and "kv_state = kv_token * context" in out and "1.125 GiB" in out
