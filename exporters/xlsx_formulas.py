@@ -224,10 +224,13 @@ class FormulaBuilder:
     # --- model cells
     def cell(self, cid: str, inline_only: bool = False):
         """The expression of a formula or solve cell in its display unit; raises NotLive."""
-        key = (cid, inline_only)
+        return self._remembered((cid, inline_only), lambda: self._build(cid, inline_only))
+
+    def _remembered(self, key, build):
+        """``build()``, made once per key (a NotLive too, raised again each time)."""
         if key not in self._cell_cache:
             try:
-                self._cell_cache[key] = self._build(cid, inline_only)
+                self._cell_cache[key] = build()
             except NotLive as exc:
                 self._cell_cache[key] = exc
         found = self._cell_cache[key]
@@ -266,17 +269,8 @@ class FormulaBuilder:
 
     def sympy_cell(self, cid: str, inline_only: bool = False):
         """A formula cell's sympy expression in its display unit; raises NotLive."""
-        key = ("sympy", cid, inline_only)
-        if key not in self._cell_cache:
-            try:
-                self._cell_cache[key] = self.in_display_unit(
-                    self.expression(self.cells[cid].expr, self.display_ref, cid, inline_only), cid)
-            except NotLive as exc:
-                self._cell_cache[key] = exc
-        found = self._cell_cache[key]
-        if isinstance(found, NotLive):
-            raise found
-        return found
+        return self._remembered(("sympy", cid, inline_only), lambda: self.in_display_unit(
+            self.expression(self.cells[cid].expr, self.display_ref, cid, inline_only), cid))
 
     def closed_form(self, cid: str, ref):
         solution = self.model.solver.solutions.get(cid)

@@ -288,3 +288,16 @@ def errors_in(path: Path) -> list[tuple[str, str, str]]:
         ]
     finally:
         workbook.close()
+
+
+def export_and_recalculate(sources: Sequence[Path], folder: Path) -> dict:
+    """{source: (model, exported .xlsx, LibreOffice-recalculated .xlsx)} for .ifr files."""
+    import ifr
+    found = {}
+    for index, path in enumerate(sources):
+        model = ifr.load(path)
+        out = folder / f"{index:02d}-{path.stem}.xlsx"
+        model.export(out)
+        found[path] = (model, out)
+    recalcs = recalculate_many([out for _, out in found.values()], folder / "recalculated")
+    return {path: (model, out, rec) for (path, (model, out)), rec in zip(found.items(), recalcs)}

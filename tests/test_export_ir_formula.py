@@ -20,7 +20,7 @@ from ifr.exporters.cells import display_value
 from ifr.exporters.ir_formula import IrPrinter, NotPrintable
 from ifr.exporters.xlsx import cell_names
 from ifr.exporters.xlsx_formulas import FormulaBuilder, IrFormula, NotLive
-from recalc import errors_in, recalculate_many
+from recalc import errors_in, export_and_recalculate
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = sorted((ROOT / "models").glob("*.ifr")) + [ROOT / "tests" / "export" / "features.ifr"]
@@ -87,16 +87,7 @@ def _write(path: Path, text: str) -> Path:
 def recalculated(tmp_path_factory, soffice):
     """{source: (model, exported .xlsx, recalculated .xlsx)} for the bundled models and UNITS."""
     folder = tmp_path_factory.mktemp("ir")
-    sources = MODELS + [_write(folder / "units.ifr", UNITS)]
-    found, outs = {}, []
-    for index, path in enumerate(sources):
-        model = ifr.load(path)
-        out = folder / f"{index:02d}-{path.stem}.xlsx"
-        model.export(out)
-        found[path] = (model, out)
-        outs.append(out)
-    recalcs = recalculate_many(outs, folder / "recalculated")
-    return {path: (model, out, rec) for (path, (model, out)), rec in zip(found.items(), recalcs)}
+    return export_and_recalculate(MODELS + [_write(folder / "units.ifr", UNITS)], folder)
 
 
 def _cells(path: Path, data_only: bool) -> dict[str, object]:

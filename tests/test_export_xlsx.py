@@ -27,7 +27,7 @@ from ifr.exporters.cells import display_value, exported_cells, table_result
 from ifr.exporters.xlsx import NAME_COL, VALUE_COL, cell_names
 from ifr.exporters.xlsx_layout import table_titles
 from ifr.exporters.xlsx_style import INPUT_BLUE
-from recalc import errors_in, read_values, recalculate_many
+from recalc import errors_in, export_and_recalculate, read_values, recalculate_many
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = sorted((ROOT / "models").glob("*.ifr"))
@@ -44,16 +44,7 @@ def test_there_are_models_to_export():
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory, soffice):
     """{path: (model, exported .xlsx, LibreOffice-recalculated .xlsx)} for every model."""
-    folder = tmp_path_factory.mktemp("exported")
-    models, sources = {}, []
-    for index, path in enumerate(ALL):
-        model = ifr.load(path)
-        out = folder / f"{index:02d}-{path.stem}.xlsx"
-        model.export(out)
-        models[path] = (model, out)
-        sources.append(out)
-    recalculated = recalculate_many(sources, folder / "recalculated")
-    return {path: (model, out, rec) for (path, (model, out)), rec in zip(models.items(), recalculated)}
+    return export_and_recalculate(ALL, tmp_path_factory.mktemp("exported"))
 
 
 def _sheets(path: Path, data_only: bool):
