@@ -267,7 +267,8 @@ class Binder(ExpressionResolver):
     def _reads(self, cell: CellDef) -> set[str]:
         """The cells a resolved cell's definition names."""
         if cell.kind != "solve":
-            return self._refs_of(cell) | self._what_if_deps(cell.expr)
+            more = self._what_if_deps(cell.expr)
+            return self._refs_of(cell) | more if more else self._refs_of(cell)   # one set, not a copy, per cell
         found = {cell.unknown} | ir.refs(cell.lhs) | ir.refs(cell.rhs)
         for bound in cell.bracket or ():
             found |= ir.refs(bound)
@@ -449,10 +450,7 @@ class Binder(ExpressionResolver):
 
     # --- the graph
     def _deps(self, cell: CellDef) -> set[str]:
-        if cell.kind != "solve":
-            more = self._what_if_deps(cell.expr)
-            return self._refs_of(cell) | more if more else self._refs_of(cell)   # one set, not a copy, per cell
-        return self._solve_deps(cell)
+        return self._reads(cell) if cell.kind != "solve" else self._solve_deps(cell)
 
     def _what_if_deps(self, node) -> set[str]:
         """What a scenario's value or a table's row needs besides the cell it reads:

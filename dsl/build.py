@@ -113,15 +113,15 @@ def artifacts() -> dict:
     from .parser import PARSER_TABLES, parser_tables
     from .units import UNIT_TABLE, unit_table
     from .closed_form_cache import SHIPPED, shipped_table
+    from .parse_cache import SHIPPED_TREES, shipped_tree
     make_units = lambda: unit_table(unit_texts())
     make_forms = lambda: shipped_table(closed_forms())
-    from .parse_cache import SHIPPED as TREES, shipped_tree
     found = {PARSER_TABLES: (_parser_tables_current, parser_tables),
              UNIT_TABLE: (_same_text(make_units), make_units),
              SHIPPED: (_same_text(make_forms), make_forms)}
     for module in sorted(_stdlib().glob("*.ifr")):
         make_tree = lambda module=module: shipped_tree(module)
-        found[TREES / f"{module.stem}.json"] = (_same_text(make_tree), make_tree)
+        found[SHIPPED_TREES / f"{module.stem}.json"] = (_same_text(make_tree), make_tree)
     return found
 
 

@@ -37,7 +37,7 @@ def parse(text: str, file: str) -> ast.Program:
     path = cache.cache_dir() / "syntax" / f"{key}.json"
     program = cache.load(path, "syntax", key, object_hook=ast.node_hook(file))
     if not isinstance(program, ast.Program):   # a standard library module's tree, shipped with ifr
-        shipped = SHIPPED / f"{Path(file).stem}.json"
+        shipped = SHIPPED_TREES / f"{Path(file).stem}.json"
         if shipped.is_file():
             program = cache.load(shipped, "syntax", key, object_hook=ast.node_hook(file), shipped=True)
     if isinstance(program, ast.Program):
@@ -66,7 +66,7 @@ def _key(text: str) -> str:
 # The standard library's syntax trees, made by `python -m ifr.build`: a first
 # run does not parse them (a user's file of the same name and another text
 # has another key, and is parsed).
-SHIPPED = Path(__file__).resolve().parent / "stdlib_trees"
+SHIPPED_TREES = Path(__file__).resolve().parent / "stdlib_trees"
 
 
 def shipped_tree(path: Path) -> str:

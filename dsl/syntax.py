@@ -308,17 +308,6 @@ def node_hook(file: str):
 
     def builder(cls, size: int, spans: tuple[int, ...], texts: tuple[int, ...]):
         """Builds one class's node from its fields (made once per class)."""
-        if spans == (0,) and not texts:   # most expressions: the span first, nothing to share
-            def build(values):
-                if len(values) != size:
-                    return None
-                first = values[0]
-                if type(first) is list:
-                    values[0] = Span(file, numbers.setdefault(first[0], first[0]), first[1],
-                                     numbers.setdefault(first[2], first[2]), first[3])
-                return cls(*values)
-            return build
-
         def build(values):
             if len(values) != size:
                 return None
