@@ -112,6 +112,7 @@ class IrPrinter:
         self._sizes: dict[str, Fraction] = {}
         self._constants: dict[tuple, Fraction] = {}   # a model repeats its literals (`1 us` in many cells)
         self._commons: dict[tuple, tuple[Fraction, list[Fraction]]] = {}
+        self._templates: dict[tuple, list[str]] = {}   # (unit, shape) -> text split at the placeholders
 
     def size(self, unit_text: str) -> Fraction:
         """The exact base-SI size of one display unit."""
@@ -141,7 +142,29 @@ class IrPrinter:
 
     def formula(self, node: ir.Node, cid: str, refs: dict[str, str]) -> str:
         """`=...` for cell `cid`'s expression in its display unit; references print as
-        `refs` gives them. Raises NotPrintable, or NotExcel for a cell with no Excel text."""
+        `refs` gives them. Raises NotPrintable, or NotExcel for a cell with no Excel text.
+
+        A model repeats its shapes (`size_i = size_j * 1.001 + 1 KiB` ten thousand
+        times), so a formula is printed once per shape, with a placeholder for
+        each distinct reference, and the references are put in its place."""
+        shape = _shape(node, refs, self.units)
+        if shape is None:
+            text = self._text(node, cid, refs)
+        else:
+            key, texts = (self.units[cid], shape[0]), shape[1]
+            template = self._templates.get(key)
+            if template is None:
+                placeholders = {cell: f"{_MARK}{slot}{_MARK}" for cell, slot in shape[2].items()}
+                template = self._templates[key] = self._text(node, cid, placeholders).split(_MARK)
+            pieces = template[:]
+            for i in range(1, len(pieces), 2):
+                pieces[i] = texts[int(pieces[i])]
+            text = "".join(pieces)
+        if len(text) + 1 > MAX_FORMULA_CHARS:
+            raise NotPrintable("too long")     # sympy may shorten it; else it refuses
+        return "=" + text
+
+    def _text(self, node: ir.Node, cid: str, refs: dict[str, str]) -> str:
         size = self.size(self.units[cid])
         try:
             found = _Print(self, refs).part(node, size)
@@ -155,9 +178,7 @@ class IrPrinter:
             text = found.text
         else:
             text = coefficient_times(found, found.scale / size)[0]
-        if len(text) + 1 > MAX_FORMULA_CHARS:
-            raise NotPrintable("too long")     # sympy may shorten it; else it refuses
-        return "=" + text
+        return text
 
 
 class _Print:
@@ -324,6 +345,61 @@ class _Print:
                 return Printed(f"SQRT({base.text})", ATOM, root)
             return Printed(f"SQRT({plain(base)})", ATOM, Fraction(1))
         return Printed(f"{power_operand(base)}^{power_operand(exponent)}", POWER, Fraction(1), True)
+
+
+# Opens and closes a reference's placeholder in a template; no Excel text holds it.
+_MARK = "\x00"
+
+
+def _shape(node: ir.Node, refs: dict[str, str], units: dict[str, str]):
+    """What a formula's printing depends on, as a hashable key: node kinds,
+    operators, literals, and for each reference its display unit and which
+    distinct reference text it is (`x+x` prints `2*x`, `x+y` does not). Returns
+    (key, the distinct texts in order, cell -> slot), or None where a reference
+    has no text or unit here (the printer itself then decides)."""
+    key, texts, slots = [], [], {}
+    by_text: dict[str, int] = {}
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        kind = type(n)
+        if kind is ir.Ref:
+            cell = n.cell
+            text, unit_text = refs.get(cell), units.get(cell)
+            if text is None or unit_text is None or _MARK in text:
+                return None
+            slot = by_text.get(text)
+            if slot is None:
+                slot = by_text[text] = len(texts)
+                texts.append(text)
+            slots.setdefault(cell, slot)
+            key.append((slot, unit_text))
+        elif kind is ir.Bin or kind is ir.Cmp:
+            key.append(n.op)
+            stack.append(n.right)
+            stack.append(n.left)
+        elif kind is ir.Const:
+            key.append(("c", n.number_text, n.unit, n.value))
+        elif kind is ir.Func:
+            key.append(("f", n.name, len(n.args)))
+            stack.extend(reversed(n.args))
+        elif kind is ir.Neg or kind is ir.Not:
+            key.append(kind)
+            stack.append(n.operand)
+        elif kind is ir.Logic:
+            key.append(("l", n.op, len(n.operands)))
+            stack.extend(reversed(n.operands))
+        elif kind is ir.If:
+            key.append(kind)
+            stack.extend((n.other, n.then, n.cond))
+        else:
+            return None
+    key = tuple(key)
+    try:
+        hash(key)
+    except TypeError:          # a literal holding an array
+        return None
+    return key, texts, slots
 
 
 def constant(node: ir.Const) -> Fraction:

@@ -162,6 +162,46 @@ def test_pd_formulas_stay_tidy():
         assert "*1000000000" not in text and "/1000000000" not in text, text
 
 
+SHAPES = """\
+a  = 2 GB
+b  = 3 GB
+c  = 4 GiB
+k  = 3
+s1 = a + b
+s2 = a + a
+s3 = b + a in GiB
+s4 = c + a
+s5 = a - a + b
+p1 = a * 2 + 1 MB
+p2 = b * 2 + 1 MB
+p3 = c * 2 + 1 MB
+p4 = c * 2 + 1 MiB
+w1 = if a > b then a * k else b
+w2 = if b > a then b * k else a
+w3 = if c > a then c * k else a
+"""
+
+
+def test_a_shape_printed_once_serves_every_cell_of_that_shape(tmp_path):
+    """Formulas are printed once per shape and the references put in place:
+    each cell's text is the one a printer seeing it first would print, where
+    the shape repeats with other cells, other units and a reference repeated."""
+    model = ifr.load(_write(tmp_path / "shapes.ifr", SHAPES))
+    names = cell_names(model)
+    builder, shared = FormulaBuilder(model), IrPrinter(model.units)
+    texts = {}
+    for cid in names:
+        if model.graph.cells[cid].kind == "input":
+            continue
+        node = builder.cell(cid).node
+        texts[model.graph.cells[cid].name] = shared.formula(node, cid, names)
+        assert texts[model.graph.cells[cid].name] == IrPrinter(model.units).formula(node, cid, names)
+    assert texts["s1"] == "=a+b" and texts["s2"] == "=2*a" and texts["s5"] == "=b"
+    assert texts["p1"] == "=2*a+0.001" and texts["p2"] == "=2*b+0.001"    # 1 MB is 0.001 GB
+    assert texts["w1"] == "=IF(a>b,a*k,b)" and texts["w2"] == "=IF(b>a,b*k,a)"
+    assert len(set(texts.values())) == len(texts)
+
+
 def test_a_plain_model_exports_without_sympy(tmp_path):
     source = _write(tmp_path / "plain.ifr", UNITS)
     script = textwrap.dedent(f"""
