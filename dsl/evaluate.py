@@ -41,6 +41,14 @@ def is_array(x) -> bool:
     return np is not None and isinstance(x, np.ndarray)
 
 
+def is_truth_value(x) -> bool:
+    """A true/false value: Python's, or numpy's (if numpy is not imported, no value is numpy's)."""
+    if isinstance(x, bool):
+        return True
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(x, np.bool_)
+
+
 def _np():
     import numpy
     return numpy

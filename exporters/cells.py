@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
+from ifr.evaluate import is_truth_value
 
 
 def exported_cells(model) -> list[str]:
@@ -17,10 +17,10 @@ def display_value(model, cid: str):
     if cid in model.errors:
         return float("nan")
     raw = model.values[cid]
-    if isinstance(raw, (bool, np.bool_)):
+    if is_truth_value(raw):
         return bool(raw)
     if getattr(raw, "dtype", None) == bool:   # an uncertain condition: how often it holds
-        return float(np.mean(raw))
+        return float(raw.mean())
     return float(model.value(cid))
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import sys
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -593,11 +592,3 @@ def _exact_root(scale: Fraction) -> Fraction | None:
 
 def _replace(part: Printed, **changes) -> Printed:
     return dataclasses.replace(part, **changes)
-
-
-def is_truth_value(value) -> bool:
-    """A true/false value: Python's, or numpy's (only where numpy is already in use)."""
-    if isinstance(value, bool):
-        return True
-    np = sys.modules.get("numpy")
-    return np is not None and isinstance(value, np.bool_)

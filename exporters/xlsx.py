@@ -18,17 +18,22 @@ leaves half a workbook behind.
 """
 from __future__ import annotations
 
+import math
+import numbers
 import re
 from pathlib import Path
 
-import numpy as np
 import xlsxwriter
 from xlsxwriter.exceptions import FileCreateError
+from xlsxwriter.utility import xl_rowcol_to_cell_fast
+from xlsxwriter.worksheet import CellFormulaTuple as _FORMULA
+from xlsxwriter.worksheet import CellNumberTuple as _NUMBER
+from xlsxwriter.worksheet import CellStringTuple as _STRING
 
 import ifr
 from ifr import ir
 
-from .cells import display_value, exported_cells, source_text, title_and_text
+from .cells import display_value, exported_cells, is_truth_value, source_text, title_and_text
 from .excel_numbers import NotExcel
 from .excel_names import assign_names, is_excel_name
 from .output import atomic_output
@@ -60,9 +65,11 @@ def write(model, path) -> None:
 
 
 class _Worksheet(xlsxwriter.worksheet.Worksheet):
-    """xlsxwriter's worksheet, minus its search of every formula for some thirty
-    newer function names to prefix with `_xlfn.` (a fifth of a big export's
-    time): a formula naming none of them is written as it is."""
+    """xlsxwriter's worksheet with two shortcuts for big workbooks, each held to
+    xlsxwriter's own output by a test: no search of every formula for some
+    thirty newer function names to prefix with `_xlfn.` (a fifth of a big
+    export's time) when it names none of them, and the commonest cells
+    written straight."""
 
     _NEWER = re.compile(r"\b(ANCHORARRAY|BYCOL|BYROW|CHOOSECOLS|CHOOSEROWS|DROP|EXPAND|FILTER|HSTACK|LAMBDA|"
                         r"MAKEARRAY|MAP|RANDARRAY|REDUCE|SCAN|SEQUENCE|SORT|SORTBY|SWITCH|TAKE|TEXTSPLIT|TOCOL|"
@@ -73,6 +80,26 @@ class _Worksheet(xlsxwriter.worksheet.Worksheet):
                 and not self.use_future_functions and self._NEWER.search(formula) is None):
             return formula[1:]
         return super()._prepare_formula(formula, expand_future_functions)
+
+
+    def _write_cell(self, row, col, cell):
+        """The commonest cells (a string, a number or a formula with a number's
+        value, in a format) written straight, as xlsxwriter writes them: its
+        general path was a third of a big export's writing."""
+        kind, fmt = type(cell), cell.format
+        if fmt is None or self.constant_memory:
+            return super()._write_cell(row, col, cell)
+        if kind is _STRING:
+            self.fh.write(f'<c r="{xl_rowcol_to_cell_fast(row, col)}" s="{fmt._get_xf_index()}" t="s">'
+                          f'<v>{cell.string}</v></c>')
+        elif kind is _FORMULA and type(cell.value) is float:
+            self.fh.write(f'<c r="{xl_rowcol_to_cell_fast(row, col)}" s="{fmt._get_xf_index()}">'
+                          f'<f>{self._escape_data(cell.formula)}</f><v>{cell.value}</v></c>')
+        elif kind is _NUMBER and type(cell.number) is float:
+            self.fh.write(f'<c r="{xl_rowcol_to_cell_fast(row, col)}" s="{fmt._get_xf_index()}">'
+                          f'<v>{cell.number:.16G}</v></c>')
+        else:
+            super()._write_cell(row, col, cell)
 
 
 class _Workbook(xlsxwriter.Workbook):
@@ -122,29 +149,37 @@ class WorkbookWriter:
         self.table_row_cells: dict[tuple[str, int, str], str] = {}  # (table, row, cell) -> its helper copy
 
     def write(self) -> None:
-        from .xlsx_checks import ChecksSheet
-        from .xlsx_sheets import ComprehensionsSheet, ScenariosSheet
-        from .xlsx_tables import TableSheet
-        from .xlsx_uncertain import DistributionsSheet, SensitivitySheet, uncertain_cells
+        # Each kind of sheet is loaded only for a model that has one (numpy with tables and samples).
+        graph = self.model.graph
         self._build_formulas()
         main = [cid for cid in self.cells if not self.model.graph.cells[cid].module]
         library = [cid for cid in self.cells if self.model.graph.cells[cid].module]
         model_sheet = self.workbook.add_worksheet(MODEL_SHEET)
         library_sheet = self.workbook.add_worksheet(LIBRARY_SHEET) if library else None
-        extra = []
-        if self.model.graph.checks:
-            extra.append(ChecksSheet(self))
-        titles = table_titles(self.model)
-        for table in self.model.graph.tables:
-            extra.append(TableSheet(self, table, titles[table.name]))
-        if self.model.graph.scenarios:
+        extra, checks = [], None
+        if graph.checks:
+            from .xlsx_checks import ChecksSheet
+            checks = ChecksSheet(self)
+            extra.append(checks)
+        if graph.tables:
+            from .xlsx_tables import TableSheet
+            titles = table_titles(self.model)
+            for table in graph.tables:
+                extra.append(TableSheet(self, table, titles[table.name]))
+        if graph.scenarios:
+            from .xlsx_sheets import ScenariosSheet
             extra.append(ScenariosSheet(self))
-        uncertain = uncertain_cells(self)
-        if uncertain:   # Monte Carlo samples: their statistics and histograms, and what moves the results
-            extra.append(DistributionsSheet(self))
-            results = [c for c in self.headlines(main) if c in uncertain] or uncertain[-1:]
-            extra.append(SensitivitySheet(self, results))
-        helpers = ComprehensionsSheet(self) if self.builder.helpers or self.builder.solves else None
+        if graph.uncertain:
+            from .xlsx_uncertain import DistributionsSheet, SensitivitySheet, uncertain_cells
+            uncertain = uncertain_cells(self)
+            if uncertain:   # Monte Carlo samples: their statistics and histograms, and what moves the results
+                extra.append(DistributionsSheet(self))
+                results = [c for c in self.headlines(main) if c in uncertain] or uncertain[-1:]
+                extra.append(SensitivitySheet(self, results))
+        helpers = None
+        if self.builder.helpers or self.builder.solves:
+            from .xlsx_sheets import ComprehensionsSheet
+            helpers = ComprehensionsSheet(self)
         for sheet in extra:
             sheet.add()
         if helpers is not None:
@@ -162,7 +197,7 @@ class WorkbookWriter:
             merged_text(library_sheet, 0, 0, len(HEADINGS) - 1, "Imported cells this model uses, by module "
                         "and record. Blue cells are inputs: edit them like the Model sheet's.", self.styles("note"))
         # Tables before checks: a check can read a table's row.
-        for sheet in sorted(extra, key=lambda sheet: isinstance(sheet, ChecksSheet)):
+        for sheet in sorted(extra, key=lambda sheet: sheet is checks):
             sheet.write()
         if helpers is not None:
             helpers.write()
@@ -233,6 +268,8 @@ class WorkbookWriter:
             sheet.set_column(col, col, widths[col])
         heights = RowHeights()
         last_row = header_row
+        put, units = sheet._write_string, self.model.units
+        text, unit, code, wrap = st("text"), st("unit"), st("code"), st("wrap")
         for heading, members in self._groups(cids, sections):
             first = self.address[members[0]][1]
             if heading or not sections:
@@ -240,14 +277,17 @@ class WorkbookWriter:
             for cid in members:
                 row = self.address[cid][1]
                 cell = graph.cells[cid]
-                sheet.write_string(row, NAME_COL, cell.name, st("text"))
+                source = source_text(cell)
+                # rows and columns are numbers here: xlsxwriter's check for "A1" notation is skipped
+                put(row, NAME_COL, cell.name, text)
                 self.write_value(sheet, row, VALUE_COL, cid)
-                sheet.write_string(row, UNIT_COL, self.model.units[cid], st("unit"))
-                sheet.write_string(row, FORMULA_COL, source_text(cell), st("code"))
-                sheet.write_string(row, DESCRIPTION_COL, cell.description or "", st("wrap"))
-                sheet.write_string(row, EXCEL_NAME_COL, self.names[cid], st("code"))
-                heights.fit(row, source_text(cell), widths[FORMULA_COL], monospace=True)
-                heights.fit(row, cell.description, widths[DESCRIPTION_COL])
+                put(row, UNIT_COL, units[cid], unit)
+                put(row, FORMULA_COL, source, code)
+                if cell.description:     # an empty one is no cell at all: the column shows the same
+                    put(row, DESCRIPTION_COL, cell.description, wrap)
+                    heights.fit(row, cell.description, widths[DESCRIPTION_COL])
+                put(row, EXCEL_NAME_COL, self.names[cid], code)
+                heights.fit(row, source, widths[FORMULA_COL], monospace=True)
                 last_row = max(last_row, row)
         heights.apply(sheet)
         # Freezing the rows above a tall cover would leave a small screen no room to scroll in.
@@ -303,7 +343,7 @@ class WorkbookWriter:
         (the inputs of the cells `cids`) still holds the value ifr used, and #N/A
         as soon as one differs: a value Excel cannot compute never goes stale
         silently."""
-        if isinstance(value, (bool, np.bool_)) or not np.isfinite(float(value)):
+        if is_truth_value(value) or not math.isfinite(float(value)):
             return None
         graph = self.model.graph
         cids = set(cids)
@@ -312,7 +352,7 @@ class WorkbookWriter:
         tests = []
         for c in inputs:
             used = display_value(self.model, c)
-            if isinstance(used, (bool, np.bool_)) or not np.isfinite(float(used)):
+            if is_truth_value(used) or not math.isfinite(float(used)):
                 return None
             name, used = self.names[c], float(used)
             tests.append(f"{name}=0" if used == 0 else f"ABS({name}-{used!r})<=1E-9*ABS({used!r})")
@@ -406,11 +446,11 @@ PROTECTION = {"select_locked_cells": True, "select_unlocked_cells": True, "forma
 def write_number(sheet, row: int, col: int, value, style, note: str | None = None) -> None:
     """A number (or a bool), with an optional note; a value ifr could not compute
     (inf, nan) is the error #N/A (`=NA()`) with a note saying so, never a number."""
-    if isinstance(value, (bool, np.bool_)):
+    if is_truth_value(value):
         sheet.write_boolean(row, col, bool(value), style)
-    elif isinstance(value, (int, float, np.number)) and np.isfinite(value):
+    elif isinstance(value, numbers.Real) and math.isfinite(value):   # numpy's numbers are Real too
         sheet.write_number(row, col, float(value), style)
-    elif isinstance(value, (int, float, np.number)):
+    elif isinstance(value, numbers.Real):
         sheet.write_formula(row, col, "=NA()", style, "#N/A")
         note = _joined(not_computed(value), note)
     else:
@@ -422,11 +462,13 @@ def write_number(sheet, row: int, col: int, value, style, note: str | None = Non
 def write_formula(sheet, row: int, col: int, text: str, style, value, note: str | None = None) -> None:
     """A live formula carrying ifr's value (a number, bool or text) for viewers that do
     not recalculate; a value ifr could not compute is carried as #N/A, with a note."""
-    if isinstance(value, (bool, np.bool_)):
+    if type(value) is float and math.isfinite(value):     # most cells: no other test
+        cached = value
+    elif is_truth_value(value):
         cached = bool(value)
     elif isinstance(value, str):
         cached = value
-    elif np.isfinite(float(value)):
+    elif math.isfinite(float(value)):
         cached = float(value)
     else:
         cached, note = "#N/A", _joined(not_computed(value), note)
@@ -436,7 +478,7 @@ def write_formula(sheet, row: int, col: int, text: str, style, value, note: str 
 
 
 def not_computed(value) -> str:
-    what = "not a number (NaN)" if np.isnan(float(value)) else ("-" if value < 0 else "") + "infinite"
+    what = "not a number (NaN)" if math.isnan(float(value)) else ("-" if value < 0 else "") + "infinite"
     return f"ifr could not compute this cell: its value is {what}, which a workbook cannot hold as a number."
 
 

@@ -8,10 +8,7 @@ one: half a unit in the literal's last printed digit (`48.3 ms` means
 from __future__ import annotations
 
 import math
-
 from pathlib import Path
-
-import numpy as np
 
 from ifr import ir
 from ifr.checks import half_step, printed_literal
@@ -103,6 +100,7 @@ class ChecksSheet(_Sheet):
             return next((i for i, r in enumerate(table.values) if r is row.key or r.id == row.key.id), None)
         values = sweep_values(self.w.model, table)
         wanted = float(compile_node(row.key)(self.w.model.values, {}))
+        import numpy as np
         close = np.isclose(values, wanted, rtol=1e-9, atol=0)
         return int(np.argmax(close)) if close.any() else None
 

@@ -18,14 +18,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
 
-import numpy as np
-
 from ifr import ir
 from ifr.dimensions import dim_of
 from ifr.display import auto_unit, factor
 from ifr.symbolic import NotSymbolic, from_tree, number, sympy_module, to_sympy
 
-from .ir_formula import is_truth_value, printable
+from .cells import is_truth_value
+from .ir_formula import printable
 
 # Above this many nodes an unrolled comprehension goes to helper rows instead.
 INLINE_NODES = 400
@@ -544,7 +543,7 @@ def _cached(fn, env, local, default):
         value = fn(env, local)
     except Exception:    # an error of this row only: the cached value is #N/A or the row is left out
         return default
-    return value if isinstance(value, (bool, np.bool_)) else float(value)
+    return value if is_truth_value(value) else float(value)
 
 
 def _typical_inner(inner: ir.Reduce, outer: ir.Reduce, lo: int, values: dict) -> float:

@@ -14,11 +14,9 @@ import math
 import re
 from dataclasses import dataclass
 
-import numpy as np
-
 from ifr import ir
 
-from .cells import exported_cells, table_result
+from .cells import exported_cells, is_truth_value, table_result
 
 MAX_SHEET_TITLE = 31
 RESERVED_TITLES = ("model", "library", "checks", "scenarios", "comprehensions")
@@ -128,11 +126,12 @@ def in_unit(model, cid: str, unit: str):
     """A cell's value in `unit` (a display unit), or its bool."""
     from .xlsx_formulas import unit_size
     raw = model.values[cid]
-    if isinstance(raw, (bool, np.bool_)):
+    if is_truth_value(raw):
         return bool(raw)
     if cid in model.errors:
         return math.nan
     if getattr(raw, "ndim", 0):   # uncertain: the median of its samples (a condition: how often it holds)
+        import numpy as np
         raw = float(np.mean(raw)) if raw.dtype == bool else float(np.median(raw))
         if model.values[cid].dtype == bool:
             return raw
