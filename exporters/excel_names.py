@@ -47,7 +47,7 @@ def is_excel_name(name: str) -> bool:
 
 def mangle(name: str) -> str:
     """A valid defined name for an ifr name (`a100.bf16_flops` -> `a100_bf16_flops`)."""
-    text = "".join(_ascii(ch) for ch in name)
+    text = name if name.isascii() else "".join(_ascii(ch) for ch in name)
     text = re.sub(r"[^A-Za-z0-9_]", "_", text) or "_"
     if not (text[0].isalpha() or text[0] == "_"):
         text = "_" + text

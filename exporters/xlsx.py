@@ -254,9 +254,11 @@ class WorkbookWriter:
             for cid in members:
                 self.address[cid] = (sheet, row, VALUE_COL)
                 row += 1
-        for cid in cids:
-            sheet_name, r, c = self.address[cid]
-            self.workbook.define_name(self.names[cid], f"={_quote(sheet_name)}!${_col(c)}${r + 1}")
+        # Every name passed `is_excel_name` in `assign_names`, which is stricter than
+        # xlsxwriter's own checks in define_name: they are skipped, one per cell.
+        prefix = f"{_quote(sheet)}!${_col(VALUE_COL)}$"
+        self.workbook.defined_names.extend([self.names[cid], -1, f"{prefix}{self.address[cid][1] + 1}", False]
+                                           for cid in cids)
 
     def _write_cells_sheet(self, sheet, cids: list[str], header_row: int, sections: bool) -> None:
         st = self.styles
