@@ -15,7 +15,7 @@ from .errors import Span
 from .units import Dim
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Node:
     span: Span
     text: str  # the source text of the sub-expression, for messages (given as a str or a SourceText)
@@ -59,19 +59,19 @@ class SourceText:
         return " ".join(parts)
 
 
+# `text` is held in its slot as given, and read through a property that slices a SourceText.
+_TEXT_SLOT = Node.__dict__["text"]
+
+
 def _get_text(node: Node) -> str:
-    text = node._text
+    text = _TEXT_SLOT.__get__(node)
     return text if type(text) is str else text.slice(node.span)
 
 
-def _set_text(node: Node, text) -> None:
-    node._text = text
+Node.text = property(_get_text, _TEXT_SLOT.__set__)
 
 
-Node.text = property(_get_text, _set_text)
-
-
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Const(Node):
     value: float        # in base SI units
     dim: Dim
@@ -79,74 +79,74 @@ class Const(Node):
     number_text: str | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Ref(Node):
     cell: str           # a cell id
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Invalid(Node):
     """A placeholder for an expression that could not be resolved (an unknown
     name, a wrong call): its mistake is already a diagnostic."""
     error: object = None   # the IfrError, or None when reported elsewhere
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Param(Node):
     """A function's parameter while its body is checked on its own: a value
     of any dimension."""
     name: str
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Var(Node):
     name: str           # a comprehension's loop variable
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Bin(Node):
     op: str             # + - * / ^
     left: Node
     right: Node
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Neg(Node):
     operand: Node
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Cmp(Node):
     op: str
     left: Node
     right: Node
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Logic(Node):
     op: str             # and, or
     operands: list[Node]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Not(Node):
     operand: Node
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class If(Node):
     cond: Node
     then: Node
     other: Node
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Func(Node):
     name: str
     args: list[Node]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Reduce(Node):
     func: str           # max min sum argmax argmin first
     body: Node
@@ -156,13 +156,13 @@ class Reduce(Node):
     cond: Node | None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class MonteCarlo(Node):
     name: str
     kwargs: dict[str, Node]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Dist(Node):
     """A distribution: its samples are drawn when evaluated (uncertain.draw)."""
     kind: str           # to (a lognormal by its 5th and 95th percentiles), uniform, normal, lognormal, triangular
@@ -170,7 +170,7 @@ class Dist(Node):
     stream: str = ""    # the name its draws are seeded by (uncertain.annotate)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Stat(Node):
     """A statistic of an uncertain value: mean median sd percentile prob."""
     func: str
@@ -179,14 +179,14 @@ class Stat(Node):
     over_samples: bool = False   # whether the argument is uncertain (uncertain.annotate)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ScenarioValue(Node):
     """`fast.t_exp`: a cell's value under a scenario."""
     scenario: str
     cell: str           # the cell's id
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class TableRow(Node):
     table: str          # a table's name
     key: object         # the varied value: an IR node, or a RecordDef

@@ -8,86 +8,86 @@ from .errors import Span
 
 # --- expressions -------------------------------------------------------------
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Expr:
     span: Span
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Number(Expr):
     value: float
     text: str            # as written, for printed-precision checks
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Quantity(Expr):
     value: float
     number_text: str
     unit: str
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Percent(Expr):
     value: float         # already divided by 100
     text: str
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Name(Expr):
     id: str
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class FieldAccess(Expr):
     obj: Expr
     name: str
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Index(Expr):
     obj: Expr
     key: Expr
     more: list = field(default_factory=list)   # the keys of a table's other varied cells
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class BinOp(Expr):
     op: str              # + - * / ^
     left: Expr
     right: Expr
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Neg(Expr):
     operand: Expr
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Compare(Expr):
     op: str              # < <= > >= == !=
     left: Expr
     right: Expr
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class BoolOp(Expr):
     op: str              # and, or
     operands: list[Expr]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Not(Expr):
     operand: Expr
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class IfElse(Expr):
     cond: Expr
     then: Expr
     other: Expr
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Call(Expr):
     func: str
     func_span: Span
@@ -96,7 +96,7 @@ class Call(Expr):
     owner: Expr | None = None    # `module.fn(...)`: the module part
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Comprehension(Expr):
     func: str
     func_span: Span
@@ -108,12 +108,12 @@ class Comprehension(Expr):
     var_span: Span | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ListExpr(Expr):
     items: list[Expr]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class RangeExpr(Expr):
     lo: Expr
     hi: Expr
@@ -122,17 +122,17 @@ class RangeExpr(Expr):
 
 # --- statements --------------------------------------------------------------
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Statement:
     span: Span
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Docstring(Statement):
     text: str
 
 
-@dataclass(eq=False)
+@dataclass(eq=False)     # no slots: the resolver hangs the loaded module on it (`loaded`)
 class Use(Statement):
     module: str | None           # dotted module name, or None for a path
     path: str | None
@@ -140,12 +140,12 @@ class Use(Statement):
     names: list[tuple[str, Span]] | None   # `use module: a, b`
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Section(Statement):
     title: str
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Cell(Statement):
     name: str
     name_span: Span
@@ -156,7 +156,7 @@ class Cell(Statement):
     description: str = ""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Record(Statement):
     name: str
     name_span: Span
@@ -164,7 +164,7 @@ class Record(Statement):
     description: str = ""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class SolveCell(Statement):
     name: str
     name_span: Span
@@ -179,7 +179,7 @@ class SolveCell(Statement):
     description: str = ""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class FnDef(Statement):
     name: str
     name_span: Span
@@ -189,7 +189,7 @@ class FnDef(Statement):
     param_spans: list[Span] = field(default_factory=list)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Check(Statement):
     expr: Expr
     expected: Expr | None        # None: `check <comparison>`
@@ -198,7 +198,7 @@ class Check(Statement):
     description: str = ""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Table(Statement):
     name: str
     name_span: Span
@@ -210,7 +210,7 @@ class Table(Statement):
     more: list = field(default_factory=list)   # further varied cells: (name, span, values), every combination
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Scenario(Statement):
     name: str
     name_span: Span
@@ -218,7 +218,7 @@ class Scenario(Statement):
     description: str = ""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Program:
     file: str
     text: str
