@@ -27,7 +27,7 @@ def _stdlib_dir() -> Path:
 
 # --- what the graph holds ------------------------------------------------------
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class CellDef:
     id: str
     name: str               # as the user reads it: kv_state, a100.bf16_flops
