@@ -111,7 +111,7 @@ class IrPrinter:
         self._sizes: dict[str, Fraction] = {}
         self._constants: dict[tuple, Fraction] = {}   # a model repeats its literals (`1 us` in many cells)
         self._commons: dict[tuple, tuple[Fraction, list[Fraction]]] = {}
-        self._templates: dict[tuple, list[str]] = {}   # (unit, shape) -> text split at the placeholders
+        self._templates: dict[tuple, list] = {}   # (unit, shape) -> text split at the placeholders
 
     def size(self, unit_text: str) -> Fraction:
         """The exact base-SI size of one display unit."""
@@ -147,17 +147,21 @@ class IrPrinter:
         times), so a formula is printed once per shape, with a placeholder for
         each distinct reference, and the references are put in its place."""
         shape = _shape(node, refs, self.units)
-        if shape is None:
-            text = self._text(node, cid, refs)
-        else:
+        try:
             key, texts = (self.units[cid], shape[0]), shape[1]
             template = self._templates.get(key)
+        except TypeError:      # no shape, or one holding an array
+            key = None
+        if key is None:
+            text = self._text(node, cid, refs)
+        else:
             if template is None:
                 placeholders = {cell: f"{_MARK}{slot}{_MARK}" for cell, slot in shape[2].items()}
-                template = self._templates[key] = self._text(node, cid, placeholders).split(_MARK)
+                template = self._text(node, cid, placeholders).split(_MARK)
+                template[1::2] = map(int, template[1::2])     # text, slot, text, slot, ..., text
+                self._templates[key] = template
             pieces = template[:]
-            for i in range(1, len(pieces), 2):
-                pieces[i] = texts[int(pieces[i])]
+            pieces[1::2] = [texts[slot] for slot in template[1::2]]
             text = "".join(pieces)
         if len(text) + 1 > MAX_FORMULA_CHARS:
             raise NotPrintable("too long")     # sympy may shorten it; else it refuses
@@ -355,7 +359,8 @@ def _shape(node: ir.Node, refs: dict[str, str], units: dict[str, str]):
     operators, literals, and for each reference its display unit and which
     distinct reference text it is (`x+x` prints `2*x`, `x+y` does not). Returns
     (key, the distinct texts in order, cell -> slot), or None where a reference
-    has no text or unit here (the printer itself then decides)."""
+    has no text or unit here (the printer itself then decides). The key is
+    unhashable where a literal holds an array."""
     key, texts, slots = [], [], {}
     by_text: dict[str, int] = {}
     stack = [node]
@@ -393,12 +398,7 @@ def _shape(node: ir.Node, refs: dict[str, str], units: dict[str, str]):
             stack.extend((n.other, n.then, n.cond))
         else:
             return None
-    key = tuple(key)
-    try:
-        hash(key)
-    except TypeError:          # a literal holding an array
-        return None
-    return key, texts, slots
+    return tuple(key), texts, slots
 
 
 def constant(node: ir.Const) -> Fraction:

@@ -22,6 +22,7 @@ import math
 import numbers
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 import xlsxwriter
 from xlsxwriter.exceptions import FileCreateError
@@ -29,6 +30,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell_fast
 from xlsxwriter.worksheet import CellFormulaTuple as _FORMULA
 from xlsxwriter.worksheet import CellNumberTuple as _NUMBER
 from xlsxwriter.worksheet import CellStringTuple as _STRING
+from xlsxwriter.worksheet import _preserve_whitespace
 
 import ifr
 from ifr import ir
@@ -64,6 +66,17 @@ def write(model, path) -> None:
             raise cause from None
 
 
+class _Text(NamedTuple):
+    """A text cell written in-line (`_Worksheet.put_text`)."""
+    string: str
+    format: object
+
+
+# What an in-line string must escape or mark: XML's specials, control characters and
+# Excel's own `_xHHHH_` escapes (leading and trailing space are tested apart).
+_UNSAFE = re.compile(r'["&<>\x00-\x1f]|_x')
+
+
 class _Worksheet(xlsxwriter.worksheet.Worksheet):
     """xlsxwriter's worksheet with two shortcuts for big workbooks, each held to
     xlsxwriter's own output by a test: no search of every formula for some
@@ -81,12 +94,29 @@ class _Worksheet(xlsxwriter.worksheet.Worksheet):
             return formula[1:]
         return super()._prepare_formula(formula, expand_future_functions)
 
+    def put_text(self, row: int, col: int, string: str, cell_format) -> None:
+        """`write_string`, kept as an in-line string (as xlsxwriter writes every
+        string in its constant-memory mode) rather than an entry in the shared
+        strings: the Model sheet's text columns were a sixth of a big export."""
+        if (cell_format is None or self.constant_memory or len(string) > self.xls_strmax // 2
+                or self._check_dimensions(row, col)):
+            self._write_string(row, col, string, cell_format)
+        else:
+            self.table[row][col] = _Text(string, cell_format)
 
     def _write_cell(self, row, col, cell):
         """The commonest cells (a string, a number or a formula with a number's
         value, in a format) written straight, as xlsxwriter writes them: its
         general path was a third of a big export's writing."""
         kind, fmt = type(cell), cell.format
+        if kind is _Text:
+            ref, xf, string = xl_rowcol_to_cell_fast(row, col), fmt._get_xf_index(), cell.string
+            if string and not string[0].isspace() and not string[-1].isspace() and _UNSAFE.search(string) is None:
+                self.fh.write(f'<c r="{ref}" s="{xf}" t="inlineStr"><is><t>{string}</t></is></c>')
+            else:       # xlsxwriter's own constant-memory path
+                string = self._escape_control_characters(string)
+                self._xml_inline_string(string, _preserve_whitespace(string), [("r", ref), ("s", xf)])
+            return None
         if fmt is None or self.constant_memory:
             return super()._write_cell(row, col, cell)
         if kind is _STRING:
@@ -190,8 +220,8 @@ class WorkbookWriter:
         header_row = len(cover) + (len(headlines) + 2 if headlines else 0) + 1
         self._place(main, MODEL_SHEET, header_row + 1, sections=True)
         self._place(library, LIBRARY_SHEET, LIBRARY_HEADER_ROW + 1, sections=False)
-        self._write_cells_sheet(model_sheet, main, header_row, sections=True)
-        self._write_cover(model_sheet, cover, headlines, self._widths(main))
+        self._write_cover(model_sheet, cover, headlines, self._write_cells_sheet(model_sheet, main, header_row,
+                                                                                 sections=True))
         if library_sheet is not None:
             self._write_cells_sheet(library_sheet, library, LIBRARY_HEADER_ROW, sections=False)
             merged_text(library_sheet, 0, 0, len(HEADINGS) - 1, "Imported cells this model uses, by module "
@@ -260,7 +290,8 @@ class WorkbookWriter:
         self.workbook.defined_names.extend([self.names[cid], -1, f"{prefix}{self.address[cid][1] + 1}", False]
                                            for cid in cids)
 
-    def _write_cells_sheet(self, sheet, cids: list[str], header_row: int, sections: bool) -> None:
+    def _write_cells_sheet(self, sheet, cids: list[str], header_row: int, sections: bool) -> list[float]:
+        """Writes the cells' rows; returns the columns' widths."""
         st = self.styles
         graph = self.model.graph
         widths = self._widths(cids)
@@ -270,7 +301,7 @@ class WorkbookWriter:
             sheet.set_column(col, col, widths[col])
         heights = RowHeights()
         last_row = header_row
-        put, units = sheet._write_string, self.model.units
+        put, units = sheet.put_text, self.model.units
         text, unit, code, wrap = st("text"), st("unit"), st("code"), st("wrap")
         for heading, members in self._groups(cids, sections):
             first = self.address[members[0]][1]
@@ -280,7 +311,6 @@ class WorkbookWriter:
                 row = self.address[cid][1]
                 cell = graph.cells[cid]
                 source = source_text(cell)
-                # rows and columns are numbers here: xlsxwriter's check for "A1" notation is skipped
                 put(row, NAME_COL, cell.name, text)
                 self.write_value(sheet, row, VALUE_COL, cid)
                 put(row, UNIT_COL, units[cid], unit)
@@ -295,6 +325,7 @@ class WorkbookWriter:
         # Freezing the rows above a tall cover would leave a small screen no room to scroll in.
         sheet.freeze_panes(header_row + 1 if header_row <= 8 else 0, 1)
         setup_print(sheet, header_row, last_row, len(HEADINGS) - 1)
+        return widths
 
     def _widths(self, cids: list[str]) -> list[float]:
         cells = [self.model.graph.cells[c] for c in cids]

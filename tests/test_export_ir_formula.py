@@ -241,27 +241,54 @@ def _parts(path: Path) -> dict[str, bytes]:
                 if n.startswith("xl/worksheets/") or n == "xl/sharedStrings.xml"}
 
 
+def _as_read(path: Path) -> dict:
+    """Every cell of a workbook as a reader sees it: value (or formula) and look."""
+    found = {}
+    for ws in load_workbook(path).worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if c.value is not None or c.has_style:
+                    found[ws.title, c.coordinate] = (
+                        c.value, c.number_format, c.font.b, c.font.i, c.font.name, c.font.color and c.font.color.rgb,
+                        c.fill.fgColor.rgb, c.alignment.wrap_text, c.alignment.indent, c.protection.locked)
+    return found
+
+
 @pytest.mark.parametrize("path", [ROOT / "models" / "pd_throughput.ifr", ROOT / "tests" / "export" / "features.ifr"],
                          ids=lambda p: p.stem)
 def test_cells_are_written_as_xlsxwriter_writes_them(tmp_path, monkeypatch, path):
-    """The writer's shortcuts (cells written straight, formulas not searched for
-    newer functions) leave every sheet byte for byte as xlsxwriter's own
-    worksheet writes it: a bundled model's workbook, and cells of every kind."""
+    """The writer's shortcuts (cells written straight, text kept in-line,
+    formulas not searched for newer functions) leave every cell of a bundled
+    model's workbook as xlsxwriter's own worksheet writes it, and cells of
+    every kind byte for byte as xlsxwriter writes them."""
+    import re
+
     import xlsxwriter
 
     from ifr.exporters import xlsx
     ours_class = xlsx._Workbook
+
+    class Plain(xlsxwriter.worksheet.Worksheet):
+        def put_text(self, row, col, string, cell_format):
+            self.write_string(row, col, string, cell_format)
+
+    class PlainBook(xlsxwriter.Workbook):
+        worksheet_class = Plain
+
     model = ifr.load(path)
     model.export(tmp_path / "ours.xlsx")
-    monkeypatch.setattr(xlsx, "_Workbook", xlsxwriter.Workbook)
+    monkeypatch.setattr(xlsx, "_Workbook", PlainBook)
     model.export(tmp_path / "theirs.xlsx")
-    ours, theirs = _parts(tmp_path / "ours.xlsx"), _parts(tmp_path / "theirs.xlsx")
-    assert len(ours) >= 3 and ours == theirs
+    ours, theirs = _as_read(tmp_path / "ours.xlsx"), _as_read(tmp_path / "theirs.xlsx")
+    assert len(ours) > 100 and ours == theirs
+    assert b"inlineStr" in _parts(tmp_path / "ours.xlsx")["xl/worksheets/sheet1.xml"]
+
+    texts = ["plain", "a & b < c > d", ' "quoted" ', "  padded  ", "línea\nnueva", "控制\x07", "",
+             "_x0041_ kept", "tab\tend", "trail ", "\u00a0nbsp"]
 
     def cells(workbook_class, out):
         book = workbook_class(str(out), {"strings_to_formulas": False, "strings_to_numbers": False})
         sheet, bold = book.add_worksheet(), book.add_format({"bold": True})
-        texts = ["plain", "a & b < c > d", ' "quoted" ', "  padded  ", "línea\nnueva", "控制\x07", ""]
         for i, text in enumerate(texts):
             sheet.write_string(i, 0, text, bold)
             sheet.write_string(i, 1, text)
@@ -281,3 +308,15 @@ def test_cells_are_written_as_xlsxwriter_writes_them(tmp_path, monkeypatch, path
         return _parts(out)
 
     assert cells(ours_class, tmp_path / "a.xlsx") == cells(xlsxwriter.Workbook, tmp_path / "b.xlsx")
+
+    def inline(out, constant_memory):
+        """In-line text cells: ours through put_text, xlsxwriter's in its constant-memory mode."""
+        book = (ours_class if not constant_memory else xlsxwriter.Workbook)(str(out), {"constant_memory": constant_memory})
+        sheet, bold = book.add_worksheet(), book.add_format({"bold": True})
+        for i, text in enumerate(texts):
+            (sheet.write_string if constant_memory else sheet.put_text)(i, 1, text, bold)
+        book.close()
+        return re.findall(rb"<c .*?</c>", _parts(out)["xl/worksheets/sheet1.xml"], re.S)
+
+    written = inline(tmp_path / "c.xlsx", False)
+    assert len(written) == len(texts) and written == inline(tmp_path / "d.xlsx", True)
