@@ -78,11 +78,11 @@ _UNSAFE = re.compile(r'["&<>\x00-\x1f]|_x')
 
 
 class _Worksheet(xlsxwriter.worksheet.Worksheet):
-    """xlsxwriter's worksheet with two shortcuts for big workbooks, each held to
+    """xlsxwriter's worksheet with shortcuts for big workbooks, each held to
     xlsxwriter's own output by a test: no search of every formula for some
     thirty newer function names to prefix with `_xlfn.` (a fifth of a big
-    export's time) when it names none of them, and the commonest cells
-    written straight."""
+    export's time) when it names none of them, the commonest cells written
+    straight, and `put_text` for text kept in-line."""
 
     _NEWER = re.compile(r"\b(ANCHORARRAY|BYCOL|BYROW|CHOOSECOLS|CHOOSEROWS|DROP|EXPAND|FILTER|HSTACK|LAMBDA|"
                         r"MAKEARRAY|MAP|RANDARRAY|REDUCE|SCAN|SEQUENCE|SORT|SORTBY|SWITCH|TAKE|TEXTSPLIT|TOCOL|"
