@@ -110,7 +110,6 @@ class IrPrinter:
         self.units = units
         self._sizes: dict[str, Fraction] = {}
         self._constants: dict[tuple, Fraction] = {}   # a model repeats its literals (`1 us` in many cells)
-        self._commons: dict[tuple, tuple[Fraction, list[Fraction]]] = {}
         self._templates: dict[tuple, list] = {}   # (unit, shape) -> text split at the placeholders
 
     def size(self, unit_text: str) -> Fraction:
@@ -127,17 +126,6 @@ class IrPrinter:
         if found is None:
             found = self._constants[key] = constant(node)
         return found
-
-    def common_scale(self, parts: list[Printed], hint: Fraction | None) -> tuple[Fraction, list[str]]:
-        """`common_scale`, remembered by the parts' scales (a model repeats its
-        shapes), with each part's text at the common scale."""
-        key = (hint and (hint.numerator, hint.denominator),
-               tuple((bool(p.text), p.scale.numerator, p.scale.denominator) for p in parts))
-        found = self._commons.get(key)
-        if found is None:
-            found = self._commons[key] = common_scale(parts, hint)
-        common, ratios = found
-        return common, [coefficient_times(p, r)[0] for p, r in zip(parts, ratios)]
 
     def formula(self, node: ir.Node, cid: str, refs: dict[str, str]) -> str:
         """`=...` for cell `cid`'s expression in its display unit; references print as
@@ -266,7 +254,7 @@ class _Print:
         parts = like_terms_added(parts)
         if len(parts) < 2:
             return parts[0] if parts else ZERO
-        common, texts = self.printer.common_scale(parts, hint)
+        common, texts = at_common_scale(parts, hint)
         positive = [t for t in texts if not t.startswith("-")]
         negative = [t for t in texts if t.startswith("-")]
         if not positive:           # all subtracted: the sign goes to the scale
@@ -282,7 +270,7 @@ class _Print:
         if a.scale is None:
             texts = [a.text, b.text]
         else:
-            texts = self.printer.common_scale([a, b], None)[1]
+            texts = at_common_scale([a, b], None)[1]
         texts = [f"({t})" if p.precedence <= COMPARISON else t for t, p in zip(texts, (a, b))]
         return Printed(f"{texts[0]}{COMPARISONS[op]}{texts[1]}", COMPARISON, None)
 
@@ -293,7 +281,7 @@ class _Print:
             raise NotPrintable("branches of a number and a truth value")
         if a.scale is None:
             return Printed(f"IF({test},{a.text},{b.text})", ATOM, None)
-        common, (x, y) = self.printer.common_scale([a, b], hint)
+        common, (x, y) = at_common_scale([a, b], hint)
         return Printed(f"IF({test},{x},{y})", ATOM, common)
 
     # --- functions
@@ -303,7 +291,7 @@ class _Print:
             if len(node.args) == 1:
                 return self.part(node.args[0], hint)
             parts = [self.numeric(a, hint) for a in node.args]
-            common, texts = self.printer.common_scale(parts, hint)
+            common, texts = at_common_scale(parts, hint)
             return Printed(f"{name.upper()}({','.join(texts)})", ATOM, common)
         (arg,) = node.args
         inner = self.numeric(arg, hint if name == "abs" else None)
@@ -425,6 +413,12 @@ def _literal(text: str) -> Fraction | None:
     if value == 0 and found != 0:       # below a float's range
         raise NotPrintable(text)
     return found
+
+
+def at_common_scale(parts: list[Printed], hint: Fraction | None) -> tuple[Fraction, list[str]]:
+    """`common_scale`, with each part's text at that scale."""
+    common, ratios = common_scale(parts, hint)
+    return common, [coefficient_times(p, r)[0] for p, r in zip(parts, ratios)]
 
 
 def common_scale(parts: list[Printed], hint: Fraction | None) -> tuple[Fraction, list[Fraction]]:

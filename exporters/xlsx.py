@@ -34,8 +34,9 @@ from xlsxwriter.worksheet import _preserve_whitespace
 
 import ifr
 from ifr import ir
+from ifr.evaluate import is_truth_value
 
-from .cells import display_value, exported_cells, is_truth_value, source_text, title_and_text
+from .cells import display_value, exported_cells, source_text, title_and_text
 from .excel_numbers import NotExcel
 from .excel_names import assign_names, is_excel_name
 from .output import atomic_output
@@ -182,8 +183,8 @@ class WorkbookWriter:
         # Each kind of sheet is loaded only for a model that has one (numpy with tables and samples).
         graph = self.model.graph
         self._build_formulas()
-        main = [cid for cid in self.cells if not self.model.graph.cells[cid].module]
-        library = [cid for cid in self.cells if self.model.graph.cells[cid].module]
+        main = [cid for cid in self.cells if not graph.cells[cid].module]
+        library = [cid for cid in self.cells if graph.cells[cid].module]
         model_sheet = self.workbook.add_worksheet(MODEL_SHEET)
         library_sheet = self.workbook.add_worksheet(LIBRARY_SHEET) if library else None
         extra, checks = [], None

@@ -21,9 +21,9 @@ from typing import Callable
 from ifr import ir
 from ifr.dimensions import dim_of
 from ifr.display import auto_unit, factor
+from ifr.evaluate import is_truth_value
 from ifr.symbolic import NotSymbolic, from_tree, number, sympy_module, to_sympy
 
-from .cells import is_truth_value
 from .ir_formula import printable
 
 # Above this many nodes an unrolled comprehension goes to helper rows instead.

@@ -15,8 +15,9 @@ import re
 from dataclasses import dataclass
 
 from ifr import ir
+from ifr.evaluate import is_truth_value
 
-from .cells import exported_cells, is_truth_value, table_result
+from .cells import exported_cells, table_result
 
 MAX_SHEET_TITLE = 31
 RESERVED_TITLES = ("model", "library", "checks", "scenarios", "comprehensions")

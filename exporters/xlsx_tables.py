@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ifr.evaluate import is_truth_value
+
 from .cells import table_result
 from .xlsx import _col, _quote, merged_text, setup_print, write_formula, write_number
 from .xlsx_formulas import NotLive, not_available, per_unit, symbol, unit_size
@@ -133,7 +135,7 @@ class TableSheet(_Sheet):
                     sheet.write_string(row, j, value, self.st("text"))
                 elif j < k:
                     write_number(sheet, row, j, float(value), self.st("formula", input_format(float(value))))
-                elif isinstance(value, (bool, np.bool_)):
+                elif is_truth_value(value):
                     sheet.write_boolean(row, j, bool(value), self.st("static"))
                 else:
                     fmt = number_format(float(value))
@@ -145,7 +147,7 @@ class TableSheet(_Sheet):
                         self.w.mark_stale(sheet, row, j)
         last = first + len(result.rows) - 1
         for j in range(k, len(headers)):
-            if result.rows and not isinstance(result.rows[0][j], (bool, np.bool_)):
+            if result.rows and not is_truth_value(result.rows[0][j]):
                 sheet.conditional_format(first, j, last, j, {"type": "3_color_scale", "min_color": "#F8F8F8",
                                                              "mid_color": "#C6DBEF", "max_color": "#6BAED6"})
         widths = [text_width([h], 12, 28) for h in headers]
@@ -156,7 +158,7 @@ class TableSheet(_Sheet):
 
     def _is_condition(self, cid: str) -> bool:
         """A cell holding true/false (a table sweep hands it back as 1.0/0.0)."""
-        return isinstance(self.w.model.values[cid], (bool, np.bool_))
+        return is_truth_value(self.w.model.values[cid])
 
     def _maker(self, cid, binding, affected, memo):
         builder, units = self.w.builder, self.w.model.units
