@@ -23,8 +23,9 @@ import ifr
 from ifr.display import factor
 from ifr.errors import IfrError
 from ifr.exporters.excel_names import assign_names, is_excel_name, mangle
-from ifr.exporters.cells import display_value, exported_cells, table_result
-from ifr.exporters.xlsx import NAME_COL, VALUE_COL, cell_names
+from ifr.exporters.cells import display_value, exported_cells, source_text, table_result
+from ifr.exporters.xlsx import (DESCRIPTION_COL, EXCEL_NAME_COL, FORMULA_COL, NAME_COL, UNIT_COL, VALUE_COL,
+                                cell_names)
 from ifr.exporters.xlsx_layout import table_titles
 from ifr.exporters.xlsx_style import INPUT_BLUE
 from recalc import errors_in, export_and_recalculate, read_values, recalculate_many
@@ -232,6 +233,31 @@ def test_inputs_look_like_inputs_and_formulas_carry_values(exported):
     cached = load_workbook(out, data_only=True)["Model"]
     assert cached.cell(rows["t_handoff"], VALUE_COL + 1).value == pytest.approx(48.3183616)
     assert all(cached.cell(rows[n], VALUE_COL + 1).value is not None for n in rows if n in model.graph.cells)
+
+
+def test_the_text_columns_read_back_and_an_empty_description_is_no_cell(exported):
+    """Name, unit, formula as written, description and Excel name are the
+    model's own text, before and after LibreOffice saves the workbook (they
+    are kept in-line); a cell without a description has no description cell."""
+    model, out, rec = exported[ROOT / "models" / "pd_handoff.ifr"]
+    names = cell_names(model)
+    main = [cid for cid in exported_cells(model) if not model.graph.cells[cid].module]
+    assert any(model.graph.cells[c].description for c in main) and not all(model.graph.cells[c].description
+                                                                          for c in main)
+    for path in (out, rec):
+        sheet = load_workbook(path)["Model"]
+        rows = {sheet.cell(r, NAME_COL + 1).value: r for r in range(1, sheet.max_row + 1)}
+        for cid in main:
+            cell = model.graph.cells[cid]
+            row = rows[cell.name]
+            assert (sheet.cell(row, UNIT_COL + 1).value or "") == model.units[cid]
+            assert sheet.cell(row, FORMULA_COL + 1).value == source_text(cell)
+            assert sheet.cell(row, EXCEL_NAME_COL + 1).value == names[cid]
+            assert sheet.cell(row, DESCRIPTION_COL + 1).value == (cell.description or None)
+    sheet = load_workbook(out)["Model"]
+    rows = {sheet.cell(r, NAME_COL + 1).value: r for r in range(1, sheet.max_row + 1)}
+    bare = next(c for c in main if not model.graph.cells[c].description)
+    assert not sheet.cell(rows[model.graph.cells[bare].name], DESCRIPTION_COL + 1).has_style   # not even a blank
 
 
 # --- names -----------------------------------------------------------------------------
