@@ -289,6 +289,9 @@ def _hint_for(tok: Token | None, expected: list[str], source: str) -> str | None
         return "a range's step is written with `by`: 1 GB..4 GB by 1 GB"
     if tok.type == "COMP_OP" and tok.value == "==":
         return "a cell is defined with a single `=`"
+    if source[: tok.start_pos].rsplit("\n", 1)[-1].strip() == "section":
+        title = source[tok.start_pos:].split("\n", 1)[0].split("#", 1)[0].strip()
+        return f'a section\'s title is written in quotes: section "{title}"'
     if tok.type == "UNIT" or (tok.type == "NAME" and "`=`" in expected):
         return "a statement starts with a name and `=`, or with a keyword (use, section, fn, check, table, scenario)"
     return None
