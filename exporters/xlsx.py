@@ -31,6 +31,7 @@ from xlsxwriter.worksheet import CellFormulaTuple as _FORMULA
 from xlsxwriter.worksheet import CellNumberTuple as _NUMBER
 from xlsxwriter.worksheet import CellStringTuple as _STRING
 from xlsxwriter.worksheet import _preserve_whitespace
+from xlsxwriter.worksheet import re_dynamic_function as _DYNAMIC
 
 import ifr
 from ifr import ir
@@ -105,15 +106,51 @@ class _Worksheet(xlsxwriter.worksheet.Worksheet):
         else:
             self.table[row][col] = _Text(string, cell_format)
 
+    def put_xml(self, row: int, first_col: int, last_col: int, xml: str) -> int:
+        """Cells `first_col`..`last_col` of `row`, already written as XML (by
+        `text_xml`, `number_xml`, `formula_xml`), kept as one entry. Like
+        every write, -1 (and nothing written) outside the worksheet."""
+        if self._check_dimensions(row, first_col) or self._check_dimensions(row, last_col):
+            return -1
+        cells = self.table[row]
+        cells[first_col] = xml
+        if last_col != first_col:
+            cells[last_col] = ""    # holds the place, so that the row's spans reach it
+        return 0
+
+    @staticmethod
+    def text_xml(ref: str, xf: int, string: str) -> str | None:
+        """An in-line text cell's XML where the text needs no escaping, else None."""
+        if string and not string[0].isspace() and not string[-1].isspace() and _UNSAFE.search(string) is None:
+            return f'<c r="{ref}" s="{xf}" t="inlineStr"><is><t>{string}</t></is></c>'
+        return None
+
+    @staticmethod
+    def number_xml(ref: str, xf: int, number: float) -> str:
+        return f'<c r="{ref}" s="{xf}"><v>{number:.16G}</v></c>'
+
+    def formula_xml(self, ref: str, xf: int, formula: str, value: float) -> str | None:
+        """A formula cell's XML, its text as `write_formula` would keep it; None
+        for an array formula or one with a dynamic-array function (ifr's own
+        formulas have neither), which xlsxwriter writes as an array."""
+        if formula.endswith("}") or _DYNAMIC.search(formula) is not None:
+            return None
+        return f'<c r="{ref}" s="{xf}"><f>{self._escape_data(self._prepare_formula(formula))}</f><v>{value}</v></c>'
+
     def _write_cell(self, row, col, cell):
         """The commonest cells (a string, a number or a formula with a number's
         value, in a format) written straight, as xlsxwriter writes them: its
         general path was a third of a big export's writing."""
-        kind, fmt = type(cell), cell.format
+        kind = type(cell)
+        if kind is str:             # `put_xml`
+            self.fh.write(cell)
+            return None
+        fmt = cell.format
         if kind is _Text:
             ref, xf, string = xl_rowcol_to_cell_fast(row, col), fmt._get_xf_index(), cell.string
-            if string and not string[0].isspace() and not string[-1].isspace() and _UNSAFE.search(string) is None:
-                self.fh.write(f'<c r="{ref}" s="{xf}" t="inlineStr"><is><t>{string}</t></is></c>')
+            xml = self.text_xml(ref, xf, string)
+            if xml is not None:
+                self.fh.write(xml)
             else:       # xlsxwriter's own constant-memory path
                 string = self._escape_control_characters(string)
                 self._xml_inline_string(string, _preserve_whitespace(string), [("r", ref), ("s", xf)])
@@ -127,14 +164,58 @@ class _Worksheet(xlsxwriter.worksheet.Worksheet):
             self.fh.write(f'<c r="{xl_rowcol_to_cell_fast(row, col)}" s="{fmt._get_xf_index()}">'
                           f'<f>{self._escape_data(cell.formula)}</f><v>{cell.value}</v></c>')
         elif kind is _NUMBER and type(cell.number) is float:
-            self.fh.write(f'<c r="{xl_rowcol_to_cell_fast(row, col)}" s="{fmt._get_xf_index()}">'
-                          f'<v>{cell.number:.16G}</v></c>')
+            self.fh.write(self.number_xml(xl_rowcol_to_cell_fast(row, col), fmt._get_xf_index(), cell.number))
         else:
             super()._write_cell(row, col, cell)
 
 
+    def _write_rows(self) -> None:
+        """xlsxwriter's `_write_rows`, visiting only the rows and columns that
+        hold something, and writing a plain row's tag straight."""
+        if self.constant_memory:
+            return super()._write_rows()
+        self._calculate_spans()
+        write, table, infos, comments, spans = self.fh.write, self.table, self.row_info, self.comments, self.row_spans
+        plain_height = self.default_row_height == self.original_row_height
+        for row in sorted(set(r for r, cells in table.items() if cells).union(infos, comments)):
+            if row < self.dim_rowmin or row > self.dim_rowmax:
+                continue
+            span, info, cells = spans.get(row // 16), infos.get(row), table.get(row)
+            if not cells:
+                self._write_empty_row(row, span, info)
+                continue
+            if info is None and plain_height:
+                write(f'<row r="{row + 1}" spans="{span}">' if span else f'<row r="{row + 1}">')
+            else:
+                self._write_row(row, span, info)
+            for col in sorted(cells):
+                if self.dim_colmin <= col <= self.dim_colmax:
+                    self._write_cell(row, col, cells[col])
+            write("</row>")
+        return None
+
+
+# A defined name or range that needs no escaping in workbook.xml.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.!$:']*")
+
+
 class _Workbook(xlsxwriter.Workbook):
     worksheet_class = _Worksheet
+
+    def _write_defined_names(self) -> None:
+        """xlsxwriter's, with a plain name (every cell's) written straight."""
+        if not self.defined_names:
+            return
+        self._xml_start_tag("definedNames")
+        write = self.fh.write
+        for defined in self.defined_names:
+            name, sheet_id, sheet_range, hidden = defined
+            if (sheet_id == -1 and not hidden and _PLAIN_NAME.fullmatch(name) and _PLAIN_NAME.fullmatch(sheet_range)
+                    and "_x" not in sheet_range):     # `_xHHHH_` in data is escaped
+                write(f'<definedName name="{name}">{sheet_range}</definedName>')
+            else:
+                self._write_defined_name(defined)
+        self._xml_end_tag("definedNames")
 
 
 # --- which cells, under which names ---------------------------------------------
@@ -304,6 +385,10 @@ class WorkbookWriter:
         last_row = header_row
         put, units = sheet.put_text, self.model.units
         text, unit, code, wrap = st("text"), st("unit"), st("code"), st("wrap")
+        # Rows whose texts need no escaping are written as XML here (`_Worksheet.put_xml`).
+        straight = isinstance(sheet, _Worksheet)
+        text_xml = _Worksheet.text_xml
+        xfs = [f._get_xf_index() for f in (text, unit, code, wrap)] if straight else None
         for heading, members in self._groups(cids, sections):
             first = self.address[members[0]][1]
             if heading or not sections:
@@ -311,15 +396,31 @@ class WorkbookWriter:
             for cid in members:
                 row = self.address[cid][1]
                 cell = graph.cells[cid]
-                source = source_text(cell)
-                put(row, NAME_COL, cell.name, text)
-                self.write_value(sheet, row, VALUE_COL, cid)
-                put(row, UNIT_COL, units[cid], unit)
-                put(row, FORMULA_COL, source, code)
-                if cell.description:     # an empty one is no cell at all: the column shows the same
-                    put(row, DESCRIPTION_COL, cell.description, wrap)
-                    heights.fit(row, cell.description, widths[DESCRIPTION_COL])
-                put(row, EXCEL_NAME_COL, self.names[cid], code)
+                source, description = source_text(cell), cell.description
+                if straight:
+                    r = row + 1
+                    name = text_xml(f"A{r}", xfs[0], cell.name)
+                    rest = (text_xml(f"C{r}", xfs[1], units[cid]), text_xml(f"D{r}", xfs[2], source),
+                            text_xml(f"E{r}", xfs[3], description) if description else "",
+                            text_xml(f"F{r}", xfs[2], self.names[cid]))
+                if straight and name is not None and None not in rest:
+                    value = self.value_xml(sheet, f"B{r}", cid)
+                    if value is not None:
+                        sheet.put_xml(row, NAME_COL, VALUE_COL, name + value)
+                    else:
+                        sheet.put_xml(row, NAME_COL, NAME_COL, name)
+                        self.write_value(sheet, row, VALUE_COL, cid)
+                    sheet.put_xml(row, UNIT_COL, EXCEL_NAME_COL, "".join(rest))
+                else:
+                    put(row, NAME_COL, cell.name, text)
+                    self.write_value(sheet, row, VALUE_COL, cid)
+                    put(row, UNIT_COL, units[cid], unit)
+                    put(row, FORMULA_COL, source, code)
+                    if description:     # an empty one is no cell at all: the column shows the same
+                        put(row, DESCRIPTION_COL, description, wrap)
+                    put(row, EXCEL_NAME_COL, self.names[cid], code)
+                if description:
+                    heights.fit(row, description, widths[DESCRIPTION_COL])
                 heights.fit(row, source, widths[FORMULA_COL], monospace=True)
                 last_row = max(last_row, row)
         heights.apply(sheet)
@@ -338,6 +439,32 @@ class WorkbookWriter:
             text_width([c.description for c in cells] + ["Description"], 20, 50),
             text_width([self.names[c] for c in cids] + ["Excel name"], 12, 32),
         ]
+
+    def value_xml(self, sheet, ref: str, cid: str) -> str | None:
+        """The XML of the value cell `write_value` writes, for the commonest
+        cells: an input or a formula with a finite number's value, printed
+        from the IR, with no note. None for every other cell."""
+        if cid in self.model.errors or cid in self.model.overrides:
+            return None
+        value = display_value(self.model, cid)
+        if type(value) is not float or not math.isfinite(value):
+            return None
+        cell = self.model.graph.cells[cid]
+        if cell.kind == "input":
+            if cell.expr is not None and _find(cell.expr, (ir.MonteCarlo, ir.Reduce)):
+                return None     # a computed input has a note
+            style = self.styles("input", input_format(value, _written_number(cell)))
+            return sheet.number_xml(ref, style._get_xf_index(), value)
+        found = self.formulas[cid]
+        if not isinstance(found, IrFormula):
+            return None
+        try:
+            text = self.ir_printer.formula(found.node, found.cid, self.refs)
+        except (NotPrintable, NotExcel):
+            return None     # the sympy path, or a note: `write_value`
+        if "Comprehensions!" in text:
+            return None
+        return sheet.formula_xml(ref, self.styles("formula", number_format(value))._get_xf_index(), text, value)
 
     def write_value(self, sheet, row: int, col: int, cid: str) -> None:
         """The value cell of a model cell: an input, a live formula, or a value with a note."""

@@ -234,11 +234,11 @@ def test_formulas_are_prepared_as_xlsxwriter_prepares_them(tmp_path):
 
 
 def _parts(path: Path) -> dict[str, bytes]:
-    """A workbook's sheets and shared strings, as written."""
+    """A workbook's sheets, shared strings and defined names, as written."""
     import zipfile
     with zipfile.ZipFile(path) as archive:
         return {n: archive.read(n) for n in archive.namelist()
-                if n.startswith("xl/worksheets/") or n == "xl/sharedStrings.xml"}
+                if n.startswith("xl/worksheets/") or n in ("xl/sharedStrings.xml", "xl/workbook.xml")}
 
 
 def _as_read(path: Path) -> dict:
@@ -304,6 +304,36 @@ def test_cells_are_written_as_xlsxwriter_writes_them(tmp_path, monkeypatch, path
         sheet.write_formula(2, 6, "=XLOOKUP(A1,B:B,C:C)", bold, 2.0)
         sheet.set_row(3, None, bold)
         sheet.write_formula(3, 7, "=1+1", None, 2.0)
+        sheet.set_row(20, 30)                   # a row with a height and no cells
+        sheet.write_comment(40, 3, "a note")    # a note in a row with no cells
+        sheet.set_row(41, 40)
+        sheet.write_number(41, 2, 4.0, bold)
+        sheet.write_string(60, 1, "beyond the first spans", bold)
+        # Rows as the Model sheet writes them: cells given as XML (`put_xml`) ...
+        numbers = [1.5, -0.0, 1e-300, 12345678901234567890.0, 0.1, 2 / 3]
+        if workbook_class is ours_class:
+            xf = bold._get_xf_index()
+            for i, value in enumerate(numbers):
+                sheet.put_xml(70 + i, 0, 1, sheet.number_xml(f"A{71 + i}", xf, value)
+                              + sheet.formula_xml(f"B{71 + i}", xf, "=IF(A1>B1,1,0)&\"<x>\"", value))
+                # a dynamic-array or array formula is xlsxwriter's to write
+                assert sheet.formula_xml(f"D{71 + i}", xf, "=XLOOKUP(A1,B:B,C:C)", value) is None
+                assert sheet.formula_xml(f"D{71 + i}", xf, "{=SUM(A1:A3*B1:B3)}", value) is None
+                sheet.write_formula(70 + i, 3, "=XLOOKUP(A1,B:B,C:C)", bold, value)
+            sheet.put_xml(90, 4, 6, "".join(sheet.number_xml(f"{c}91", xf, 1.0) for c in "EFG"))
+        else:   # ... and the same cells written by xlsxwriter
+            for col in (4, 5, 6):
+                sheet.write_number(90, col, 1.0, bold)
+            for i, value in enumerate(numbers):
+                sheet.write_number(70 + i, 0, value, bold)
+                sheet.write_formula(70 + i, 1, "=IF(A1>B1,1,0)&\"<x>\"", bold, value)
+                sheet.write_formula(70 + i, 3, "=XLOOKUP(A1,B:B,C:C)", bold, value)
+        sheet.print_area(0, 0, 80, 7)
+        for i, (name, target) in enumerate([("cell_a", "=Sheet1!$A$1"), ("x_y.z", "=Sheet1!$B$2"),
+                                            ("Sheet1!local", "=Sheet1!$C$3"), ("amp", '="a&b<c"'),
+                                            ("quoted", "='Sheet1'!$D$4"), ("_x0041_name", "=Sheet1!$E$5"),
+                                            ("escaped", "=Sheet1!$F$6_x0041_")]):
+            book.define_name(name, target)
         book.close()
         return _parts(out)
 
