@@ -47,6 +47,8 @@ def is_excel_name(name: str) -> bool:
 
 def mangle(name: str) -> str:
     """A valid defined name for an ifr name (`a100.bf16_flops` -> `a100_bf16_flops`)."""
+    if len(name) < MAX_NAME_CHARS and is_excel_name(name):
+        return name      # what the steps below leave unchanged
     text = name if name.isascii() else "".join(_ascii(ch) for ch in name)
     text = re.sub(r"[^A-Za-z0-9_]", "_", text) or "_"
     if not (text[0].isalpha() or text[0] == "_"):
