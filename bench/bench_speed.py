@@ -123,7 +123,10 @@ def main() -> None:
         files = {}
         for n in (1_000, 10_000) + (() if args.skip_100k else (100_000,)):
             files[n] = tmp / f"cells{n}.ifr"
-            files[n].write_text(generated_model(n).rsplit("table", 1)[0], encoding="utf-8")
+            # generated_model(k) declares 2k + 1 cells (a size and a time per step)
+            text = generated_model(n // 2).rsplit("table", 1)[0]
+            assert text.count("\n") == n + 1, (n, text.count("\n"))
+            files[n].write_text(text, encoding="utf-8")
             wall(IFR + ["run", str(files[n])], env)
         big_t, small_t = interleaved([IFR + ["run", str(files[10_000])], IFR + ["run", str(files[1_000])]],
                                      max(3, args.runs // 2), env)
