@@ -86,13 +86,15 @@ class _Worksheet(xlsxwriter.worksheet.Worksheet):
     export's time) when it names none of them, the commonest cells written
     straight, and `put_text` for text kept in-line."""
 
+    # Each pattern here and in xlsxwriter's dynamic-array list ends in a call's
+    # `(`: a formula without one matches neither.
     _NEWER = re.compile(r"\b(ANCHORARRAY|BYCOL|BYROW|CHOOSECOLS|CHOOSEROWS|DROP|EXPAND|FILTER|HSTACK|LAMBDA|"
                         r"MAKEARRAY|MAP|RANDARRAY|REDUCE|SCAN|SEQUENCE|SORT|SORTBY|SWITCH|TAKE|TEXTSPLIT|TOCOL|"
                         r"TOROW|UNIQUE|VSTACK|WRAPCOLS|WRAPROWS|XLOOKUP)\(|SINGLE\(")
 
     def _prepare_formula(self, formula, expand_future_functions=False):
         if (formula.startswith("=") and not formula.endswith("}") and not expand_future_functions
-                and not self.use_future_functions and self._NEWER.search(formula) is None):
+                and not self.use_future_functions and ("(" not in formula or self._NEWER.search(formula) is None)):
             return formula[1:]
         return super()._prepare_formula(formula, expand_future_functions)
 
@@ -133,7 +135,7 @@ class _Worksheet(xlsxwriter.worksheet.Worksheet):
         """A formula cell's XML, its text as `write_formula` would keep it; None
         for an array formula or one with a dynamic-array function (ifr's own
         formulas have neither), which xlsxwriter writes as an array."""
-        if formula.endswith("}") or _DYNAMIC.search(formula) is not None:
+        if formula.endswith("}") or ("(" in formula and _DYNAMIC.search(formula) is not None):
             return None
         return f'<c r="{ref}" s="{xf}"><f>{self._escape_data(self._prepare_formula(formula))}</f><v>{value}</v></c>'
 
@@ -189,8 +191,11 @@ class _Worksheet(xlsxwriter.worksheet.Worksheet):
             else:
                 self._write_row(row, span, info)
             for col in sorted(cells):
-                if self.dim_colmin <= col <= self.dim_colmax:
-                    self._write_cell(row, col, cells[col])
+                cell = cells[col]
+                if type(cell) is str:       # `put_xml`
+                    write(cell)
+                elif self.dim_colmin <= col <= self.dim_colmax:
+                    self._write_cell(row, col, cell)
             write("</row>")
         return None
 
@@ -406,11 +411,11 @@ class WorkbookWriter:
                 if straight and name is not None and None not in rest:
                     value = self.value_xml(sheet, f"B{r}", cid)
                     if value is not None:
-                        sheet.put_xml(row, NAME_COL, VALUE_COL, name + value)
+                        sheet.put_xml(row, NAME_COL, EXCEL_NAME_COL, name + value + "".join(rest))
                     else:
                         sheet.put_xml(row, NAME_COL, NAME_COL, name)
                         self.write_value(sheet, row, VALUE_COL, cid)
-                    sheet.put_xml(row, UNIT_COL, EXCEL_NAME_COL, "".join(rest))
+                        sheet.put_xml(row, UNIT_COL, EXCEL_NAME_COL, "".join(rest))
                 else:
                     put(row, NAME_COL, cell.name, text)
                     self.write_value(sheet, row, VALUE_COL, cid)
