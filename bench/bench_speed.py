@@ -137,7 +137,7 @@ def main() -> None:
 
         out = tmp / "big.xlsx"
         export_t, run_t = interleaved([IFR + ["export", str(files[10_000]), "-o", str(out)],
-                                       IFR + ["run", str(files[10_000])]], 3, env)
+                                       IFR + ["run", str(files[10_000])]], args.runs, env)
         row("5. export 10,000 cells / run them", export_t, run_t, "1.5x")
 
         n = 1_000_000
