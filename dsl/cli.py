@@ -89,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     import gc
     import warnings
     warnings.simplefilter("ignore")   # a library's warning names its own files, nothing the user can act on
+    collecting = gc.isenabled()
     gc.disable()   # one command builds a model that lives until it ends: nothing for the collector to find
     try:
         return _main(argv if argv is not None else sys.argv[1:])
@@ -121,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("IFR_DEBUG"):
             traceback.print_exc()
         return 3
+    finally:
+        if collecting:      # a caller in the same process (a test, a script) gets its collector back
+            gc.enable()
 
 
 def _main(argv: list[str]) -> int:

@@ -96,3 +96,21 @@ def test_a_csv_table_of_records_and_conditions(capsys, tmp_path):
 def test_explain_an_input_and_a_formula(capsys):
     code, out, _ = run(capsys, "explain", HANDOFF, "kv_state")
     assert code == 0 and "kv_state = kv_token * context" in out and "1.125 GiB" in out
+
+
+def test_a_command_run_in_the_same_process_leaves_the_collector_as_it_found_it(capsys):
+    """The command line turns the garbage collector off for its one model; a
+    caller in the same process (a script, a test run) gets it back, or its
+    cycles would pile up for the rest of the process."""
+    import gc
+    assert gc.isenabled()
+    assert main(["run", str(Path(__file__).resolve().parent.parent / "models" / "pd_handoff.ifr")]) == 0
+    assert main(["run", "no-such-file.ifr"]) == 2
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        main(["run", "no-such-file.ifr"])
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    capsys.readouterr()
