@@ -11,9 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Span:
-    """A region of a source file: 1-based line and column, end exclusive."""
+    """A region of a source file: 1-based line and column, end exclusive.
+
+    Compared and hashed by value, and never changed once made. Not a frozen
+    dataclass only because that makes each one four times as slow to build,
+    and a model has some eight spans per cell, read back from the syntax cache
+    on every run."""
 
     file: str
     line: int
