@@ -300,36 +300,31 @@ def node_hook(file: str):
     ``file``; raises ValueError on anything it did not write."""
     classes = _node_classes()
     numbers: dict = {}   # one int per line number, one str per name or unit: not one per node
+    intern = numbers.setdefault
 
     def span_of(values: list) -> Span:
         line, column, end_line, end_column = values   # a ValueError if not four
-        return Span(file, numbers.setdefault(line, line), column, numbers.setdefault(end_line, end_line),
-                    end_column)
+        return Span(file, intern(line, line), column, intern(end_line, end_line), end_column)
 
-    def builder(cls, size: int, spans: tuple[int, ...], texts: tuple[int, ...]):
-        """Builds one class's node from its fields (made once per class)."""
-        def build(values):
-            if len(values) != size:
-                return None
-            for i in spans:
-                if type(values[i]) is list:
-                    values[i] = span_of(values[i])
-            for i in texts:
-                if type(values[i]) is str:
-                    values[i] = numbers.setdefault(values[i], values[i])
-            return cls(*values)
-        return build
-
-    builders = {tag: builder(*found) for tag, found in classes.items()}
-
+    # The hook runs once per node of every cached tree: one call builds a node, spans included.
     def hook(data: dict):
         if len(data) == 1:
             (tag, values), = data.items()
-            build = builders.get(tag)
-            if build is not None and type(values) is list:
-                node = build(values)
-                if node is not None:
-                    return node
+            found = classes.get(tag)
+            if found is not None and type(values) is list:
+                cls, size, spans, texts = found
+                if len(values) == size:
+                    for i in spans:
+                        value = values[i]
+                        if type(value) is list:
+                            line, column, end_line, end_column = value   # a ValueError if not four
+                            values[i] = Span(file, intern(line, line), column, intern(end_line, end_line),
+                                             end_column)
+                    for i in texts:
+                        value = values[i]
+                        if type(value) is str:
+                            values[i] = intern(value, value)
+                    return cls(*values)
             elif tag == "@s":
                 return span_of(values)
             elif tag == "@t" and isinstance(values, list):
