@@ -160,11 +160,18 @@ def uses_binary(node: ir.Node, binary_cells: set[str]) -> bool:
     stack = [node]
     while stack:
         n = stack.pop()
-        if isinstance(n, ir.Const) and n.unit and "iB" in n.unit:
-            return True
-        if isinstance(n, ir.Ref) and n.cell in binary_cells:
-            return True
-        stack.extend(ir.children(n))
+        kind = type(n)      # the commonest kinds first, whose children are known
+        if kind is ir.Ref:
+            if n.cell in binary_cells:
+                return True
+        elif kind is ir.Const:
+            if n.unit and "iB" in n.unit:
+                return True
+        elif kind is ir.Bin:
+            stack.append(n.left)
+            stack.append(n.right)
+        else:
+            stack.extend(ir.children(n))
     return False
 
 

@@ -301,7 +301,16 @@ def refs(node: Node) -> set[str]:
     while stack:   # walk's loop, written out: every cell's formula is walked once
         n = stack.pop()
         kind = type(n)
-        if kind is Ref or kind is ScenarioValue:
+        if kind is Ref:     # the commonest kinds first, whose children are known
+            out.add(n.cell)
+            continue
+        if kind is Const:
+            continue
+        if kind is Bin:
+            stack.append(n.left)
+            stack.append(n.right)
+            continue
+        if kind is ScenarioValue:
             out.add(n.cell)
         elif kind is TableRow:
             out.add(n.column)
