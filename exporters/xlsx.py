@@ -170,7 +170,6 @@ class _Worksheet(xlsxwriter.worksheet.Worksheet):
         else:
             super()._write_cell(row, col, cell)
 
-
     def _write_rows(self) -> None:
         """xlsxwriter's `_write_rows`, visiting only the rows and columns that
         hold something, and writing a plain row's tag straight."""
