@@ -192,8 +192,9 @@ class Model:
     def own_errors(self) -> list[IfrError]:
         """The errors of the main file's cells that could not be computed, in
         source order: each once (not those that only depend on another's, nor
-        mistakes the analysis already reported, nor a use of something whose
-        own mistake is reported: `invalid`, "`context` has an error")."""
+        mistakes the analysis already reported, nor an `invalid` one: the use of
+        something whose own mistake is reported where it is made, such as
+        "`context` has an error")."""
         graph = self.graph
         return sorted((e.error for cid, e in self.errors.items()
                        if e.cause is None and e.code != "invalid" and cid not in graph.cell_errors
