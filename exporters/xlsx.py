@@ -137,7 +137,11 @@ class _Worksheet(xlsxwriter.worksheet.Worksheet):
         formulas have neither), which xlsxwriter writes as an array."""
         if formula.endswith("}") or ("(" in formula and _DYNAMIC.search(formula) is not None):
             return None
-        return f'<c r="{ref}" s="{xf}"><f>{self._escape_data(self._prepare_formula(formula))}</f><v>{value}</v></c>'
+        return self._formula_cell(ref, xf, self._prepare_formula(formula), value)
+
+    def _formula_cell(self, ref: str, xf: int, prepared: str, value: float) -> str:
+        """A formula cell's XML, from the text `_prepare_formula` made."""
+        return f'<c r="{ref}" s="{xf}"><f>{self._escape_data(prepared)}</f><v>{value}</v></c>'
 
     def _write_cell(self, row, col, cell):
         """The commonest cells (a string, a number or a formula with a number's
@@ -163,8 +167,8 @@ class _Worksheet(xlsxwriter.worksheet.Worksheet):
             self.fh.write(f'<c r="{xl_rowcol_to_cell_fast(row, col)}" s="{fmt._get_xf_index()}" t="s">'
                           f'<v>{cell.string}</v></c>')
         elif kind is _FORMULA and type(cell.value) is float:
-            self.fh.write(f'<c r="{xl_rowcol_to_cell_fast(row, col)}" s="{fmt._get_xf_index()}">'
-                          f'<f>{self._escape_data(cell.formula)}</f><v>{cell.value}</v></c>')
+            self.fh.write(self._formula_cell(xl_rowcol_to_cell_fast(row, col), fmt._get_xf_index(), cell.formula,
+                                             cell.value))
         elif kind is _NUMBER and type(cell.number) is float:
             self.fh.write(self.number_xml(xl_rowcol_to_cell_fast(row, col), fmt._get_xf_index(), cell.number))
         else:
