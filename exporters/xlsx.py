@@ -25,7 +25,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 import xlsxwriter
+from xlsxwriter.app import App
 from xlsxwriter.exceptions import FileCreateError
+from xlsxwriter.packager import Packager
 from xlsxwriter.utility import xl_rowcol_to_cell_fast
 from xlsxwriter.worksheet import CellFormulaTuple as _FORMULA
 from xlsxwriter.worksheet import CellNumberTuple as _NUMBER
@@ -174,6 +176,22 @@ class _Worksheet(xlsxwriter.worksheet.Worksheet):
         else:
             super()._write_cell(row, col, cell)
 
+    def _calculate_spans(self) -> None:
+        """xlsxwriter's: each block of 16 rows spans its cells' (and notes')
+        columns, found from the rows that hold something rather than by trying
+        every row and column of the sheet."""
+        blocks: dict[int, tuple[int, int]] = {}
+        for rows in (self.table, self.comments):
+            for row, cells in rows.items():
+                if not self.dim_rowmin <= row <= self.dim_rowmax:
+                    continue
+                cols = [col for col in cells if self.dim_colmin <= col <= self.dim_colmax]
+                if cols:
+                    block = row // 16
+                    low, high = blocks.get(block, (min(cols), max(cols)))
+                    blocks[block] = (min(low, *cols), max(high, *cols))
+        self.row_spans = {block: f"{low + 1}:{high + 1}" for block, (low, high) in blocks.items()}
+
     def _write_rows(self) -> None:
         """xlsxwriter's `_write_rows`, visiting only the rows and columns that
         hold something, and writing a plain row's tag straight."""
@@ -207,8 +225,53 @@ class _Worksheet(xlsxwriter.worksheet.Worksheet):
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.!$:']*")
 
 
+class _App(App):
+    def _write_titles_of_parts(self) -> None:
+        """xlsxwriter's, in one piece when no part's name needs escaping: the
+        parts are the sheets and every defined name, one per cell."""
+        if _UNSAFE.search("".join(self.part_names)) is not None:
+            return super()._write_titles_of_parts()
+        self.fh.write(f'<TitlesOfParts><vt:vector size="{len(self.part_names)}" baseType="lpstr">'
+                      + "".join([f"<vt:lpstr>{name}</vt:lpstr>" for name in self.part_names])
+                      + "</vt:vector></TitlesOfParts>")
+        return None
+
+
+class _Packager(Packager):
+    def _write_app_file(self) -> None:
+        """xlsxwriter's, with `_App`'s list of parts."""
+        app = _App()
+        sheets = self.workbook.worksheets()
+        shown = [sheet.name for sheet in sheets if not sheet.is_chartsheet and sheet.hidden != 2]
+        for name in shown:          # a very hidden sheet is neither listed nor counted
+            app._add_part_name(name)
+        app._add_heading_pair(["Worksheets", len(shown)])
+        for sheet in sheets:
+            if sheet.is_chartsheet:
+                app._add_part_name(sheet.name)
+        app._add_heading_pair(["Charts", self.chartsheet_count])
+        if self.named_ranges:
+            app._add_heading_pair(["Named Ranges", len(self.named_ranges)])
+        for name in self.named_ranges:
+            app._add_part_name(name)
+        app._set_properties(self.workbook.doc_properties)
+        app.doc_security = self.workbook.read_only
+        app._set_xml_writer(self._filename("docProps/app.xml"))
+        app._assemble_xml_file()
+
+
 class _Workbook(xlsxwriter.Workbook):
     worksheet_class = _Worksheet
+
+    def _get_packager(self) -> Packager:
+        return _Packager()
+
+    def _sort_defined_names(self, names: list) -> list:
+        """xlsxwriter's order (Excel's: by name without `_xlnm.`, then sheet,
+        ignoring case), by one sort on a key rather than a key column added
+        to every name and taken off again."""
+        names.sort(key=lambda n: n[0].replace("_xlnm.", "").lower() + "::" + n[2].lstrip("'").lower())
+        return names
 
     def _write_defined_names(self) -> None:
         """xlsxwriter's, with a plain name (every cell's) written straight."""

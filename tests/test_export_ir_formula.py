@@ -234,11 +234,38 @@ def test_formulas_are_prepared_as_xlsxwriter_prepares_them(tmp_path):
 
 
 def _parts(path: Path) -> dict[str, bytes]:
-    """A workbook's sheets, shared strings and defined names, as written."""
+    """A workbook's sheets, shared strings, defined names and list of parts, as written."""
     import zipfile
     with zipfile.ZipFile(path) as archive:
         return {n: archive.read(n) for n in archive.namelist()
-                if n.startswith("xl/worksheets/") or n in ("xl/sharedStrings.xml", "xl/workbook.xml")}
+                if n.startswith("xl/worksheets/") or n in ("xl/sharedStrings.xml", "xl/workbook.xml",
+                                                           "docProps/app.xml")}
+
+
+@pytest.mark.parametrize("names", [["Model", "Library", "kv_bytes", "Model!Print_Area", "x.y"],
+                                   ["Model", "R&D <x>", 'say "a"', "_x0041_", "tab\there", "end\x07"]],
+                         ids=["plain", "escaped"])
+def test_the_workbooks_parts_are_listed_as_xlsxwriter_lists_them(names):
+    """docProps/app.xml lists every sheet and defined name (one per cell):
+    written in one piece when no name needs escaping, as xlsxwriter writes it."""
+    from io import StringIO
+
+    from xlsxwriter.app import App
+
+    from ifr.exporters.xlsx import _App
+
+    def written(app_class):
+        app = app_class()
+        for name in names:
+            app._add_part_name(name)
+        app._add_heading_pair(["Worksheets", 2])
+        app._add_heading_pair(["Named Ranges", len(names) - 2])
+        app._set_xml_writer(StringIO())
+        app._assemble_xml_file()
+        return app.fh.getvalue()
+
+    assert written(_App) == written(App)
+    assert "<vt:lpstr>kv_bytes</vt:lpstr>" in written(_App) or "R&amp;D &lt;x&gt;" in written(_App)
 
 
 def _as_read(path: Path) -> dict:
@@ -329,10 +356,13 @@ def test_cells_are_written_as_xlsxwriter_writes_them(tmp_path, monkeypatch, path
                 sheet.write_formula(70 + i, 1, "=IF(A1>B1,1,0)&\"<x>\"", bold, value)
                 sheet.write_formula(70 + i, 3, "=XLOOKUP(A1,B:B,C:C)", bold, value)
         sheet.print_area(0, 0, 80, 7)
+        book.add_worksheet("R&D <x>").write_number(0, 0, 1.0)
+        book.add_worksheet("Hidden").very_hidden()     # neither listed nor counted among the parts
         for i, (name, target) in enumerate([("cell_a", "=Sheet1!$A$1"), ("x_y.z", "=Sheet1!$B$2"),
                                             ("Sheet1!local", "=Sheet1!$C$3"), ("amp", '="a&b<c"'),
                                             ("quoted", "='Sheet1'!$D$4"), ("_x0041_name", "=Sheet1!$E$5"),
-                                            ("escaped", "=Sheet1!$F$6_x0041_")]):
+                                            ("escaped", "=Sheet1!$F$6_x0041_"),
+                                            ("'R&D <x>'!local", "='R&D <x>'!$A$1")]):
             book.define_name(name, target)
         book.close()
         return _parts(out)
