@@ -23,9 +23,10 @@ import unicodedata
 
 MAX_NAME_CHARS = 255
 
-_A1_LIKE = re.compile(r"[A-Za-z]{1,3}[0-9]+")
-_R1C1_LIKE = re.compile(r"[Rr][0-9]*([Cc][0-9]*)?|[Cc][0-9]*")
-_ALLOWED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Letters, digits and `_`, not opening with a digit, and not the whole of an
+# A1-style reference (`KV1`) nor an R1C1-style one (`R`, `RC`, `R1C1`, `C3`).
+_ALLOWED = re.compile(r"(?![A-Za-z]{1,3}[0-9]+\Z|[Rr][0-9]*(?:[Cc][0-9]*)?\Z|[Cc][0-9]*\Z)[A-Za-z_][A-Za-z0-9_]*")
+_NOT_ALLOWED = re.compile(r"[^A-Za-z0-9_]")
 _BUILT_IN = frozenset(name.lower() for name in (
     "TRUE", "FALSE", "Print_Area", "Print_Titles", "Criteria", "Database", "Extract",
     "Consolidate_Area", "Sheet_Title", "Auto_Open", "Auto_Close", "Auto_Activate",
@@ -35,14 +36,10 @@ _BUILT_IN = frozenset(name.lower() for name in (
 
 def is_excel_name(name: str) -> bool:
     """Whether Excel (and LibreOffice) accept `name` as a defined name."""
-    return (
-        0 < len(name) <= MAX_NAME_CHARS
-        and _ALLOWED.fullmatch(name) is not None
-        and _A1_LIKE.fullmatch(name) is None
-        and _R1C1_LIKE.fullmatch(name) is None
-        and name.lower() not in _BUILT_IN
-        and not name.lower().startswith("_xl")
-    )
+    if not 0 < len(name) <= MAX_NAME_CHARS or _ALLOWED.fullmatch(name) is None:
+        return False
+    lowered = name.lower()
+    return lowered not in _BUILT_IN and not lowered.startswith("_xl")
 
 
 def mangle(name: str) -> str:
@@ -50,7 +47,7 @@ def mangle(name: str) -> str:
     if len(name) < MAX_NAME_CHARS and is_excel_name(name):
         return name      # what the steps below leave unchanged
     text = name if name.isascii() else "".join(_ascii(ch) for ch in name)
-    text = re.sub(r"[^A-Za-z0-9_]", "_", text) or "_"
+    text = _NOT_ALLOWED.sub("_", text) or "_"
     if not (text[0].isalpha() or text[0] == "_"):
         text = "_" + text
     if text.lower().startswith("_xl"):
@@ -88,19 +85,21 @@ def assign_names(candidates: list[tuple[str, list[str]]]) -> dict[str, str]:
     taken: set[str] = set()
     out: dict[str, str] = {}
     for key, spellings in candidates:
-        chosen = None
         for spelling in spellings:
-            name = mangle(spelling)
-            if name.lower() not in taken:
-                chosen = name
+            chosen = mangle(spelling)       # a valid name
+            lowered = chosen.lower()
+            if lowered not in taken:
                 break
-        if chosen is None:
-            base = mangle(spellings[-1])
-            suffix = 2
-            while f"{base}_{suffix}".lower() in taken:
+        else:
+            base, suffix = mangle(spellings[-1]), 2
+            while True:
+                ending = f"_{suffix}"
+                chosen = base[:MAX_NAME_CHARS - len(ending)] + ending
+                lowered = chosen.lower()
+                if lowered not in taken:
+                    break
                 suffix += 1
-            chosen = f"{base}_{suffix}"
-        assert is_excel_name(chosen), chosen
-        taken.add(chosen.lower())
+            assert is_excel_name(chosen), chosen
+        taken.add(lowered)
         out[key] = chosen
     return out

@@ -291,6 +291,16 @@ def test_names_are_unique_case_insensitively_and_deterministic():
     assert len({n.lower() for n in names.values()}) == len(names)
 
 
+
+def test_long_names_that_mangle_alike_get_numbered_within_excels_limit():
+    """Names past Excel's 255 characters are cut; two that are cut alike are
+    numbered, and the number is kept inside the limit."""
+    names = assign_names([("a", ["x" * 300]), ("b", ["x" * 300 + "y"]), ("c", ["X" * 256])])
+    assert names["a"] == "x" * 254
+    assert names["b"] == "x" * 253 + "_2" and names["c"] == "X" * 253 + "_3"
+    assert all(is_excel_name(n) for n in names.values())
+
+
 @pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
 def test_every_defined_name_is_valid_and_unique(exported, path):
     _, out, _ = exported[path]
