@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ifr.display import factor
 from ifr.evaluate import is_truth_value
 
 
@@ -17,6 +18,8 @@ def display_value(model, cid: str):
     if cid in model.errors:
         return float("nan")
     raw = model.values[cid]
+    if type(raw) is float:      # most cells: `model.value` without its lookups
+        return raw / factor(model.units[cid])
     if is_truth_value(raw):
         return bool(raw)
     if getattr(raw, "dtype", None) == bool:   # an uncertain condition: how often it holds

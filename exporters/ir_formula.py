@@ -71,24 +71,29 @@ NUMBER = Printed("", ATOM, ONE)
 ZERO = Printed("", ATOM, Fraction(0))
 
 
+# The commonest node kinds, looked up once rather than on every node of a walk.
+_Ref, _Const, _Bin, _Cmp, _Func = ir.Ref, ir.Const, ir.Bin, ir.Cmp, ir.Func
+
+
 def printable(node: ir.Node, is_truth) -> bool:
     """Whether every part of the expression has a rule here (a quick walk, before any printing).
     `is_truth(cell_id)` tells a cell holding true/false, which the sympy path keeps."""
     # Walked by hand rather than by ir.walk (a tenth of a big export's time):
     # a node kind not named here is simply not printable, so none can slip through.
     stack = [node]
+    pop, push = stack.pop, stack.append
     while stack:
-        n = stack.pop()
+        n = pop()
         kind = type(n)
-        if kind is ir.Bin or kind is ir.Cmp:
-            stack.append(n.left)
-            stack.append(n.right)
-        elif kind is ir.Ref:
+        if kind is _Bin or kind is _Cmp:
+            push(n.left)
+            push(n.right)
+        elif kind is _Ref:
             if is_truth(n.cell):
                 return False
-        elif kind is ir.Const:
+        elif kind is _Const:
             pass
-        elif kind is ir.Func:
+        elif kind is _Func:
             if n.name not in SUPPORTED:
                 return False
             stack.extend(n.args)
@@ -348,14 +353,20 @@ def _shape(node: ir.Node, refs: dict[str, str], units: dict[str, str]):
     distinct reference text it is (`x+x` prints `2*x`, `x+y` does not). Returns
     (key, the distinct texts in order, cell -> slot), or None where a reference
     has no text or unit here (the printer itself then decides). The key is
-    unhashable where a literal holds an array."""
+    unhashable where a literal holds an array.
+
+    The key lists the nodes in prefix order, each as a marker (a reference's
+    slot, an operator, "c", "f", "l" or a node class) and a fixed number of
+    values after it: read from the start, it gives back the one tree."""
     key, texts, slots = [], [], {}
+    add = key.append
     by_text: dict[str, int] = {}
     stack = [node]
+    pop, push = stack.pop, stack.append
     while stack:
-        n = stack.pop()
+        n = pop()
         kind = type(n)
-        if kind is ir.Ref:
+        if kind is _Ref:
             cell = n.cell
             text, unit_text = refs.get(cell), units.get(cell)
             if text is None or unit_text is None or _MARK in text:
@@ -364,25 +375,27 @@ def _shape(node: ir.Node, refs: dict[str, str], units: dict[str, str]):
             if slot is None:
                 slot = by_text[text] = len(texts)
                 texts.append(text)
-            slots.setdefault(cell, slot)
-            key.append((slot, unit_text))
-        elif kind is ir.Bin or kind is ir.Cmp:
-            key.append(n.op)
-            stack.append(n.right)
-            stack.append(n.left)
-        elif kind is ir.Const:
-            key.append(("c", n.number_text, n.unit, n.value))
-        elif kind is ir.Func:
-            key.append(("f", n.name, len(n.args)))
+            if cell not in slots:
+                slots[cell] = slot
+            add(slot)
+            add(unit_text)
+        elif kind is _Bin or kind is _Cmp:
+            add(n.op)
+            push(n.right)
+            push(n.left)
+        elif kind is _Const:
+            key += ("c", n.number_text, n.unit, n.value)
+        elif kind is _Func:
+            key += ("f", n.name, len(n.args))
             stack.extend(reversed(n.args))
         elif kind is ir.Neg or kind is ir.Not:
-            key.append(kind)
-            stack.append(n.operand)
+            add(kind)
+            push(n.operand)
         elif kind is ir.Logic:
-            key.append(("l", n.op, len(n.operands)))
+            key += ("l", n.op, len(n.operands))
             stack.extend(reversed(n.operands))
         elif kind is ir.If:
-            key.append(kind)
+            add(kind)
             stack.extend((n.other, n.then, n.cond))
         else:
             return None

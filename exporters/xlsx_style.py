@@ -63,6 +63,12 @@ class Styles:
 
 def number_format(value, digits: int = 4) -> str:
     """An Excel number format that shows `value` with `digits` significant digits."""
+    if type(value) is float and 1e-4 <= abs(value) < 1e9:    # most values: `format_number`'s fixed notation
+        decimals = digits - 1 - math.floor(math.log10(abs(value)))
+        if decimals <= 0:
+            return "#,##0"
+        shown = f"{value:.{decimals}f}".rstrip("0")
+        return _FIXED[len(shown) - shown.index(".") - 1]
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return "General"
     magnitude = abs(float(value))
@@ -71,6 +77,9 @@ def number_format(value, digits: int = 4) -> str:
     if 1e-6 <= magnitude < 1e-4:      # 0.000012 rather than 1.2E-05
         return "0." + "0" * (digits - 1 - math.floor(math.log10(magnitude)))
     return format_for_text(format_number(float(value), digits))
+
+
+_FIXED = ["#,##0" + ("." + "0" * decimals if decimals else "") for decimals in range(20)]
 
 
 def input_format(value, written: str | None = None) -> str:
