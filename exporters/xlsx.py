@@ -126,8 +126,13 @@ class _Worksheet(xlsxwriter.worksheet.Worksheet):
     def text_xml(ref: str, xf: int, string: str) -> str | None:
         """An in-line text cell's XML where the text needs no escaping, else None."""
         if string and not string[0].isspace() and not string[-1].isspace() and _UNSAFE.search(string) is None:
-            return f'<c r="{ref}" s="{xf}" t="inlineStr"><is><t>{string}</t></is></c>'
+            return _Worksheet.inline_xml(ref, xf, string)
         return None
+
+    @staticmethod
+    def inline_xml(ref: str, xf: int, string: str) -> str:
+        """An in-line text cell's XML, for a text that needs no escaping (`text_xml`)."""
+        return f'<c r="{ref}" s="{xf}" t="inlineStr"><is><t>{string}</t></is></c>'
 
     @staticmethod
     def number_xml(ref: str, xf: int, number: float) -> str:
@@ -219,6 +224,14 @@ class _Worksheet(xlsxwriter.worksheet.Worksheet):
                     self._write_cell(row, col, cell)
             write("</row>")
         return None
+
+
+def _plain_texts(texts: tuple[str, ...]) -> bool:
+    """Whether `_Worksheet.text_xml` writes every one of `texts` as it is:
+    none empty, none with space at either end, nothing to escape (one search
+    of them all, joined by a space, which neither makes nor splits a `_x`)."""
+    return (all(t and not t[0].isspace() and not t[-1].isspace() for t in texts)
+            and _UNSAFE.search(" ".join(texts)) is None)
 
 
 # A defined name or range that needs no escaping in workbook.xml.
@@ -447,7 +460,8 @@ class WorkbookWriter:
         """Writes the cells' rows; returns the columns' widths."""
         st = self.styles
         graph = self.model.graph
-        widths = self._widths(cids)
+        sources = {cid: source_text(graph.cells[cid]) for cid in cids}
+        widths = self._widths(cids, sources)
         for col, heading in enumerate(HEADINGS):
             kind = {VALUE_COL: "header_number", UNIT_COL: "unit_header"}.get(col, "header")
             sheet.write_string(header_row, col, heading, st(kind))
@@ -456,10 +470,11 @@ class WorkbookWriter:
         last_row = header_row
         put, units = sheet.put_text, self.model.units
         text, unit, code, wrap = st("text"), st("unit"), st("code"), st("wrap")
-        # Rows whose texts need no escaping are written as XML here (`_Worksheet.put_xml`).
-        straight = isinstance(sheet, _Worksheet)
-        text_xml = _Worksheet.text_xml
-        xfs = [f._get_xf_index() for f in (text, unit, code, wrap)] if straight else None
+        # Rows whose texts need no escaping are written as XML here (`_Worksheet.put_xml`),
+        # as `_Worksheet.text_xml` writes each text.
+        straight, inline = isinstance(sheet, _Worksheet), _Worksheet.inline_xml
+        if straight:
+            xf_text, xf_unit, xf_code, xf_wrap = (f._get_xf_index() for f in (text, unit, code, wrap))
         for heading, members in self._groups(cids, sections):
             first = self.address[members[0]][1]
             if heading or not sections:
@@ -467,21 +482,22 @@ class WorkbookWriter:
             for cid in members:
                 row = self.address[cid][1]
                 cell = graph.cells[cid]
-                source, description = source_text(cell), cell.description
-                if straight:
+                source, description = sources[cid], cell.description
+                texts = (cell.name, units[cid], source, description, self.names[cid]) if description else \
+                    (cell.name, units[cid], source, self.names[cid])
+                if straight and _plain_texts(texts):
                     r = row + 1
-                    name = text_xml(f"A{r}", xfs[0], cell.name)
-                    rest = (text_xml(f"C{r}", xfs[1], units[cid]), text_xml(f"D{r}", xfs[2], source),
-                            text_xml(f"E{r}", xfs[3], description) if description else "",
-                            text_xml(f"F{r}", xfs[2], self.names[cid]))
-                if straight and name is not None and None not in rest:
+                    name = inline(f"A{r}", xf_text, cell.name)
+                    rest = (inline(f"C{r}", xf_unit, units[cid]) + inline(f"D{r}", xf_code, source)
+                            + (inline(f"E{r}", xf_wrap, description) if description else "")
+                            + inline(f"F{r}", xf_code, self.names[cid]))
                     value = self.value_xml(sheet, f"B{r}", cid)
                     if value is not None:
-                        sheet.put_xml(row, NAME_COL, EXCEL_NAME_COL, name + value + "".join(rest))
+                        sheet.put_xml(row, NAME_COL, EXCEL_NAME_COL, name + value + rest)
                     else:
                         sheet.put_xml(row, NAME_COL, NAME_COL, name)
                         self.write_value(sheet, row, VALUE_COL, cid)
-                        sheet.put_xml(row, UNIT_COL, EXCEL_NAME_COL, "".join(rest))
+                        sheet.put_xml(row, UNIT_COL, EXCEL_NAME_COL, rest)
                 else:
                     put(row, NAME_COL, cell.name, text)
                     self.write_value(sheet, row, VALUE_COL, cid)
@@ -500,13 +516,13 @@ class WorkbookWriter:
         setup_print(sheet, header_row, last_row, len(HEADINGS) - 1)
         return widths
 
-    def _widths(self, cids: list[str]) -> list[float]:
+    def _widths(self, cids: list[str], sources: dict[str, str]) -> list[float]:
         cells = [self.model.graph.cells[c] for c in cids]
         return [
             text_width([c.name for c in cells] + ["Name"], 10, 40),
             13,
             text_width([self.model.units[c] for c in cids] + ["Unit"], 6, 16),
-            text_width([source_text(c) for c in cells] + ["Formula in the .ifr"], 20, 50),
+            text_width(list(sources.values()) + ["Formula in the .ifr"], 20, 50),
             text_width([c.description for c in cells] + ["Description"], 20, 50),
             text_width([self.names[c] for c in cids] + ["Excel name"], 12, 32),
         ]
