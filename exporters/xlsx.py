@@ -186,15 +186,21 @@ class _Worksheet(xlsxwriter.worksheet.Worksheet):
         columns, found from the rows that hold something rather than by trying
         every row and column of the sheet."""
         blocks: dict[int, tuple[int, int]] = {}
+        first, last = self.dim_colmin, self.dim_colmax
         for rows in (self.table, self.comments):
             for row, cells in rows.items():
-                if not self.dim_rowmin <= row <= self.dim_rowmax:
+                if not cells or not self.dim_rowmin <= row <= self.dim_rowmax:
                     continue
-                cols = [col for col in cells if self.dim_colmin <= col <= self.dim_colmax]
-                if cols:
-                    block = row // 16
-                    low, high = blocks.get(block, (min(cols), max(cols)))
-                    blocks[block] = (min(low, *cols), max(high, *cols))
+                low, high = min(cells), max(cells)
+                if low < first or high > last:
+                    cols = [col for col in cells if first <= col <= last]
+                    if not cols:
+                        continue
+                    low, high = min(cols), max(cols)
+                block = row // 16
+                if block in blocks:
+                    low, high = min(low, blocks[block][0]), max(high, blocks[block][1])
+                blocks[block] = (low, high)
         self.row_spans = {block: f"{low + 1}:{high + 1}" for block, (low, high) in blocks.items()}
 
     def _write_rows(self) -> None:
@@ -230,8 +236,10 @@ def _plain_texts(texts: tuple[str, ...]) -> bool:
     """Whether `_Worksheet.text_xml` writes every one of `texts` as it is:
     none empty, none with space at either end, nothing to escape (one search
     of them all, joined by a space, which neither makes nor splits a `_x`)."""
-    return (all(t and not t[0].isspace() and not t[-1].isspace() for t in texts)
-            and _UNSAFE.search(" ".join(texts)) is None)
+    for text in texts:
+        if not text or text[0].isspace() or text[-1].isspace():
+            return False
+    return _UNSAFE.search(" ".join(texts)) is None
 
 
 # A defined name or range that needs no escaping in workbook.xml.

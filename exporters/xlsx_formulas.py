@@ -211,6 +211,7 @@ class FormulaBuilder:
         self.helpers: list[HelperBlock] = []
         self.solves: list = []           # xlsx_solves.SolveLadder, one per numeric solve
         self._cell_cache: dict[tuple, object] = {}   # (cid, inline_only) or ("sympy", cid, inline_only)
+        self._truths: set[str] | None = None
 
     # --- references
     def display_ref(self, cid: str):
@@ -262,7 +263,9 @@ class FormulaBuilder:
             found = ladder(self, cid)
             self.solves.append(found)
             return self.in_display_unit(symbol(found.key), cid)
-        if printable(cell.expr, lambda d: is_truth_value(self.model.values.get(d))):
+        if self._truths is None:        # the cells holding true/false, found once for every cell's walk
+            self._truths = {c for c, v in self.model.values.items() if is_truth_value(v)}
+        if printable(cell.expr, self._truths.__contains__):
             return IrFormula(cell.expr, cid, lambda: self.sympy_cell(cid, inline_only))
         return self.sympy_cell(cid, inline_only)
 
