@@ -11,6 +11,8 @@ from .errors import IfrError
 from .evaluate import row_overrides
 from .units import suggest
 
+MAX_ROWS = 1_000_000     # a table's rows, within a worksheet's 1,048,576 with room for its headings
+
 
 @dataclass
 class TableResult:
@@ -60,8 +62,11 @@ def sweep_values(model, table):
             raise IfrError("bad-range", f"the range {lo_node.text}..{hi_node.text} is empty: it ends below its start",
                            lo_node.span, hint=f"write the smaller end first: {hi_node.text}..{lo_node.text}")
         count = int(np.floor((hi - lo) / step * (1 + 1e-12))) + 1
-        if count > 1_000_000:
-            raise IfrError("range-too-large", f"the range has {count:,} values", table.span)
+        if count > MAX_ROWS:
+            times = -(-count // MAX_ROWS)
+            raise IfrError("range-too-large", f"the range has {count:,} values; a table holds at most {MAX_ROWS:,} rows",
+                           table.span, hint=f"take a step {times} times as large ({(count - 1) // times + 1:,} rows), "
+                                            "or a narrower range")
         return lo + step * np.arange(count)
     out = []
     for node in table.values:
@@ -105,9 +110,10 @@ def run_table(model, name: str):
     per_axis = [sweep_values(model, axis) for axis in table.axes]
     sizes = [len(v) for v in per_axis]
     size = int(np.prod(sizes))
-    if size > 1_000_000:
-        raise IfrError("range-too-large", f"the table has {size:,} rows (every combination of its values)",
-                       table.span)
+    if size > MAX_ROWS:
+        raise IfrError("range-too-large", f"the table has {size:,} rows (every combination of its values); a table "
+                       f"holds at most {MAX_ROWS:,}", table.span,
+                       hint="vary fewer cells in one table, or give each fewer values")
     overrides, columns, units, data = {}, [], [], []
     # every combination, the first varied cell slowest: row r takes value grid[i][r] of axis i
     grid = np.indices(sizes).reshape(len(sizes), -1)
