@@ -37,6 +37,7 @@ from xlsxwriter.worksheet import re_dynamic_function as _DYNAMIC
 
 import ifr
 from ifr import ir
+from ifr.errors import IfrError
 from ifr.evaluate import is_truth_value
 
 from .cells import display_value, exported_cells, source_text, title_and_text
@@ -53,6 +54,7 @@ LIBRARY_SHEET = "Library"
 # Columns of the Model and Library sheets (ifr.exporters.roundtrip reads them back).
 NAME_COL, VALUE_COL, UNIT_COL, FORMULA_COL, DESCRIPTION_COL, EXCEL_NAME_COL = range(6)
 HEADINGS = ["Name", "Value", "Unit", "Formula in the .ifr", "Description", "Excel name"]
+SHEET_ROWS = 1_048_576    # a worksheet's rows (Excel's grid, as xlsxwriter's `xls_rowmax`)
 HEADLINES = 10            # at most this many results in the Model sheet's summary block
 LIBRARY_HEADER_ROW = 2
 
@@ -456,6 +458,12 @@ class WorkbookWriter:
             if heading or not sections:
                 row += 1
             for cid in members:
+                if row >= SHEET_ROWS:
+                    raise IfrError("too-many-cells", f"the workbook's {sheet} sheet has no row left for "
+                                   f"`{self.model.graph.cells[cid].name}`: a worksheet holds {SHEET_ROWS:,} rows, "
+                                   f"and {len(cids):,} cells and their headings need more",
+                                   self.model.graph.cells[cid].span,
+                                   hint="split the model into files of their own, each exported to its own workbook")
                 self.address[cid] = (sheet, row, VALUE_COL)
                 row += 1
         # Every name passed `is_excel_name` in `assign_names`, which is stricter than

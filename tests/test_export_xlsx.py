@@ -292,6 +292,28 @@ def test_names_are_unique_case_insensitively_and_deterministic():
 
 
 
+def test_a_model_past_a_worksheets_rows_is_an_error_not_a_shorter_sheet(tmp_path, monkeypatch, capsys):
+    """xlsxwriter drops a row past the last of the grid without a word: the
+    export refuses such a model instead, naming the first cell that has no row."""
+    import xlsxwriter
+
+    from ifr.cli import main
+    from ifr.exporters import xlsx
+    assert xlsx.SHEET_ROWS == xlsxwriter.Workbook().add_worksheet().xls_rowmax
+    source = tmp_path / "many.ifr"
+    source.write_text("".join(f"c{i} = {i} GB\n" for i in range(30)), encoding="utf-8")
+    out = tmp_path / "many.xlsx"
+    monkeypatch.setattr(xlsx, "SHEET_ROWS", 25)      # rows 0..24: the cover, headings and the first cells
+    assert main(["export", str(source), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "error[too-many-cells]" in err and "a worksheet holds 25 rows" in err and "hint: split" in err
+    first_left_out = err.split("no row left for `")[1].split("`")[0]
+    assert err.startswith(f"{source}:{int(first_left_out[1:]) + 1}:1:")     # c<i> is on line i + 1
+    assert not out.exists()
+    monkeypatch.setattr(xlsx, "SHEET_ROWS", 1_048_576)
+    assert main(["export", str(source), "-o", str(out)]) == 0 and out.exists()
+
+
 def test_long_names_that_mangle_alike_get_numbered_within_excels_limit():
     """Names past Excel's 255 characters are cut; two that are cut alike are
     numbered, and the number is kept inside the limit."""
