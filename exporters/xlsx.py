@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -70,6 +71,18 @@ def write(model, path) -> None:
         except FileCreateError as exc:      # xlsxwriter wraps the OSError of a failed write
             cause = exc.args[0] if exc.args and isinstance(exc.args[0], OSError) else OSError(str(exc))
             raise cause from None
+
+
+@dataclass(slots=True)
+class _ValueCell:
+    """A model cell's value cell (`WorkbookWriter.value_cell`): its value,
+    style, formula (None for a number) and note; `stale` marks a value ifr
+    computed, guarded to show #N/A after an edit of one of its inputs."""
+    value: object
+    style: object
+    formula: str | None = None
+    note: str | None = None
+    stale: bool = False
 
 
 class _Text(NamedTuple):
@@ -507,16 +520,17 @@ class WorkbookWriter:
                     rest = (inline(f"C{r}", xf_unit, units[cid]) + inline(f"D{r}", xf_code, source)
                             + (inline(f"E{r}", xf_wrap, description) if description else "")
                             + inline(f"F{r}", xf_code, self.names[cid]))
-                    value = self.value_xml(sheet, f"B{r}", cid)
+                    found = self.value_cell(cid)
+                    value = self.value_xml(sheet, f"B{r}", found)
                     if value is not None:
                         sheet.put_xml(row, NAME_COL, EXCEL_NAME_COL, name + value + rest)
                     else:
                         sheet.put_xml(row, NAME_COL, NAME_COL, name)
-                        self.write_value(sheet, row, VALUE_COL, cid)
+                        self.write_value(sheet, row, VALUE_COL, found)
                         sheet.put_xml(row, UNIT_COL, EXCEL_NAME_COL, rest)
                 else:
                     put(row, NAME_COL, cell.name, text)
-                    self.write_value(sheet, row, VALUE_COL, cid)
+                    self.write_value(sheet, row, VALUE_COL, self.value_cell(cid))
                     put(row, UNIT_COL, units[cid], unit)
                     put(row, FORMULA_COL, source, code)
                     if description:     # an empty one is no cell at all: the column shows the same
@@ -543,34 +557,9 @@ class WorkbookWriter:
             text_width([self.names[c] for c in cids] + ["Excel name"], 12, 32),
         ]
 
-    def value_xml(self, sheet, ref: str, cid: str) -> str | None:
-        """The XML of the value cell `write_value` writes, for the commonest
-        cells: an input or a formula with a finite number's value, printed
-        from the IR, with no note. None for every other cell."""
-        if cid in self.model.errors or cid in self.model.overrides:
-            return None
-        value = display_value(self.model, cid)
-        if type(value) is not float or not math.isfinite(value):
-            return None
-        cell = self.model.graph.cells[cid]
-        if cell.kind == "input":
-            if cell.expr is not None and _find(cell.expr, (ir.MonteCarlo, ir.Reduce)):
-                return None     # a computed input has a note
-            style = self.styles("input", input_format(value, _written_number(cell)))
-            return sheet.number_xml(ref, style._get_xf_index(), value)
-        found = self.formulas[cid]
-        if not isinstance(found, IrFormula):
-            return None
-        try:
-            text = self.ir_printer.formula(found.node, found.cid, self.refs)
-        except (NotPrintable, NotExcel):
-            return None     # the sympy path, or a note: `write_value`
-        if "Comprehensions!" in text:
-            return None
-        return sheet.formula_xml(ref, self.styles("formula", number_format(value))._get_xf_index(), text, value)
-
-    def write_value(self, sheet, row: int, col: int, cid: str) -> None:
-        """The value cell of a model cell: an input, a live formula, or a value with a note."""
+    def value_cell(self, cid: str) -> "_ValueCell":
+        """What the value cell of a model cell holds: an input, a live formula,
+        or a value with a note (`write_value` and `value_xml` write it)."""
         value = display_value(self.model, cid)
         cell = self.model.graph.cells[cid]
         if cell.kind == "input" or cid in self.model.overrides:
@@ -578,8 +567,7 @@ class WorkbookWriter:
             computed = cell.expr is not None and _find(cell.expr, (ir.MonteCarlo, ir.Reduce))
             note = (f"An input computed by ifr from `{cell.source}` (it refers to no other cell); edit it like "
                     "any input.") if computed and cid not in self.model.overrides else None
-            write_number(sheet, row, col, value, self.styles("input", input_format(value, written)), note)
-            return
+            return _ValueCell(value, self.styles("input", input_format(value, written)), note=note)
         found = self.formulas[cid]
         note = str(found) if isinstance(found, NotLive) else None
         if note is None:
@@ -587,20 +575,38 @@ class WorkbookWriter:
                 text = self.formula_text(found)
                 rows_note = (f"`{cell.source}` takes its rows from the hidden sheet Comprehensions (Format > "
                              "Sheet > Unhide to see them).") if "Comprehensions!" in text else None
-                write_formula(sheet, row, col, text, self.styles("formula", number_format(value)), value, rows_note)
-                return
+                return _ValueCell(value, self.styles("formula", number_format(value)), text, rows_note)
             except NotExcel as exc:
                 note = f"Excel cannot express this formula ({exc}); a value computed by ifr."
             except NotLive as exc:
                 note = str(exc)
         guard = self.stale_guard([cid], value)
         if guard is None:
-            write_number(sheet, row, col, value, self.styles("static", number_format(value)), note)
-            return
+            return _ValueCell(value, self.styles("static", number_format(value)), note=note)
         note = f"{note}\n\nIt holds while its inputs keep the values ifr used; after an edit of one of them it " \
                "shows #N/A (stale, in red) until ifr is run again."
-        write_formula(sheet, row, col, guard, self.styles("static", number_format(value)), value, note)
-        self.mark_stale(sheet, row, col)
+        return _ValueCell(value, self.styles("static", number_format(value)), guard, note, stale=True)
+
+    @staticmethod
+    def value_xml(sheet, ref: str, found: "_ValueCell") -> str | None:
+        """The XML `write_value` writes for `found`, for the commonest cells: a
+        finite number, or a formula carrying one, with no note. None for the rest."""
+        value = found.value
+        if found.note is not None or type(value) is not float or not math.isfinite(value):
+            return None
+        xf = found.style._get_xf_index()
+        if found.formula is None:
+            return sheet.number_xml(ref, xf, value)
+        return sheet.formula_xml(ref, xf, found.formula, value)
+
+    def write_value(self, sheet, row: int, col: int, found: "_ValueCell") -> None:
+        """`found` (`value_cell`) written in a cell."""
+        if found.formula is None:
+            write_number(sheet, row, col, found.value, found.style, found.note)
+        else:
+            write_formula(sheet, row, col, found.formula, found.style, found.value, found.note)
+        if found.stale:
+            self.mark_stale(sheet, row, col)
 
     def stale_guard(self, cids, value) -> str | None:
         """A formula that shows ``value`` while every input it was computed from
