@@ -557,7 +557,7 @@ class WorkbookWriter:
             text_width([self.names[c] for c in cids] + ["Excel name"], 12, 32),
         ]
 
-    def value_cell(self, cid: str) -> "_ValueCell":
+    def value_cell(self, cid: str) -> _ValueCell:
         """What the value cell of a model cell holds: an input, a live formula,
         or a value with a note (`write_value` and `value_xml` write it)."""
         value = display_value(self.model, cid)
@@ -588,7 +588,7 @@ class WorkbookWriter:
         return _ValueCell(value, self.styles("static", number_format(value)), guard, note, stale=True)
 
     @staticmethod
-    def value_xml(sheet, ref: str, found: "_ValueCell") -> str | None:
+    def value_xml(sheet, ref: str, found: _ValueCell) -> str | None:
         """The XML `write_value` writes for `found`, for the commonest cells: a
         finite number, or a formula carrying one, with no note. None for the rest."""
         value = found.value
@@ -599,7 +599,7 @@ class WorkbookWriter:
             return sheet.number_xml(ref, xf, value)
         return sheet.formula_xml(ref, xf, found.formula, value)
 
-    def write_value(self, sheet, row: int, col: int, found: "_ValueCell") -> None:
+    def write_value(self, sheet, row: int, col: int, found: _ValueCell) -> None:
         """`found` (`value_cell`) written in a cell."""
         if found.formula is None:
             write_number(sheet, row, col, found.value, found.style, found.note)
