@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -115,7 +116,7 @@ class IrPrinter:
         self.units = units
         self._sizes: dict[str, Fraction] = {}
         self._constants: dict[tuple, Fraction] = {}   # a model repeats its literals (`1 us` in many cells)
-        self._templates: dict[tuple, list] = {}   # (unit, shape) -> text split at the placeholders
+        self._templates: dict[tuple, Callable] = {}   # (unit, shape) -> the text's format, texts in slot order
 
     def size(self, unit_text: str) -> Fraction:
         """The exact base-SI size of one display unit."""
@@ -150,12 +151,12 @@ class IrPrinter:
         else:
             if template is None:
                 placeholders = {cell: f"{_MARK}{slot}{_MARK}" for cell, slot in shape[2].items()}
-                template = self._text(node, cid, placeholders).split(_MARK)
-                template[1::2] = map(int, template[1::2])     # text, slot, text, slot, ..., text
-                self._templates[key] = template
-            pieces = template[:]
-            pieces[1::2] = [texts[slot] for slot in template[1::2]]
-            text = "".join(pieces)
+                pieces = self._text(node, cid, placeholders).split(_MARK)
+                # text, slot, text, slot, ..., text: a format string, `{slot}` at each slot
+                template = self._templates[key] = "".join(
+                    f"{{{piece}}}" if i % 2 else piece.replace("{", "{{").replace("}", "}}")
+                    for i, piece in enumerate(pieces)).format
+            text = template(*texts)
         if len(text) + 1 > MAX_FORMULA_CHARS:
             raise NotPrintable("too long")     # sympy may shorten it; else it refuses
         return "=" + text
