@@ -233,6 +233,40 @@ def test_formulas_are_prepared_as_xlsxwriter_prepares_them(tmp_path):
     assert [ours._prepare_formula(f) for f in formulas] == [theirs._prepare_formula(f) for f in formulas]
 
 
+def test_a_formula_cells_xml_is_what_xlsxwriters_own_steps_make(tmp_path):
+    """`formula_xml` takes a formula with nothing to prefix or escape straight;
+    for every formula of a bundled model's workbook, and for formulas naming
+    each newer function, with characters to escape or as arrays, its XML is
+    the one xlsxwriter's own preparing and escaping make (None where
+    xlsxwriter writes an array formula)."""
+    import re
+
+    from xlsxwriter.worksheet import Worksheet, re_dynamic_function
+
+    from ifr.exporters.xlsx import _Worksheet
+    out = tmp_path / "throughput.xlsx"
+    ifr.load(ROOT / "models" / "pd_throughput.ifr").export(out)
+    formulas = [c.value for ws in load_workbook(out).worksheets for row in ws.iter_rows() for c in row
+                if isinstance(c.value, str) and c.value.startswith("=")]
+    names = re.findall(r"[A-Z]{3,}", _Worksheet._NEWER.pattern) + re.findall(r"\\b(\w+)", re_dynamic_function.pattern)
+    assert len(set(names)) >= 29
+    formulas += [f"=1+{name}(A1)" for name in names] + [f"=1+x.{name}(A1)" for name in names]
+    formulas += ["=XSINGLE(A1)", "=ASORT(A1)", "=sort(A1)", "=_xlfn.STDEV.S(A1:A3)", "=_xlfn.XLOOKUP(A1,B:B,C:C)",
+                 '=IF(A1>B1,"a&b","<c>")', "=A1&B1", "=MAX(A1,B1)/2", "=A1\n+B1", "{=SUM(A1:A3*B1:B3)}", "SUM(A1)"]
+    ours, theirs = _Worksheet.__new__(_Worksheet), Worksheet.__new__(Worksheet)
+    ours.use_future_functions = theirs.use_future_functions = False
+    fast = 0
+    for formula in formulas:
+        if formula.endswith("}") or re_dynamic_function.search(formula):
+            expected = None
+        else:
+            prepared = theirs._escape_data(theirs._prepare_formula(formula))
+            expected = f'<c r="B2" s="3"><f>{prepared}</f><v>1.5</v></c>'
+            fast += ours._GENERAL.search(formula) is None
+        assert ours.formula_xml("B2", 3, formula, 1.5) == expected, formula
+    assert fast > 50        # the shortcut is taken
+
+
 def _parts(path: Path) -> dict[str, bytes]:
     """A workbook's sheets, shared strings, defined names and list of parts, as written."""
     import zipfile
