@@ -211,19 +211,13 @@ class _Worksheet(xlsxwriter.worksheet.Worksheet):
     def _calculate_spans(self) -> None:
         """xlsxwriter's: each block of 16 rows spans its cells' (and notes')
         columns, found from the rows that hold something rather than by trying
-        every row and column of the sheet."""
+        every row and column within the sheet's dimensions."""
         blocks: dict[int, tuple[int, int]] = {}
-        first, last = self.dim_colmin, self.dim_colmax
-        for rows in (self.table, self.comments):
+        for rows in (self.table, self.comments):   # every write of a cell or note extends the sheet's dimensions
             for row, cells in rows.items():
-                if not cells or not self.dim_rowmin <= row <= self.dim_rowmax:
+                if not cells:
                     continue
                 low, high = min(cells), max(cells)
-                if low < first or high > last:
-                    cols = [col for col in cells if first <= col <= last]
-                    if not cols:
-                        continue
-                    low, high = min(cols), max(cols)
                 block = row // 16
                 if block in blocks:
                     low, high = min(low, blocks[block][0]), max(high, blocks[block][1])

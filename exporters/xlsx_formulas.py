@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Callable
 
 from ifr import ir
@@ -211,7 +211,11 @@ class FormulaBuilder:
         self.helpers: list[HelperBlock] = []
         self.solves: list = []           # xlsx_solves.SolveLadder, one per numeric solve
         self._cell_cache: dict[tuple, object] = {}   # (cid, inline_only) or ("sympy", cid, inline_only)
-        self._truths: set[str] | None = None
+
+    @cached_property
+    def _truths(self) -> set[str]:
+        """The cells holding true/false, found once for every formula's walk."""
+        return {c for c, v in self.model.values.items() if is_truth_value(v)}
 
     # --- references
     def display_ref(self, cid: str):
@@ -263,8 +267,6 @@ class FormulaBuilder:
             found = ladder(self, cid)
             self.solves.append(found)
             return self.in_display_unit(symbol(found.key), cid)
-        if self._truths is None:        # the cells holding true/false, found once for every cell's walk
-            self._truths = {c for c, v in self.model.values.items() if is_truth_value(v)}
         if printable(cell.expr, self._truths.__contains__):
             return IrFormula(cell.expr, cid, lambda: self.sympy_cell(cid, inline_only))
         return self.sympy_cell(cid, inline_only)

@@ -68,7 +68,8 @@ def number_format(value, digits: int = 4) -> str:
         if decimals <= 0:
             return "#,##0"
         shown = f"{value:.{decimals}f}".rstrip("0")
-        return _FIXED[len(shown) - shown.index(".") - 1]
+        decimals = len(shown) - shown.index(".") - 1
+        return "#,##0." + "0" * decimals if decimals else "#,##0"
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return "General"
     magnitude = abs(float(value))
@@ -77,9 +78,6 @@ def number_format(value, digits: int = 4) -> str:
     if 1e-6 <= magnitude < 1e-4:      # 0.000012 rather than 1.2E-05
         return "0." + "0" * (digits - 1 - math.floor(math.log10(magnitude)))
     return format_for_text(format_number(float(value), digits))
-
-
-_FIXED = ["#,##0" + ("." + "0" * decimals if decimals else "") for decimals in range(20)]
 
 
 def input_format(value, written: str | None = None) -> str:

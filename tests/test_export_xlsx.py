@@ -291,7 +291,6 @@ def test_names_are_unique_case_insensitively_and_deterministic():
     assert len({n.lower() for n in names.values()}) == len(names)
 
 
-
 def test_a_model_past_a_worksheets_rows_is_an_error_not_a_shorter_sheet(tmp_path, monkeypatch, capsys):
     """xlsxwriter drops a row past the last of the grid without a word: the
     export refuses such a model instead, naming the first cell that has no row."""
