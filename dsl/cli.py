@@ -354,7 +354,8 @@ def _check(args) -> int:
                 continue
             mark = "✓" if r.passed else "✗"
             print(printable(f"{mark} {r.file}:{r.line}: {r.source}   [{r.detail}]"))
-        print(f"{len(results) - failed} checks passed, {failed} failed, in {len(files)} file(s)"
+        passed = len(results) - failed
+        print(f"{passed} check{'' if passed == 1 else 's'} passed, {failed} failed, in {len(files)} file(s)"
               + (f"; {broken} file(s) with errors" if broken else ""))
     if broken or errored:
         return 2

@@ -6,6 +6,7 @@ from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 
+from . import shapes
 from . import syntax as ast
 
 GRAMMAR = Path(__file__).resolve().parent / "grammar.lark"
@@ -24,6 +25,8 @@ def parse(text: str, file: str) -> ast.Program:
     grammar, as plain JSON (never a pickle), so an unchanged file (the
     standard library above all) is read back instead of parsed again, under
     whatever name it is given (the tree stores positions, not the name).
+    A big file of a few line shapes (what a script writes) is parsed by
+    shape instead (shapes.py), and not cached.
     """
     import dataclasses
 
@@ -44,6 +47,10 @@ def parse(text: str, file: str) -> ast.Program:
         program.file, program.text = file, text
         _hold((key, file), program)
         return _copy(program)   # anything else (a corrupt entry) is rebuilt below
+    if text.count("\n") + 1 >= shapes.MIN_LINES:
+        program = shapes.parse_by_shape(text, file)
+        if program is not None:   # faster than a cache entry would be read back: none is written
+            return program
     from .parser import parse_uncached
     program = parse_uncached(text, file)
     if not program.diagnostics:

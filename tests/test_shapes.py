@@ -1,0 +1,123 @@
+"""A big file of repeated line shapes is parsed line by line by shape: the
+trees are the whole-file parse's, node for node."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ifr import shapes
+from ifr import syntax as ast
+from ifr.parser import parse_uncached
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _same_as_whole(text: str, file: str) -> bool | None:
+    """Whether the by-shape parse of a text is the whole-file parse (None: it was not shaped)."""
+    shaped = shapes.parse_by_shape(text, file, min_lines=0, repeats=1)
+    if shaped is None:
+        return None
+    whole = parse_uncached(text, file)
+    assert not whole.diagnostics
+    return ast.to_data(shaped, file) == ast.to_data(whole, file) and shaped.docstring == whole.docstring
+
+
+def test_every_bundled_file_of_one_line_statements_is_parsed_as_a_whole_parse_would():
+    files = sorted([*ROOT.glob("models/**/*.ifr"), *ROOT.glob("stdlib/**/*.ifr"), *ROOT.glob("tests/**/*.ifr")])
+    shaped = 0
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue   # a test of a file that is not UTF-8
+        if parse_uncached(text, str(path)).diagnostics:
+            continue   # a file with a syntax error is never shaped (see below)
+        same = _same_as_whole(text, str(path))
+        assert same is not False, path
+        shaped += same is True
+    assert shaped >= 20, shaped   # most bundled files are statements of one line each
+
+
+def _generated(steps: int) -> str:
+    """Every kind of statement, on lines whose names differ in their digits."""
+    lines = ['"""A generated model.', '', 'With a docstring of three lines."""  # and a comment', '']
+    for i in range(1, steps + 1):
+        lines += [
+            f'section "Part {i}"',
+            f"bw{i} = 25 GB/s  # link {i}, in GB/s",
+            f"size{i} = size{i - 1} * 1.001e0 + 2x{i} / 2x{i}  *  1 KiB",
+            f"t{i} = max(t{i - 1}, size{i} / bw{i}) + 1 us in ms",
+            f"r{i} = {{a{i} = 1 s, b2{i} = 2 s}}   # a record {i}",
+            f"fn f{i}(x{i}) = x{i} * 2 + r{i}.a{i} / 1 s",
+            f"u{i} = if t{i} > 0 s then f{i}(3) else -f{i}(1)",
+            f"p{i} = 7% * 50 % + 3e-1",
+            f"w{i} = 4 GB/s to 6.5 GB/s",
+            f"s{i} = solve bw{i} on 1 GB/s..100 GB/s: size{i} / bw{i} = 1 ms in GB/s",
+            f"check t{i} = 2 ms within 1%",
+            f"check sum(k * 1 for k in 1..{i}) > 0",
+            f"table tab{i}: vary bw{i} over [1 GB/s, 2 GB/s], size{i} over 1 KiB..3 KiB by 1 KiB show t{i}",
+            f"scenario sc{i}: bw{i} = 50 GB/s, size{i} = 1 MiB",
+            f"g{i} = sc{i}.t{i} / t{i}",
+            "",
+            f"# a comment of line {i}",
+        ]
+    lines[4:4] = ["size0 = 1 MiB", "t0 = 1 s"]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_generated_file_of_every_statement_kind_is_parsed_as_a_whole_parse_would():
+    text = _generated(30)
+    shapes._TEMPLATES.clear()
+    assert _same_as_whole(text, "gen.ifr") is True
+    # each shape was parsed once (a line with a string, or `2x{i}`, is a shape of its own)
+    statements = len(parse_uncached(text, "gen.ifr").statements)
+    assert len(shapes._TEMPLATES) < statements / 3, (len(shapes._TEMPLATES), statements)
+
+
+def test_a_name_s_digits_are_its_own_in_every_node_that_holds_it():
+    program = shapes.parse_by_shape(_generated(12), "gen.ifr", min_lines=0, repeats=1)
+    cells = {s.name: s for s in program.statements if isinstance(s, ast.Cell)}
+    t12 = cells["t12"]
+    assert (t12.span.line, t12.expr.left.args[0].id, t12.expr.left.args[1].left.id) == (t12.span.line, "t11", "size12")
+    assert t12.source == "max(t11, size12 / bw12) + 1 us"
+    assert cells["bw7"].description == "link 7, in GB/s"
+    assert program.docstring.startswith("A generated model.")
+
+
+@pytest.mark.parametrize("text", [
+    "r = {\n  a = 1 s,\n  b = 2 s}\n",                      # a statement over lines
+    "x = 1 + \\\n  2\n",                                     # a backslash continuation
+    "x = (1 +\n 2)\n",                                       # a bracket open at a line's end
+    'x = 1\n"""a docstring below a statement"""\n',
+])
+def test_a_file_of_statements_over_lines_is_parsed_whole(text):
+    assert shapes.parse_by_shape(text * 3, "f.ifr", min_lines=0, repeats=1) is None
+
+
+def test_a_file_with_a_syntax_error_is_parsed_whole_and_every_mistake_is_reported(tmp_path, monkeypatch):
+    monkeypatch.setattr(shapes, "MIN_LINES", 0)
+    text = "".join(f"x{i} = {i} s\n" for i in range(40)) + "y = 2 *\n" + "z = ) 1\n"
+    assert shapes.parse_by_shape(text, "f.ifr", min_lines=0, repeats=1) is None
+    from ifr.parse_cache import parse
+    program = parse(text, "f.ifr")
+    assert [d.span.line for d in program.diagnostics] == [41, 42]
+    assert len(program.statements) == 40
+
+
+def test_a_big_shaped_file_runs_from_an_empty_cache_and_leaves_no_syntax_entry(tmp_path):
+    lines = ["bw = 25 GB/s", "size0 = 1 MiB", "t0 = size0 / bw"]
+    for i in range(1, shapes.MIN_LINES):
+        lines += [f"size{i} = size{i - 1} * 1.001 + 1 KiB", f"t{i} = max(t{i - 1}, size{i} / bw) + 1 us"]
+    model = tmp_path / "big.ifr"
+    model.write_text("\n".join(lines) + "\ncheck size2 = 1 MiB * 1.001^2 + 1 KiB * 1.001 + 1 KiB\n", encoding="utf-8")
+    cache = tmp_path / "cache"
+    env = {"IFR_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin"}
+    run = subprocess.run([sys.executable, "-m", "ifr.cli", "check", str(model)], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "1 check passed, 0 failed" in run.stdout
+    assert not (cache / "syntax").exists() or not any(
+        "size1999" in p.read_text(encoding="utf-8") for p in (cache / "syntax").iterdir())
