@@ -85,14 +85,39 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
+def entry() -> None:
+    """The `ifr` command.  Its process ends without freeing the model object
+    by object (0.6 s for 100,000 cells): the last exit handler, registered
+    first, flushes the output and ends it once the others have run."""
+    import atexit
+    import os
+    status = [1]
+
+    def end() -> None:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):   # a closed pipe: nothing more can be written
+                pass
+        os._exit(status[0])
+
+    atexit.register(end)
+    status[0] = main(keep=True)
+    sys.exit(status[0])
+
+
+# What the command made, kept until its process ends (see entry).
+_KEPT: list = []
+
+
+def main(argv: list[str] | None = None, keep: bool = False) -> int:
     import gc
     import warnings
     warnings.simplefilter("ignore")   # a library's warning names its own files, nothing the user can act on
     collecting = gc.isenabled()
     gc.disable()   # one command builds a model that lives until it ends: nothing for the collector to find
     try:
-        return _main(argv if argv is not None else sys.argv[1:])
+        return _main(argv if argv is not None else sys.argv[1:], _KEPT if keep else [])
     except IfrErrors as errs:
         for e in errs.errors:
             print(render(e), file=sys.stderr)
@@ -127,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             gc.enable()
 
 
-def _main(argv: list[str]) -> int:
+def _main(argv: list[str], kept: list) -> int:
     args = _parser().parse_args(argv)
     if args.command is None:
         raise IfrError("usage", "no command given", None, hint="ifr run FILE, ifr check FILE|DIR, ... " + USAGE_HINT)
@@ -147,6 +172,7 @@ def _main(argv: list[str]) -> int:
     if analysis.errors and args.command != "run":
         return 2
     model = _what_if(analysis.evaluate(samples=args.samples, seed=args.seed), args)
+    kept.append(model)
     code = {"run": _run, "solve": _solve, "explain": _explain, "table": _table, "export": _export,
             "sensitivity": _sensitivity, "hist": _hist}[args.command](model, args)
     return 2 if analysis.errors else code
@@ -452,4 +478,4 @@ def _export(model, args) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

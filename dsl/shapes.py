@@ -71,14 +71,14 @@ def parse_by_shape(text: str, file: str, min_lines: int = MIN_LINES, repeats: in
         line = lines[i]
         if '"' in line:
             code = _STRING.sub('""', line).partition("#")[0]
-            if not _balanced(code) or _CONTINUED.search(code):
+            if not _balanced(code) or ("\\" in code and _CONTINUED.search(code)):
                 return None
             keys.append((i, '"' + line, line, ""))   # a line with a string is its own shape
             continue
         code, hash_, comment = line.partition("#")
         if not code.strip():
             continue
-        if not _balanced(code) or _CONTINUED.search(code):
+        if not _balanced(code) or ("\\" in code and _CONTINUED.search(code)):
             return None
         keys.append((i, _NAME_WITH_DIGIT.sub(_zeros, code), code, comment.strip() if hash_ else None))
     if len({k[1] for k in keys}) * repeats > max(len(keys), 1):
@@ -129,18 +129,11 @@ def _docstring(text: str, file: str, statements: list) -> int | None:
 
 
 def _balanced(code: str) -> bool:
-    """Whether every bracket a line opens, it closes (a statement on one line)."""
-    if "(" not in code and "[" not in code and "{" not in code:
-        return ")" not in code and "]" not in code and "}" not in code
-    depth = 0
-    for c in code:
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth < 0:
-                return False
-    return depth == 0
+    """Whether a line closes as many brackets as it opens (its shape's parse
+    then holds that they nest: a line alone that leaves one open is a syntax
+    error, and the file is parsed whole)."""
+    return code.count("(") == code.count(")") and code.count("[") == code.count("]") \
+        and code.count("{") == code.count("}")
 
 
 def _template(key: str, code: str) -> list | None:
