@@ -102,6 +102,8 @@ def entry() -> None:
         os._exit(status[0])
 
     atexit.register(end)
+    import gc
+    gc.disable()   # for good: a collection as the process ends would walk the model it does not free
     status[0] = main(keep=True)
     sys.exit(status[0])
 
@@ -273,20 +275,23 @@ def _run(model, args) -> int:
     # uncertain cells: the median, then where 90% of the samples fall
     iwidth = max((len(r["interval"]) + 4 for r in rows if "interval" in r), default=0)
     section = None
+    lines = []   # written at once: a big model has a line per cell
     for r in rows:
         if r["section"] != section:
             section = r["section"]
-            print(f"\n{section}" if section else "")
+            lines.append(f"\n{section}" if section else "")
         formula = "" if r["kind"] in ("input", "override") else f"= {r['formula']}"
         if r["kind"] == "override":
             formula = "(set)"
         desc = f"  # {r['description']}" if r["description"] else ""
         interval = f"[{r['interval']}]" if "interval" in r else ""
         interval = f"{interval:<{iwidth}}" if iwidth else ""
-        print(printable(f"  {r['name']:<{width}}  {r['text']:>{vwidth}}  {interval}{formula}{desc}".rstrip()))
+        lines.append(printable(f"  {r['name']:<{width}}  {r['text']:>{vwidth}}  {interval}{formula}{desc}".rstrip()))
         if "error" in r:
             e = r["error"]
-            print(f"  {'':<{width}}  {'':>{vwidth}}  error[{e['code']}]: {e['message']}")
+            lines.append(f"  {'':<{width}}  {'':>{vwidth}}  error[{e['code']}]: {e['message']}")
+    if lines:
+        print("\n".join(lines))
     if iwidth:
         print(f"\n[a to b]: where the middle 90% of {model.sampling.samples:,} Monte Carlo samples fall "
               f"(5th to 95th percentile; seed {model.sampling.seed}); the value is the median")

@@ -37,21 +37,45 @@ _TIME = [("day", 86400.0, 2 * 86400.0), ("h", 3600.0, 2 * 3600.0), ("min", 60.0,
 
 def auto_unit(dim: Dim, value: float, binary: bool = False) -> str:
     """A readable unit for a value (base SI) of a dimension."""
-    if dim.dimensionless:
-        return ""
-    items = dict(dim.items)
-    if dim.items in _NAMED:
-        return _prefixed(_NAMED[dim.items], value, binary=False)
-    if items == {"[time]": 1}:
+    plan = _PLANS.get(dim.items)
+    if plan is None:
+        if len(_PLANS) >= 4096:
+            _PLANS.clear()
+        plan = _PLANS[dim.items] = _plan(dim)
+    kind = plan[0]
+    if kind == "named":
+        return _prefixed(plan[1], value, binary=False)
+    if kind == "time":
         v = abs(value)
         for name, _scale, threshold in _TIME:
             if v >= threshold:
                 return name
         return "ns"
-    if any(k not in _BASE_UNIT or not float(p).is_integer() for k, p in items.items()):
-        return str(dim)  # no readable unit: name the dimension
-    if items.get("[time]") == -1 and not any(_BASE_UNIT[k][1] for k, p in items.items() if p > 0):
+    if kind == "per_time":
         return _per_time(dim, value)
+    if kind == "lead":
+        _kind, lead, rest, scale, information = plan
+        return _prefixed(lead, value / scale, binary and information) + rest
+    return plan[1]
+
+
+# A dimension's way to a unit (what auto_unit does with it, but the prefix):
+# worked out once per dimension, not once per cell.
+_PLANS: dict = {}
+
+
+def _plan(dim: Dim) -> tuple:
+    if dim.dimensionless:
+        return ("text", "")
+    items = dict(dim.items)
+    if dim.items in _NAMED:
+        return ("named", _NAMED[dim.items])
+    if items == {"[time]": 1}:
+        return ("time",)
+    if any(k not in _BASE_UNIT or not float(p).is_integer() for k, p in items.items()):
+        return ("text", str(dim))  # no readable unit: name the dimension
+    if items.get("[time]") == -1 and not any(_BASE_UNIT[k][1] for k, p in items.items() if p > 0):
+        return ("per_time",)
     # the leading unit (takes the prefix) is the first positive non-count dimension
     num = [(k, int(p)) for k, p in items.items() if p > 0]
     den = [(k, -int(p)) for k, p in items.items() if p < 0]
@@ -70,9 +94,8 @@ def auto_unit(dim: Dim, value: float, binary: bool = False) -> str:
     if num and _BASE_UNIT[num[0][0]][1] and num[0][1] == 1:
         lead = _BASE_UNIT[num[0][0]][0]
         rest = text[len(lead):]
-        in_units = value / factor(lead + rest)
-        return _prefixed(lead, in_units, binary and num[0][0] == "[information]") + rest
-    return text
+        return ("lead", lead, rest, factor(lead + rest), num[0][0] == "[information]")
+    return ("text", text)
 
 
 def _per_time(dim: Dim, value: float) -> str:

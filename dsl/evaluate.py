@@ -56,6 +56,13 @@ def _np():
 
 def compile_node(node: ir.Node) -> Fn:
     """A closure computing ``node`` from an environment of cell values."""
+    kind = type(node)   # the commonest kinds first: this runs for every node of every formula
+    if kind is ir.Ref:
+        cid = node.cell
+        return lambda env, var: env[cid]
+    if kind is ir.Const:
+        v = node.value
+        return lambda env, var: v
     match node:
         case ir.Const(value=v):
             return lambda env, var: v

@@ -101,7 +101,10 @@ class ExpressionResolver:
         if isinstance(node, ast.Percent):
             return ir.Const(node.span, text, node.value, DIMENSIONLESS, "%", node.text)
         if isinstance(node, ast.Quantity):
-            factor, dim = unit(node.unit, _unit_span(node))
+            try:
+                factor, dim = unit(node.unit)
+            except IfrError:   # said again, where the unit is written
+                factor, dim = unit(node.unit, _unit_span(node))
             return ir.Const(node.span, text, node.value * factor, dim, node.unit, node.number_text)
         if isinstance(node, ast.FieldAccess) and isinstance(node.obj, ast.Index):
             return self._table_row(node, scope)

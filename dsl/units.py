@@ -45,13 +45,21 @@ class Dim:
         self._hash = hash(self.items)
 
     def __mul__(self, other: "Dim") -> "Dim":
-        d = dict(self.items)
-        for k, v in other.items:
-            d[k] = d.get(k, 0) + v
-        return Dim(d)
+        key = (self.items, other.items)
+        found = _PRODUCTS.get(key)
+        if found is None:
+            d = dict(self.items)
+            for k, v in other.items:
+                d[k] = d.get(k, 0) + v
+            found = _remember(_PRODUCTS, key, Dim(d))
+        return found
 
     def __truediv__(self, other: "Dim") -> "Dim":
-        return self * other ** -1
+        key = (self.items, other.items)
+        found = _QUOTIENTS.get(key)
+        if found is None:
+            found = _remember(_QUOTIENTS, key, self * other ** -1)
+        return found
 
     def __pow__(self, p) -> "Dim":
         if isinstance(p, float) and p.is_integer():
@@ -79,6 +87,19 @@ class Dim:
         return text
 
     __repr__ = __str__
+
+
+# Products and quotients of dimensions, remembered: a model multiplies the
+# same few dimensions on every line, and a Dim is never changed once made.
+_PRODUCTS: dict = {}
+_QUOTIENTS: dict = {}
+
+
+def _remember(table: dict, key, dim: "Dim") -> "Dim":
+    if len(table) >= 4096:
+        table.clear()
+    table[key] = dim
+    return dim
 
 
 def _power(name: str, p) -> str:
@@ -157,6 +178,7 @@ class _Lookups:
         self.table: dict[str, tuple[float, Dim]] | None = None
         self.shipped: dict[str, list] = {}   # text -> its JSON entry, decoded when first used
         self.dirty = False
+        self.known: dict[str, tuple[float, Dim]] = {}   # unit as written -> its answer, in this process
 
     def path(self) -> Path:
         return cache_dir() / "units-lookups.json"
@@ -259,13 +281,19 @@ def unit(text: str, span: Span | None = None) -> tuple[float, Dim]:
 
     Raises an IfrError (``unknown-unit``) when pint does not know it.
     """
+    lookups = _LOOKUPS
+    found = lookups.known.get(text)
+    if found is not None:   # a unit written again (a big model writes a few, on every line)
+        return found
+    written = text
     text = normalize_unit_text(text)
     if not _UNIT_TEXT.match(text):
         raise IfrError("bad-unit", f"`{text}` is not a unit expression", span,
                        hint="write units like GB/s, KiB/token, GPU*s/request, m^2")
     _definitions()  # a broken definitions file is ifr's bug, not an unknown unit
     try:
-        return _LOOKUPS.get(text)
+        found = lookups.known[written] = lookups.get(text)
+        return found
     except OffsetUnit:
         raise IfrError("offset-unit", f"`{text}` is an offset or logarithmic unit, which ifr does not compute "
                        "with", span, hint="use a unit that scales: K for temperatures, W or mW for powers") from None
