@@ -22,10 +22,10 @@ from . import syntax as ast
 from .errors import IfrError, Span
 
 # A file is parsed by shape when it has this many lines or more, and at most
-# one shape per REPEATS statements (a file of different lines is read from the
-# syntax cache faster than it is parsed line by line).
+# one shape per REPEATS statements: shapes are parsed again by each process
+# (a file of many different lines is read back from the syntax cache faster).
 MIN_LINES = 2000
-REPEATS = 8
+REPEATS = 50
 
 # A name with a digit in it, not the exponent or the digits of a number (`1e3`,
 # `2.5`): a run of word characters that starts with a letter.  Reading its
@@ -67,21 +67,31 @@ def parse_by_shape(text: str, file: str, min_lines: int = MIN_LINES, repeats: in
         if first is None:
             return None
     keys: list = []
+    seen: set = set()
+    most = len(lines) // repeats + 1   # more shapes than this: not a file to parse by shape
     for i in range(first, len(lines)):
         line = lines[i]
         if '"' in line:
             code = _STRING.sub('""', line).partition("#")[0]
             if not _balanced(code) or ("\\" in code and _CONTINUED.search(code)):
                 return None
-            keys.append((i, '"' + line, line, ""))   # a line with a string is its own shape
+            key = '"' + line   # a line with a string is its own shape
+            keys.append((i, key, line, ""))
+            seen.add(key)
+            if len(seen) > most:
+                return None
             continue
         code, hash_, comment = line.partition("#")
         if not code.strip():
             continue
         if not _balanced(code) or ("\\" in code and _CONTINUED.search(code)):
             return None
-        keys.append((i, _NAME_WITH_DIGIT.sub(_zeros, code), code, comment.strip() if hash_ else None))
-    if len({k[1] for k in keys}) * repeats > max(len(keys), 1):
+        key = _NAME_WITH_DIGIT.sub(_zeros, code)
+        keys.append((i, key, code, comment.strip() if hash_ else None))
+        seen.add(key)
+        if len(seen) > most:
+            return None
+    if len(seen) * repeats > max(len(keys), 1):
         return None
     builders: dict[str, object] = {}
     texts: dict[str, str] = {}   # one str per name: not one per use
@@ -200,9 +210,9 @@ def _recipe(a, others: list, zero: str, probes: list[str], names: list[tuple[int
             raise _Unshaped
         return (_LIST if isinstance(a, list) else _TUPLE,
                 [_recipe(x, [b[k] for b in others], zero, probes, names) for k, x in enumerate(a)])
+    if not hasattr(a, "__dataclass_fields__") or type(a) is ast.Program:
+        raise _Unshaped   # nothing a syntax node holds (the test of every bundled file says so)
     fields = ast._FIELDS.get(type(a)) or ast._fields(type(a))
-    if not fields or type(a) is ast.Program:
-        raise _Unshaped
     return (_NODE, type(a), [_recipe(getattr(a, f), [getattr(b, f) for b in others], zero, probes, names)
                              for f in fields])
 

@@ -121,3 +121,11 @@ def test_a_big_shaped_file_runs_from_an_empty_cache_and_leaves_no_syntax_entry(t
     assert "1 check passed, 0 failed" in run.stdout
     assert not (cache / "syntax").exists() or not any(
         "size1999" in p.read_text(encoding="utf-8") for p in (cache / "syntax").iterdir())
+
+
+def test_a_big_file_of_different_lines_is_parsed_whole():
+    # each line's number is its own: as many shapes as lines, each parsed again by every process
+    text = "".join(f"x{i} = {i} s\n" for i in range(shapes.MIN_LINES))
+    assert shapes.parse_by_shape(text, "f.ifr") is None
+    same = "".join(f"x{i} = 1 s\n" for i in range(shapes.MIN_LINES))
+    assert shapes.parse_by_shape(same, "f.ifr") is not None
