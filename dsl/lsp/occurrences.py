@@ -14,6 +14,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .. import syntax as ast
 from ..errors import Span
@@ -80,7 +81,14 @@ def index_modules(modules: list[ModuleDef], binder, main_program) -> tuple[dict[
 
 def absolute_path(file: str) -> str:
     """The absolute path, one string object per file (a Result is pickled: shared strings are stored once)."""
+    if os.path.isabs(file):
+        return _normalised(file)   # asked for every name of every formula: worked out once per file
     return sys.intern(os.path.abspath(file))
+
+
+@lru_cache(maxsize=4096)
+def _normalised(file: str) -> str:
+    return sys.intern(os.path.normpath(file))
 
 
 def _absolute(span: Span) -> Span:
