@@ -7,8 +7,8 @@ the digits of its names read as 0) is parsed once, and every line's tree is
 built from its shape's tree, with the digits of its own names put back and
 its spans moved to its line.  The trees are the ones the whole-file parse
 makes (a test holds the two to each other on every bundled file); a file of
-100,000 lines of a few shapes is parsed in a second instead of a minute, and
-needs no syntax-cache entry.
+100,000 lines of a few shapes is parsed in seconds instead of over a minute,
+and needs no syntax-cache entry.
 
 Only a file whose every statement is one line qualifies (no bracket left open
 at a line's end, no backslash continuation, at most a docstring above the
@@ -46,7 +46,8 @@ def _zeros(m: re.Match) -> str:
 
 
 # Shape -> how to build a line's statements from it (None: a file with such a
-# line is parsed whole); kept across files (the standard library's shapes recur), bounded.
+# line is parsed whole); kept for the process (an editor parses a file again
+# on each change), bounded.
 _TEMPLATES: dict[str, list | None] = {}
 MAX_TEMPLATES = 20_000
 
