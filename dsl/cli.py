@@ -91,9 +91,11 @@ def entry() -> None:
     first, flushes the output and ends it once the others have run."""
     import atexit
     import os
-    status = [1]
+    status: list[int] = []
 
     def end() -> None:
+        if not status:   # the command did not finish (`--help`, an interrupt): the usual exit
+            return
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
@@ -104,7 +106,7 @@ def entry() -> None:
     atexit.register(end)
     import gc
     gc.disable()   # for good: a collection as the process ends would walk the model it does not free
-    status[0] = main(keep=True)
+    status.append(main(keep=True))
     sys.exit(status[0])
 
 

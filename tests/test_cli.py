@@ -114,3 +114,28 @@ def test_a_command_run_in_the_same_process_leaves_the_collector_as_it_found_it(c
     finally:
         gc.enable()
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("argv, status, wanted", [
+    (["--help"], 0, "usage: ifr"),
+    (["run", "--help"], 0, "usage: ifr run"),
+    (["run", HANDOFF], 0, "t_handoff"),
+    (["run", "no-such-file.ifr"], 2, "no such file"),
+    ([], 2, "no command given"),
+])
+def test_the_command_ends_with_its_status_and_all_its_output(argv, status, wanted, tmp_path):
+    """The `ifr` process ends without freeing its model: its exit status and
+    every line it wrote (through a pipe, which buffers) still come out."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, IFR_CACHE_DIR=str(tmp_path / "cache"))
+    done = subprocess.run([sys.executable, "-m", "ifr.cli", *argv], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert done.returncode == status, done.stdout + done.stderr
+    assert wanted in done.stdout + done.stderr
+    if argv == ["run", HANDOFF]:   # the last cell of the listing is there
+        listed = [line.split()[0] for line in done.stdout.splitlines() if line.startswith("  ")]
+        assert listed[-1] == json.loads(subprocess.run(
+            [sys.executable, "-m", "ifr.cli", "run", HANDOFF, "--format", "json"], capture_output=True, text=True,
+            env=env, timeout=120).stdout)["cells"][-1]["name"]
