@@ -165,6 +165,8 @@ def _main(argv: list[str], kept: list) -> int:
     if args.command == "cache":
         return _cache(args)
     if args.command == "lsp":
+        import gc
+        gc.enable()   # a server that lives for an editing session drops each analysis for the next one
         from .lsp import main as lsp
         return lsp(args)
     if args.command == "fmt":

@@ -139,3 +139,20 @@ def test_the_command_ends_with_its_status_and_all_its_output(argv, status, wante
         assert listed[-1] == json.loads(subprocess.run(
             [sys.executable, "-m", "ifr.cli", "run", HANDOFF, "--format", "json"], capture_output=True, text=True,
             env=env, timeout=120).stdout)["cells"][-1]["name"]
+
+
+def test_the_language_server_runs_with_the_collector_on(monkeypatch):
+    """A command turns the collector off for its one model; the language
+    server lives for an editing session, dropping each analysis for the next,
+    and must collect them."""
+    import gc
+
+    import ifr.lsp
+    seen = []
+    monkeypatch.setattr(ifr.lsp, "main", lambda args: seen.append(gc.isenabled()) or 0)
+    gc.disable()
+    try:
+        assert main(["lsp"]) == 0
+    finally:
+        gc.enable()
+    assert seen == [True]
