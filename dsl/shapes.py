@@ -110,7 +110,7 @@ def parse_by_shape(text: str, file: str, min_lines: int = MIN_LINES, repeats: in
                 for stmt in made:
                     _attach_descriptions(stmt, {i + 1: comment})
             statements += made
-    except IfrError:
+    except (IfrError, RecursionError):   # a syntax error, or a line nested too deep: parsed whole, reported there
         return None
     program = ast.Program(file, text, statements)
     if statements and isinstance(statements[0], ast.Docstring):

@@ -129,3 +129,15 @@ def test_a_big_file_of_different_lines_is_parsed_whole():
     assert shapes.parse_by_shape(text, "f.ifr") is None
     same = "".join(f"x{i} = 1 s\n" for i in range(shapes.MIN_LINES))
     assert shapes.parse_by_shape(same, "f.ifr") is not None
+
+
+def test_a_line_nested_too_deep_is_parsed_whole_and_reported():
+    from ifr.model import allow_deep_recursion
+    from ifr.parse_cache import parse
+    deep = "1 + (" * 1100 + "1" + ")" * 1100
+    text = "".join(f"x{i} = {deep}\n" for i in range(shapes.MIN_LINES))
+    assert shapes.parse_by_shape(text, "deep.ifr") is None   # at Python's own recursion limit, too
+    allow_deep_recursion()   # as every analysis does
+    assert shapes.parse_by_shape(text, "deep.ifr") is None
+    program = parse(text[: text.index("\n") + 1] * 3, "deep.ifr")
+    assert {d.code for d in program.diagnostics} == {"too-deep"}
