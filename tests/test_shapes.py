@@ -38,7 +38,7 @@ def test_every_bundled_file_of_one_line_statements_is_parsed_as_a_whole_parse_wo
         same = _same_as_whole(text, str(path))
         assert same is not False, path
         shaped += same is True
-    assert shaped >= 20, shaped   # most bundled files are statements of one line each
+    assert shaped >= 60, shaped   # most bundled files are statements of one line each (78 of 85 today)
 
 
 def _generated(steps: int) -> str:
