@@ -155,8 +155,9 @@ def _template(key: str, code: str) -> list | None:
     if found is not False:
         return found
     from .parser import _parse_text
-    zero = code if key.startswith('"') else key
-    names = [m.span() for m in _NAME_WITH_DIGIT.finditer(zero)]
+    literal = key.startswith('"')   # a line with a string is its own shape: nothing in it varies
+    zero = code if literal else key
+    names = [] if literal else [m.span() for m in _NAME_WITH_DIGIT.finditer(zero)]
     # One more reading per name: its digits read as 1, the others' as 0.  A
     # text that changes with exactly the names it spans is a slice of the line.
     probes = [zero[:a] + zero[a:b].translate(_ONES) + zero[b:] for a, b in names]
