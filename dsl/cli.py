@@ -90,6 +90,7 @@ def entry() -> None:
     by object (0.6 s for 100,000 cells): the last exit handler, registered
     first, flushes the output and ends it once the others have run."""
     import atexit
+    import gc
     import os
     status: list[int] = []
 
@@ -104,7 +105,6 @@ def entry() -> None:
         os._exit(status[0])
 
     atexit.register(end)
-    import gc
     gc.disable()   # for good: a collection as the process ends would walk the model it does not free
     status.append(main(keep=True))
     sys.exit(status[0])

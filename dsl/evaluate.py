@@ -64,10 +64,6 @@ def compile_node(node: ir.Node) -> Fn:
         v = node.value
         return lambda env, var: v
     match node:
-        case ir.Const(value=v):
-            return lambda env, var: v
-        case ir.Ref(cell=cid):
-            return lambda env, var: env[cid]
         case ir.Var(name=name):
             return lambda env, var: var[name]
         case ir.Bin(op=op):

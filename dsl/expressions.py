@@ -103,8 +103,9 @@ class ExpressionResolver:
         if isinstance(node, ast.Quantity):
             try:
                 factor, dim = unit(node.unit)
-            except IfrError:   # said again, where the unit is written
-                factor, dim = unit(node.unit, _unit_span(node))
+            except IfrError as e:   # placed where the unit is written (made only for an error)
+                e.span = _unit_span(node)
+                raise
             return ir.Const(node.span, text, node.value * factor, dim, node.unit, node.number_text)
         if isinstance(node, ast.FieldAccess) and isinstance(node.obj, ast.Index):
             return self._table_row(node, scope)

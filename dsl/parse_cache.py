@@ -6,7 +6,6 @@ from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 
-from . import shapes
 from . import syntax as ast
 
 GRAMMAR = Path(__file__).resolve().parent / "grammar.lark"
@@ -47,10 +46,10 @@ def parse(text: str, file: str) -> ast.Program:
         program.file, program.text = file, text
         _hold((key, file), program)
         return _copy(program)   # anything else (a corrupt entry) is rebuilt below
-    if text.count("\n") + 1 >= shapes.MIN_LINES:
-        program = shapes.parse_by_shape(text, file)
-        if program is not None:   # faster than a cache entry would be read back: none is written
-            return program
+    from .shapes import parse_by_shape
+    program = parse_by_shape(text, file)
+    if program is not None:   # a big file of a few shapes: faster than a cache entry read back, so none is written
+        return program
     from .parser import parse_uncached
     program = parse_uncached(text, file)
     if not program.diagnostics:

@@ -56,11 +56,9 @@ def parse_by_shape(text: str, file: str, min_lines: int = MIN_LINES, repeats: in
     """The Program of ``text``, parsed line by line by shape; None when the
     file does not qualify (see the module's docstring) or has a syntax error:
     such a file is parsed whole, which reports every mistake."""
-    if "\r" in text:
+    if "\r" in text or text.count("\n") + 1 < min_lines:
         return None
     lines = text.split("\n")
-    if len(lines) < min_lines:
-        return None
     statements: list = []
     first = 0
     if '"""' in text:
@@ -72,23 +70,17 @@ def parse_by_shape(text: str, file: str, min_lines: int = MIN_LINES, repeats: in
     most = len(lines) // repeats + 1   # more shapes than this: not a file to parse by shape
     for i in range(first, len(lines)):
         line = lines[i]
-        if '"' in line:
+        if '"' in line:   # a line with a string is its own shape (its comment parsed with it)
             code = _STRING.sub('""', line).partition("#")[0]
-            if not _balanced(code) or ("\\" in code and _CONTINUED.search(code)):
-                return None
-            key = '"' + line   # a line with a string is its own shape
-            keys.append((i, key, line, ""))
-            seen.add(key)
-            if len(seen) > most:
-                return None
-            continue
-        code, hash_, comment = line.partition("#")
-        if not code.strip():
-            continue
+            key, parsed, comment = '"' + line, line, None
+        else:
+            code, hash_, comment = line.partition("#")
+            if not code.strip():
+                continue
+            key, parsed, comment = _NAME_WITH_DIGIT.sub(_zeros, code), code, comment.strip() if hash_ else None
         if not _balanced(code) or ("\\" in code and _CONTINUED.search(code)):
             return None
-        key = _NAME_WITH_DIGIT.sub(_zeros, code)
-        keys.append((i, key, code, comment.strip() if hash_ else None))
+        keys.append((i, key, parsed, comment))
         seen.add(key)
         if len(seen) > most:
             return None
@@ -96,6 +88,7 @@ def parse_by_shape(text: str, file: str, min_lines: int = MIN_LINES, repeats: in
         return None
     builders: dict[str, object] = {}
     texts: dict[str, str] = {}   # one str per name: not one per use
+    from .parser import _attach_descriptions
     try:
         for i, key, code, comment in keys:
             build = builders.get(key)
@@ -106,7 +99,6 @@ def parse_by_shape(text: str, file: str, min_lines: int = MIN_LINES, repeats: in
                 build = builders[key] = _builder(template, file, texts.setdefault)
             made = build(i + 1, code)
             if comment:
-                from .parser import _attach_descriptions
                 for stmt in made:
                     _attach_descriptions(stmt, {i + 1: comment})
             statements += made
