@@ -49,7 +49,7 @@ class NotLive(Exception):
     """The cell cannot be a live Excel formula; the message is the note to show."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class IrFormula:
     """A cell whose formula prints straight from its IR expression (`ir_formula`),
     without sympy; `sympy()` gives the cell's sympy expression (or raises
@@ -211,6 +211,7 @@ class FormulaBuilder:
         self.helpers: list[HelperBlock] = []
         self.solves: list = []           # xlsx_solves.SolveLadder, one per numeric solve
         self._cell_cache: dict[tuple, object] = {}   # (cid, inline_only) or ("sympy", cid, inline_only)
+        self._uncertain = model.graph.uncertain
 
     @cached_property
     def _truths(self) -> set[str]:
@@ -228,7 +229,18 @@ class FormulaBuilder:
     # --- model cells
     def cell(self, cid: str, inline_only: bool = False):
         """The expression of a formula or solve cell in its display unit; raises NotLive."""
-        return self._remembered((cid, inline_only), lambda: self._build(cid, inline_only))
+        # `_remembered` written out: this runs once per cell of a workbook.
+        key = (cid, inline_only)
+        found = self._cell_cache.get(key)
+        if found is None:
+            try:
+                found = self._build(cid, inline_only)
+            except NotLive as exc:
+                found = exc
+            self._cell_cache[key] = found
+        if isinstance(found, NotLive):
+            raise found
+        return found
 
     def _remembered(self, key, build):
         """``build()``, made once per key (a NotLive too, raised again each time)."""
@@ -247,8 +259,7 @@ class FormulaBuilder:
         if failed is not None:   # never a live formula that could show a number ifr does not have
             raise NotLive(f"Why: {failed.message}. Run ifr again after changing its inputs.")
         cell = self.cells[cid]
-        value = self.model.values.get(cid)
-        if cid in self.model.graph.uncertain and getattr(value, "ndim", 0):
+        if cid in self._uncertain and getattr(self.model.values.get(cid), "ndim", 0):
             stats = self.model.summary(cid)
             spread = "" if stats is None else \
                 f" (90% of them between {stats.p5:.4g} and {stats.p95:.4g} {self.model.units[cid]})".replace(" )", ")")
