@@ -232,6 +232,8 @@ class Binder(ExpressionResolver):
         module binds, checks and computes those three.  (A module's other
         cells are checked where they are used, and when the module's own file
         is checked.)"""
+        if len(self.resolved) == len(self.cells):   # no imported cell left unresolved: nothing to reach or drop
+            return
         roots: set[str] = set()
         for cid in self.resolved:
             roots |= self._reads(self.cells[cid])

@@ -363,6 +363,7 @@ class WorkbookWriter:
         self.styles = Styles(workbook)
         self._stale_format = None
         self.builder = FormulaBuilder(model)
+        self._graph_cells = model.graph.cells
         self.ir_printer = IrPrinter(model.units)
         self.cells = exported_cells(model)
         self.names = cell_names(model, self.cells)
@@ -436,12 +437,12 @@ class WorkbookWriter:
 
     # --- formulas
     def _build_formulas(self) -> None:
+        cells, overrides, build = self._graph_cells, self.model.overrides, self.builder.cell
         for cid in self.cells:
-            cell = self.model.graph.cells[cid]
-            if cell.kind == "input" or cid in self.model.overrides:
+            if cells[cid].kind == "input" or cid in overrides:
                 continue
             try:
-                self.formulas[cid] = self.builder.cell(cid)
+                self.formulas[cid] = build(cid)
             except NotLive as exc:
                 self.formulas[cid] = exc
 
@@ -567,7 +568,7 @@ class WorkbookWriter:
         """What the value cell of a model cell holds: an input, a live formula,
         or a value with a note (`write_value` and `value_xml` write it)."""
         value = display_value(self.model, cid)
-        cell = self.model.graph.cells[cid]
+        cell = self._graph_cells[cid]
         if cell.kind == "input" or cid in self.model.overrides:
             written = _written_number(cell) if cid not in self.model.overrides else None
             computed = cell.expr is not None and _find(cell.expr, (ir.MonteCarlo, ir.Reduce))
