@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from .errors import IfrError, IfrErrors, printable, remember_source, render
+from .errors import IfrError, IfrErrors, printable, remember_source, render, source_order
 
 USAGE_HINT = "run `ifr --help` for the commands, `ifr COMMAND --help` for their options"
 
@@ -264,8 +264,9 @@ def _cell_rows(model):
 
 def _run(model, args) -> int:
     rows = _cell_rows(model)
-    failed = any("error" in r for r in rows)
-    _print_diagnostics(model.own_errors())
+    tables = model.table_errors()
+    failed = bool(tables) or any("error" in r for r in rows)
+    _print_diagnostics(sorted(model.own_errors() + tables, key=source_order))
     if args.format == "json":
         json.dump({"file": model.file, "title": model.docstring, "cells": rows}, sys.stdout, indent=2,
                   ensure_ascii=False, default=_json_default)
@@ -299,9 +300,11 @@ def _run(model, args) -> int:
     if iwidth:
         print(f"\n[a to b]: where the middle 90% of {model.sampling.samples:,} Monte Carlo samples fall "
               f"(5th to 95th percentile; seed {model.sampling.seed}); the value is the median")
-    if failed:
-        count = sum("error" in r for r in rows)
-        print(f"\n{count} cell(s) could not be computed", file=sys.stderr)
+    count = sum("error" in r for r in rows)
+    said = ([f"{count} cell(s) could not be computed"] if count else []) + \
+        ([f"{len(tables)} table(s) cannot be made"] if tables else [])
+    if said:
+        print("\n" + "; ".join(said), file=sys.stderr)
     return 2 if failed else 0
 
 
@@ -371,7 +374,7 @@ def _check(args) -> int:
             broken += 1
             continue
         model = _what_if(analysis.evaluate(samples=args.samples, seed=args.seed), args)
-        own = model.own_errors()
+        own = sorted(model.own_errors() + model.table_errors(), key=source_order)
         _print_diagnostics(own)
         broken += bool(own)
         for r in model.check():
@@ -477,6 +480,10 @@ def _sensitivity(model, args) -> int:
 
 
 def _export(model, args) -> int:
+    broken = model.table_errors()
+    if broken:      # every table's mistake, not the first one met while writing
+        _print_diagnostics(broken)
+        return 2
     model.export(args.output)
     print(f"wrote {args.output}")
     if model.errors:

@@ -201,6 +201,24 @@ class Model:
                        and not graph.cells[cid].module),
                       key=source_order)
 
+    def table_errors(self) -> list[IfrError]:
+        """Why each table that cannot be made cannot (a range that is empty,
+        not finite or too long, a value in the wrong unit, too many rows),
+        found without computing a row. A table whose values read a cell with
+        no value is left to that cell's error, and one the analysis rejected
+        to the analysis."""
+        found = []
+        for table in self.graph.tables:
+            nodes = [n for axis in table.axes for n in (*(axis.range or ()), *axis.values) if isinstance(n, ir.Node)]
+            if table.error is not None or any(ir.refs(n) & self.errors.keys() for n in nodes):
+                continue
+            from .tables import table_size     # numpy: for a model with tables only
+            try:
+                table_size(self, table)
+            except IfrError as exc:
+                found.append(exc)
+        return found
+
     def error(self, name: str) -> CellError | None:
         """Why a cell has no value, or None when it has one."""
         return self.errors.get(self.cell_id(name))

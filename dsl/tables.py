@@ -47,27 +47,59 @@ def sweep_values(model, table):
     if table.var_is_record:
         return table.values
     if table.range is not None:
-        lo, hi, step = (_one(model, n) for n in table.range)
-        for n in table.range:
-            d = dim_of(n, model.dims)
-            if d != model.dims[table.var]:
-                raise IfrError("unit-mismatch", f"the range `{n.text}` is {d}, but `{model.graph.cells[table.var].name}`"
-                               f" is {model.dims[table.var]}", n.span)
-        if not all(np.isfinite((lo, hi, step))):
-            raise IfrError("bad-range", "a range's ends and step must be finite numbers", table.range[0].span)
-        if step <= 0:
-            raise IfrError("bad-range", "a range step must be positive", table.range[2].span)
-        if hi < lo:
-            lo_node, hi_node = table.range[0], table.range[1]
-            raise IfrError("bad-range", f"the range {lo_node.text}..{hi_node.text} is empty: it ends below its start",
-                           lo_node.span, hint=f"write the smaller end first: {hi_node.text}..{lo_node.text}")
-        count = int(np.floor((hi - lo) / step * (1 + 1e-12))) + 1
-        if count > MAX_ROWS:
-            times = -(-count // MAX_ROWS)
-            raise IfrError("range-too-large", f"the range has {count:,} values; a table holds at most {MAX_ROWS:,} rows",
-                           table.span, hint=f"take a step {times} times as large ({(count - 1) // times + 1:,} rows), "
-                                            "or a narrower range")
+        lo, step, count = _range(model, table)
         return lo + step * np.arange(count)
+    return np.array(_listed(model, table))
+
+
+def table_size(model, table) -> int:
+    """How many rows a table has (every combination of its varied cells'
+    values), its ranges and values checked as `run_table` checks them, without
+    computing a row; raises IfrError for a table that cannot be made."""
+    if table.error is not None:
+        raise table.error
+    size = 1
+    for axis in table.axes:
+        if axis.var_is_record:
+            size *= len(axis.values)
+        elif axis.range is not None:
+            size *= _range(model, axis)[2]
+        else:
+            size *= len(_listed(model, axis))
+    if size > MAX_ROWS:
+        raise IfrError("range-too-large", f"the table has {size:,} rows (every combination of its values); a table "
+                       f"holds at most {MAX_ROWS:,}", table.span,
+                       hint="vary fewer cells in one table, or give each fewer values")
+    return size
+
+
+def _range(model, table) -> tuple[float, float, int]:
+    """The start, step and count of values of a table's range (base SI), checked."""
+    lo, hi, step = (_one(model, n) for n in table.range)
+    for n in table.range:
+        d = dim_of(n, model.dims)
+        if d != model.dims[table.var]:
+            raise IfrError("unit-mismatch", f"the range `{n.text}` is {d}, but `{model.graph.cells[table.var].name}`"
+                           f" is {model.dims[table.var]}", n.span)
+    if not all(np.isfinite((lo, hi, step))):
+        raise IfrError("bad-range", "a range's ends and step must be finite numbers", table.range[0].span)
+    if step <= 0:
+        raise IfrError("bad-range", "a range step must be positive", table.range[2].span)
+    if hi < lo:
+        lo_node, hi_node = table.range[0], table.range[1]
+        raise IfrError("bad-range", f"the range {lo_node.text}..{hi_node.text} is empty: it ends below its start",
+                       lo_node.span, hint=f"write the smaller end first: {hi_node.text}..{lo_node.text}")
+    count = int(np.floor((hi - lo) / step * (1 + 1e-12))) + 1
+    if count > MAX_ROWS:
+        times = -(-count // MAX_ROWS)
+        raise IfrError("range-too-large", f"the range has {count:,} values; a table holds at most {MAX_ROWS:,} rows",
+                       table.span, hint=f"take a step {times} times as large ({(count - 1) // times + 1:,} rows), "
+                                        "or a narrower range")
+    return lo, step, count
+
+
+def _listed(model, table) -> list[float]:
+    """The values of a table's list (base SI), checked."""
     out = []
     for node in table.values:
         d = dim_of(node, model.dims)
@@ -75,7 +107,7 @@ def sweep_values(model, table):
             raise IfrError("unit-mismatch", f"`{node.text}` is {d}, but `{model.graph.cells[table.var].name}` "
                            f"is {model.dims[table.var]}", node.span)
         out.append(_one(model, node))
-    return np.array(out)
+    return out
 
 
 def _one(model, node) -> float:
@@ -105,15 +137,9 @@ def run_table(model, name: str):
                        hint=f"did you mean {close}?" if close else
                        ("tables: " + ", ".join(tables)) if tables else "this file defines no table")
     table = tables[name]
-    if table.error is not None:
-        raise table.error
+    size = table_size(model, table)
     per_axis = [sweep_values(model, axis) for axis in table.axes]
     sizes = [len(v) for v in per_axis]
-    size = int(np.prod(sizes))
-    if size > MAX_ROWS:
-        raise IfrError("range-too-large", f"the table has {size:,} rows (every combination of its values); a table "
-                       f"holds at most {MAX_ROWS:,}", table.span,
-                       hint="vary fewer cells in one table, or give each fewer values")
     overrides, columns, units, data = {}, [], [], []
     # every combination, the first varied cell slowest: row r takes value grid[i][r] of axis i
     grid = np.indices(sizes).reshape(len(sizes), -1)

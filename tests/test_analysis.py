@@ -158,6 +158,36 @@ def test_check_exits_2_when_a_cell_cannot_be_computed(capsys):
     assert "error[no-solution]" in capsys.readouterr().err
 
 
+TABLE_ERRORS = ROOT / "tests" / "errors" / "tables_that_cannot_be_made.ifr"
+
+
+def test_run_and_export_report_every_table_that_cannot_be_made(tmp_path, capsys):
+    assert main(["run", str(TABLE_ERRORS)]) == 2
+    err = capsys.readouterr().err
+    assert [line.split("error[")[1].split("]")[0] for line in err.splitlines() if "error[" in line] == [
+        "division-by-zero", "bad-range", "range-too-large", "range-too-large", "bad-range"]
+    assert err.rstrip().endswith("1 cell(s) could not be computed; 4 table(s) cannot be made")
+    out = tmp_path / "t.xlsx"
+    assert main(["export", str(TABLE_ERRORS), "-o", str(out)]) == 2
+    assert capsys.readouterr().err.count("error[") == 4 and not out.exists()   # every table's, none written
+
+
+def test_the_editor_shows_a_table_that_cannot_be_made(tmp_path):
+    from ifr.lsp.analysis import analyse as analyse_for_editor
+    text = TABLE_ERRORS.read_text(encoding="utf-8")
+    found = analyse_for_editor(str(TABLE_ERRORS), text, {})
+    assert [(d.code, d.span.line) for d in found.diagnostics if d.severity == "error"] == [
+        ("division-by-zero", 8), ("bad-range", 9), ("range-too-large", 10), ("range-too-large", 11), ("bad-range", 12)]
+
+
+def test_a_table_that_can_be_made_is_no_error(tmp_path, capsys):
+    path = tmp_path / "m.ifr"
+    path.write_text("bw = 25 GB/s\nt = 1 GiB / bw\ntable s: vary bw over 1 GB/s..1000000 GB/s by 1 GB/s show t\n",
+                    encoding="utf-8")     # a million rows: as many as a table holds
+    assert main(["check", str(path)]) == 0
+    assert "error" not in capsys.readouterr().err
+
+
 # --- spellings -------------------------------------------------------------------
 
 def test_a_percentage_may_have_a_space(tmp_path):

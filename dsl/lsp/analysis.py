@@ -172,7 +172,7 @@ def _run_pipeline(path: str, text: str, buffers: dict[str, str]) -> _Run:
         analysis = Analysis(graph, dims, run.binder, run.loader.diagnostics + run.binder.diagnostics + dim_errors)
         run.errors, run.warnings = analysis.errors, analysis.warnings
         run.model = analysis.evaluate()
-        run.errors += run.model.own_errors()
+        run.errors += run.model.own_errors() + run.model.table_errors()
         run.checks = run.model.check()
     except IfrErrors as exc:
         run.errors = list(exc.errors)
