@@ -236,6 +236,7 @@ def _spaced(value: str) -> str:
 
 def _cell_rows(model):
     from .display import format_number
+    from .evaluate import is_truth_value
     rows = []
     for cid in model.used_cells():
         cell = model.graph.cells[cid]
@@ -248,7 +249,8 @@ def _cell_rows(model):
         if failed is None:
             value = model.value(cid)
             row["value"] = float(value)
-            row["text"] = format_number(value) + (f" {unit}" if unit else "")
+            truth = is_truth_value(model.values[cid])     # a condition: true or false, not 1 or 0
+            row["text"] = format_number(bool(value) if truth else value) + (f" {unit}" if unit else "")
             stats = model.summary(cid)
             if stats is not None:   # an uncertain cell: its median, and where 90% of its samples fall
                 row.update(uncertain=True, mean=stats.mean, median=stats.median, sd=stats.sd, p5=stats.p5,

@@ -18,7 +18,7 @@ from ifr.tables import sweep_values
 from .xlsx import merged_text, setup_print, write_formula, write_number
 from .xlsx_formulas import NotLive, per_unit, symbol, unit_size
 from .xlsx_sheets import FAIL, PASS, _Sheet
-from .xlsx_style import RowHeights, input_format, number_format, text_width
+from .xlsx_style import TRUTH_FORMAT, RowHeights, input_format, number_format, text_width
 
 
 FULL_DIGITS = 10
@@ -160,7 +160,7 @@ class ChecksSheet(_Sheet):
             test = f"B{row + 1}{op}C{row + 1}"
         else:
             self.live(row, 1, lambda: self._expression(node), None,
-                      bool(result.passed), fmt="General")
+                      bool(result.passed), fmt=TRUTH_FORMAT)
             self.sheet.write_string(row, 5, "true", self.st("muted"))
             test = f"B{row + 1}"
         self.sheet.write_formula(row, 6, f'=IF({test},"{PASS}","{FAIL}")', self.st("pass"),

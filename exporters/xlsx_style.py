@@ -61,6 +61,11 @@ class Styles:
         return self._made[key]
 
 
+# A true/false value's format: Excel shows a truth value as TRUE or FALSE
+# whatever its format, LibreOffice and Gnumeric as 1 or 0 unless told so.
+TRUTH_FORMAT = '"TRUE";"TRUE";"FALSE"'
+
+
 def number_format(value, digits: int = 4) -> str:
     """An Excel number format that shows `value` with `digits` significant digits."""
     if type(value) is float and 1e-4 <= abs(value) < 1e9:    # most values: `format_number`'s fixed notation
@@ -70,7 +75,9 @@ def number_format(value, digits: int = 4) -> str:
         shown = f"{value:.{decimals}f}".rstrip("0")
         decimals = len(shown) - shown.index(".") - 1
         return "#,##0." + "0" * decimals if decimals else "#,##0"
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if isinstance(value, bool):
+        return TRUTH_FORMAT
+    if not isinstance(value, (int, float)) or not math.isfinite(value):
         return "General"
     magnitude = abs(float(value))
     if 1e9 <= magnitude < 1e15:
@@ -84,7 +91,9 @@ def input_format(value, written: str | None = None) -> str:
     """A number format that shows an input exactly: with the digits it was
     `written` with (`1.90` stays 1.90) when that is its value, else the fewest
     digits that show it exactly."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if isinstance(value, bool):
+        return TRUTH_FORMAT
+    if not isinstance(value, (int, float)) or not math.isfinite(value):
         return "General"
     if 1e9 <= abs(value) < 1e15 and float(value).is_integer():
         return "#,##0"                 # 70,000,000,000 rather than 7E+10

@@ -15,7 +15,7 @@ from .xlsx import _col, _quote, merged_text, setup_print, write_formula, write_n
 from .xlsx_formulas import NotLive, not_available, per_unit, symbol, unit_size
 from .xlsx_layout import TABLE_HEADER_ROW, varied_node
 from .xlsx_sheets import _Sheet
-from .xlsx_style import LINE_HEIGHT, input_format, number_format, text_width
+from .xlsx_style import LINE_HEIGHT, TRUTH_FORMAT, input_format, number_format, text_width
 
 
 # A chart needs this many rows to show a trend; it spans this many default columns.
@@ -46,8 +46,9 @@ class TableSheet(_Sheet):
         merged_text(sheet, 0, 0, span, table.name.replace("_", " "), self.st("title"))
         sheet.set_row(0, 22)
         what = "each of " if table.var_is_record else ""
-        sentence = (f"How {shown} change with {var_name}: one row for {what}{self._values_text()}. "
-                    f"Each row recomputes them live with {var_name} replaced by the row's "
+        change, them = ("changes", "it") if len(names) == 1 else ("change", "them")
+        sentence = (f"How {shown} {change} with {var_name}: one row for {what}{self._values_text()}. "
+                    f"Each row recomputes {them} live with {var_name} replaced by the row's "
                     f"{'fields' if table.var_is_record else 'value'}; every other input comes from the Model sheet. "
                     "The rows themselves are set by the table's line in the .ifr file.")
         merged_text(sheet, 1, 0, span, (table.description.rstrip(".") + ". " if table.description else "") + sentence,
@@ -84,7 +85,7 @@ class TableSheet(_Sheet):
                     refs[key] = helper
                     make = self._reading(make, key)
                 if self._is_condition(cid):
-                    self.live(row, j, make, refs, bool(values[j]), fmt="General")
+                    self.live(row, j, make, refs, bool(values[j]), fmt=TRUTH_FORMAT)
                 else:
                     self.live(row, j, make, refs, values[j], sources=[cid, *self._record_cells()])
         last = first + len(result.rows) - 1
@@ -116,7 +117,7 @@ class TableSheet(_Sheet):
         if k > 1:
             parts.append(f"{shown} for every combination of {varied}, one row each (the first varies slowest).")
         else:
-            parts.append(f"How {shown} change with {varied}.")
+            parts.append(f"How {shown} {'changes' if len(table.show) == 1 else 'change'} with {varied}.")
         if len(result.columns) != k + len(table.show):
             parts.append(f"An uncertain cell shows the median of its {model.sampling.samples:,} Monte Carlo "
                          "samples and its 5th and 95th percentiles.")

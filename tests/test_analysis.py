@@ -109,6 +109,17 @@ def test_a_model_binds_the_cells_of_a_module_it_reaches(tmp_path):
     assert sorted(e.span.line for e in own.errors) == [5, 6]
 
 
+def test_run_shows_a_condition_as_true_or_false(tmp_path, capsys):
+    path = tmp_path / "m.ifr"
+    path.write_text("a = 2 ms\nb = 3 ms\nfits = a <= b\nlate = a > b\n", encoding="utf-8")
+    assert main(["run", str(path)]) == 0
+    shown = {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines() if line.strip()}
+    assert (shown["fits"], shown["late"]) == ("true", "false")
+    assert main(["run", str(path), "--format", "json"]) == 0
+    cells = {c["name"]: c for c in json.loads(capsys.readouterr().out)["cells"]}
+    assert (cells["fits"]["value"], cells["fits"]["text"], cells["late"]["value"]) == (1.0, "true", 0.0)
+
+
 # --- per-cell errors -----------------------------------------------------------
 
 def test_run_prints_every_other_cell_and_the_errors_in_json(capsys):

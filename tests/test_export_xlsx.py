@@ -360,3 +360,25 @@ def test_cli_export(tmp_path):
                            "-o", str(out)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert load_workbook(out).sheetnames[:2] == ["Model", "Library"]
+
+
+def test_a_condition_reads_true_or_false_in_libreoffice(soffice, tmp_path):
+    """Excel shows a truth value as TRUE or FALSE whatever its number format;
+    LibreOffice, opening a workbook as it is (without recalculating, its
+    default), shows it as 1 or 0 under General. As LibreOffice renders the
+    Model sheet (its cover's results too), conditions read TRUE and FALSE."""
+    import html
+    import re
+
+    path = tmp_path / "m.ifr"
+    path.write_text("a = 2 ms\nb = 3 ms\nfits = a <= b\nlate = a > b\n", encoding="utf-8")
+    ifr.load(path).export(tmp_path / "m.xlsx")
+    profile = tmp_path / "profile"      # LibreOffice's default settings, as a user's own
+    subprocess.run([soffice, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--norestore",
+                    "--convert-to", "html", "--outdir", str(tmp_path / "html"), str(tmp_path / "m.xlsx")],
+                   capture_output=True, timeout=120, check=True)
+    page = (tmp_path / "html" / "m.html").read_text(encoding="utf-8", errors="replace")
+    words = html.unescape(re.sub(r"<[^>]+>", " ", page)).split()
+    shown = [(word, words[i + 1]) for i, word in enumerate(words[:-1])
+             if word in ("fits", "late") and words[i + 1] in ("TRUE", "FALSE", "1", "0")]
+    assert shown == [("fits", "TRUE"), ("late", "FALSE")] * 2    # the cover's results, then the rows
