@@ -3,14 +3,18 @@ from __future__ import annotations
 
 from . import ir
 from .display import format_number
+from .evaluate import is_truth_value
 from .symbolic import tree_symbols
 
 
 def explain(model, cid: str) -> dict:
     cell = model.graph.cells[cid]
     failed = model.errors.get(cid)
+    value = None if failed else model.value(cid)
+    if value is not None and is_truth_value(model.values[cid]):
+        value = bool(value)     # a condition: true or false, not 1 or 0
     out = {"name": cell.name, "kind": cell.kind, "formula": cell.source, "unit": model.units[cid],
-           "value": None if failed else model.value(cid), "description": cell.description}
+           "value": value, "description": cell.description}
     if failed is not None:
         out["error"] = f"error[{failed.code}]: {failed.message}"
     stats = model.summary(cid) if failed is None else None

@@ -109,7 +109,7 @@ def test_a_model_binds_the_cells_of_a_module_it_reaches(tmp_path):
     assert sorted(e.span.line for e in own.errors) == [5, 6]
 
 
-def test_run_shows_a_condition_as_true_or_false(tmp_path, capsys):
+def test_run_explain_and_the_editor_show_a_condition_as_true_or_false(tmp_path, capsys):
     path = tmp_path / "m.ifr"
     path.write_text("a = 2 ms\nb = 3 ms\nfits = a <= b\nlate = a > b\n", encoding="utf-8")
     assert main(["run", str(path)]) == 0
@@ -118,6 +118,11 @@ def test_run_shows_a_condition_as_true_or_false(tmp_path, capsys):
     assert main(["run", str(path), "--format", "json"]) == 0
     cells = {c["name"]: c for c in json.loads(capsys.readouterr().out)["cells"]}
     assert (cells["fits"]["value"], cells["fits"]["text"], cells["late"]["value"]) == (1.0, "true", 0.0)
+    assert main(["explain", str(path), "late"]) == 0
+    assert "value:       false" in capsys.readouterr().out
+    from ifr.lsp.analysis import analyse as analyse_for_editor
+    shown = {c.name: c.value_text for c in analyse_for_editor(str(path), path.read_text(), {}).cells.values()}
+    assert (shown["fits"], shown["late"], shown["a"]) == ("true", "false", "2 ms")
 
 
 # --- per-cell errors -----------------------------------------------------------

@@ -24,6 +24,7 @@ from ..bind import Binder
 from ..dimensions import check_graph
 from ..display import auto_unit, format_number
 from ..errors import IfrError, IfrErrors, Sources, Span
+from ..evaluate import is_truth_value
 from ..model import Analysis, Model, allow_deep_recursion
 from ..parse_cache import parse
 from ..resolve import Loader
@@ -67,7 +68,7 @@ class CellInfo:
     kind: str                        # input | formula | solve
     span: Span                       # the defining name
     statement: Span                  # the whole definition
-    value: float | None              # in ``unit``; None when the file did not evaluate
+    value: float | bool | None       # in ``unit`` (a condition: a bool); None when the file did not evaluate
     unit: str
     formula: str
     description: str
@@ -264,6 +265,8 @@ def _cells(binder, model) -> dict[str, CellInfo]:
                 value = float(model.value(cid))
             except (TypeError, ValueError, IfrError):
                 value = None
+            if value is not None and is_truth_value(model.values[cid]):
+                value = bool(value)     # a condition: shown as true or false
         info = CellInfo("cell:" + cid, cid, cell.name, cell.kind, _absolute(name_span), _absolute(cell.span),
                         value, unit or "", cell.source, cell.description, cell.section, cell.record)
         stats = model.summary(cid) if value is not None else None
