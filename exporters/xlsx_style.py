@@ -61,8 +61,9 @@ class Styles:
         return self._made[key]
 
 
-# A true/false value's format: Excel shows a truth value as TRUE or FALSE
-# whatever its format, LibreOffice and Gnumeric as 1 or 0 unless told so.
+# A true/false value's format: Excel and Gnumeric show a truth value as TRUE
+# or FALSE whatever its format; LibreOffice, opening a workbook without
+# recalculating it (its default), shows 1 or 0 under General.
 TRUTH_FORMAT = '"TRUE";"TRUE";"FALSE"'
 
 
