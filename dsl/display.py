@@ -227,6 +227,11 @@ _SI_NAMES = {"information": ("B", 8.0), "time": ("s", 1.0), "length": ("m", 1.0)
              "luminosity": ("cd", 1.0), "compute": ("FLOP", 1.0), "gpu": ("GPU", 1.0)}
 
 
+def share_text(share: float) -> str:
+    """An uncertain condition as read: how often it holds (``share``, a fraction of its samples)."""
+    return f"true in {format_number(100 * share)}% of samples"
+
+
 def si_unit(dim: Dim) -> tuple[str, float]:
     """(unit text, size in base units) for a dimension's SI unit, information in
     bytes: `[information]/[time]` is ("B/s", 8.0); a value in base units

@@ -249,6 +249,16 @@ class Model:
             return None
         return summary(value).scaled(factor(self.units[cid]))
 
+    def share_true(self, name: str) -> float | None:
+        """How often an uncertain condition holds (the fraction of its samples
+        that are true); None for any other cell. Its value, the median of its
+        samples, reads as true or false only."""
+        cid = self.cell_id(name)
+        value = self.values.get(cid)
+        if cid in self.errors or not is_samples(value) or value.dtype != bool:
+            return None
+        return float(value.mean())
+
     def samples(self, name: str):
         """An uncertain cell's samples in its display unit (a numpy array)."""
         cid = self.cell_id(name)

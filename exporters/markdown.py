@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import ifr
-from ifr.display import format_number
+from ifr.display import format_number, share_text
 
 from .cells import exported_cells, source_text, table_result, title_and_text
 from .output import atomic_output
@@ -118,7 +118,7 @@ def _in_unit(model, cid: str, unit: str) -> str:
     if getattr(raw, "ndim", 0):   # uncertain: the median, and where the middle 90% of the samples fall
         from ifr.uncertain import summary
         if raw.dtype == bool:
-            return f"true in {format_number(100 * float(raw.mean()))}% of samples"
+            return share_text(float(raw.mean()))
         s = summary(raw).scaled(factor(unit))
         return f"{format_number(s.median)} ({format_number(s.p5)} to {format_number(s.p95)})"
     return format_number(float(raw) / factor(unit))

@@ -260,6 +260,11 @@ class FormulaBuilder:
             raise NotLive(f"Why: {failed.message}. Run ifr again after changing its inputs.")
         cell = self.cells[cid]
         if cid in self._uncertain and getattr(self.model.values.get(cid), "ndim", 0):
+            share = self.model.share_true(cid)
+            if share is not None:
+                raise NotLive(f"Uncertain: how often it holds, the share of the {self.model.sampling.samples:,} "
+                              f"Monte Carlo samples drawn by ifr in which it is true ({share:.2%}). A spreadsheet "
+                              "does not redraw samples: run ifr again after changing its inputs.")
             stats = self.model.summary(cid)
             spread = "" if stats is None else \
                 f" (90% of them between {stats.p5:.4g} and {stats.p95:.4g} {self.model.units[cid]})".replace(" )", ")")

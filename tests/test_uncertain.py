@@ -169,6 +169,33 @@ def test_run_shows_the_median_and_the_range_json_the_statistics(tmp_path, capsys
     assert json.loads(out2)["cells"] != json.loads(out)["cells"]
 
 
+def test_an_uncertain_condition_reads_how_often_it_holds(tmp_path, capsys, reference):
+    """Its value, the median of true/false samples, would read 0 or 1: run,
+    explain and the editor say how often it holds instead."""
+    path = tmp_path / "kv.ifr"
+    path.write_text(textwrap.dedent(KV_TIER) + "faster = t_load < t_re\n", encoding="utf-8")
+    code, out, _ = run(capsys, "run", path)
+    assert code == 0
+    line = next(x for x in out.splitlines() if x.strip().startswith("faster"))
+    shown = float(line.split("true in ")[1].split("%")[0]) / 100
+    assert shown == pytest.approx(reference["win"], abs=0.015)     # 3 standard errors of 10,000 samples
+    assert line.split()[1:3] == ["true", "in"] and line.split()[4:6] == ["of", "samples"]
+    code, out, _ = run(capsys, "run", path, "--format", "json")
+    cell = next(c for c in json.loads(out)["cells"] if c["name"] == "faster")
+    assert cell["uncertain"] and cell["mean"] == pytest.approx(shown, abs=5e-5)
+    code, out, _ = run(capsys, "explain", path, "faster")
+    assert f"value:       true in {line.split('true in ')[1].split('%')[0]}% of samples" in out
+    from ifr.lsp.analysis import analyse as analyse_for_editor
+    cells = {c.name: c for c in analyse_for_editor(str(path), path.read_text(), {}).cells.values()}
+    assert cells["faster"].value_text == f"true in {line.split('true in ')[1].split('%')[0]}% of samples"
+    from openpyxl import load_workbook
+    ifr.load(path).export(tmp_path / "kv.xlsx")
+    sheet = load_workbook(tmp_path / "kv.xlsx")["Model"]
+    row = next(r for r in sheet.iter_rows() if r[0].value == "faster" and r[1].comment is not None)
+    assert f",{cell['mean']!r},NA())" in row[1].value      # the share, guarded against a stale input
+    assert row[1].comment.text.startswith("Uncertain: how often it holds") and "median" not in row[1].comment.text
+
+
 def test_checks_of_statistics_and_a_check_of_an_uncertain_value(tmp_path, capsys):
     path = tmp_path / "kv.ifr"
     path.write_text(textwrap.dedent(KV_TIER) + "check percentile(t_load, 95) < 600 ms\n"

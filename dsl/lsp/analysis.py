@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..bind import Binder
 from ..dimensions import check_graph
-from ..display import auto_unit, format_number
+from ..display import auto_unit, format_number, share_text
 from ..errors import IfrError, IfrErrors, Sources, Span
 from ..evaluate import is_truth_value
 from ..model import Analysis, Model, allow_deep_recursion
@@ -77,11 +77,14 @@ class CellInfo:
     closed_form: str | None = None   # a solve's, in base SI units
     method: str | None = None        # how a solve was solved
     interval: tuple | None = None    # an uncertain cell's 5th and 95th percentiles (its value is the median)
+    share_true: float | None = None  # an uncertain condition's: how often it holds
 
     @property
     def value_text(self) -> str | None:
         if self.value is None:
             return None
+        if self.share_true is not None:
+            return share_text(self.share_true)
         text = format_number(self.value) + (f" {self.unit}" if self.unit else "")
         if self.interval is not None:
             text += f" (90%: {format_number(self.interval[0])} to {format_number(self.interval[1])})"
@@ -272,6 +275,8 @@ def _cells(binder, model) -> dict[str, CellInfo]:
         stats = model.summary(cid) if value is not None else None
         if stats is not None:
             info.interval = (stats.p5, stats.p95)
+        if value is not None:
+            info.share_true = model.share_true(cid)
         if cell.kind == "solve" and model is not None and cid not in model.errors:
             try:
                 explained = model.explain(cid)
