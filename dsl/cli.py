@@ -448,12 +448,16 @@ def _table(model, args) -> int:
 
 
 def _hist(model, args) -> int:
-    from .display import format_number
+    from .display import format_number, share_text
     cid = model.cell_id(args.name)
     stats = model.summary(cid)
     name = model.graph.cells[cid].name
     if stats is None:
         model.value(cid)   # a cell with an error says so
+        share = model.share_true(cid)
+        if share is not None:
+            raise IfrError("condition", f"`{name}` is a condition, {share_text(share)}: a histogram needs a "
+                           "number", None, hint="ask for the quantity it compares, or use prob(...) in a formula")
         raise IfrError("not-uncertain", f"`{name}` is a single value, not a distribution", None,
                        hint="a cell is uncertain when it depends on a range such as `4 GB/s to 6.5 GB/s`")
     import numpy as np

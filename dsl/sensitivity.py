@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from . import ir
 from .display import factor
 from .errors import IfrError
+from .evaluate import is_truth_value
 from .uncertain import is_samples, summary
 
 
@@ -59,6 +60,10 @@ def sensitivity(model, name: str) -> Sensitivity:
     cid = model.cell_id(name)
     model.value(cid)   # a result that has an error says so
     graph = model.graph
+    value = model.values[cid]
+    if is_truth_value(value) or getattr(value, "dtype", None) == bool:
+        raise IfrError("condition", f"`{graph.cells[cid].name}` is a condition (true or false): sensitivity ranks "
+                       "what moves a number", None, hint="ask about the quantity it compares")
     upstream = graph.relations.ancestors([cid]) - {cid}
     uncertain = [c for c in _distribution_cells(model) if c in upstream]
     medians = {c: summary(model.values[c]).median for c in uncertain if is_samples(model.values[c])}

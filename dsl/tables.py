@@ -160,6 +160,11 @@ def run_table(model, name: str):
         name, unit = model.graph.cells[cid].name, model.units[cid]
         # a column swept row by row (a list) may hold samples: the median, and where 90% of them fall
         if isinstance(column, list) and any(np.ndim(v) for v in column):
+            if any(getattr(v, "dtype", None) == bool for v in column):   # a condition: how often it holds
+                columns.append(f"prob({name})")
+                units.append("")
+                data.append(np.array([float(np.mean(v)) for v in column]))
+                continue
             stats = np.array([np.percentile(v, [50, 5, 95]) if np.ndim(v) else [v, v, v] for v in column])
             for j, label in enumerate((name, f"{name} p5", f"{name} p95")):
                 columns.append(label)

@@ -121,6 +121,9 @@ class TableSheet(_Sheet):
         if len(result.columns) != k + len(table.show):
             parts.append(f"An uncertain cell shows the median of its {model.sampling.samples:,} Monte Carlo "
                          "samples and its 5th and 95th percentiles.")
+        if any(c.startswith("prob(") for c in result.columns[k:]):
+            parts.append("An uncertain condition shows how often it holds: prob, the share of the samples in "
+                         "which it is true.")
         parts.append("The values were computed by ifr and do not recalculate: after an edit of an input they show "
                      "#N/A (stale, in red) until ifr is run again. The rows are set by the table's line in the .ifr "
                      "file.")

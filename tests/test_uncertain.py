@@ -188,12 +188,33 @@ def test_an_uncertain_condition_reads_how_often_it_holds(tmp_path, capsys, refer
     from ifr.lsp.analysis import analyse as analyse_for_editor
     cells = {c.name: c for c in analyse_for_editor(str(path), path.read_text(), {}).cells.values()}
     assert cells["faster"].value_text == f"true in {line.split('true in ')[1].split('%')[0]}% of samples"
+    for command in ("hist", "sensitivity"):     # a number's tools: each says why not, rather than show 0s and 1s
+        code, out, err = run(capsys, command, path, "faster")
+        assert code == 2 and "error[condition]" in err and "Traceback" not in err
     from openpyxl import load_workbook
     ifr.load(path).export(tmp_path / "kv.xlsx")
     sheet = load_workbook(tmp_path / "kv.xlsx")["Model"]
     row = next(r for r in sheet.iter_rows() if r[0].value == "faster" and r[1].comment is not None)
     assert f",{cell['mean']!r},NA())" in row[1].value      # the share, guarded against a stale input
     assert row[1].comment.text.startswith("Uncertain: how often it holds") and "median" not in row[1].comment.text
+
+
+def test_a_table_of_an_uncertain_condition_shows_how_often_it_holds(tmp_path, capsys, reference):
+    path = tmp_path / "kv.ifr"
+    path.write_text(textwrap.dedent(KV_TIER) + "faster = t_load < t_re\n"
+                    "table by_prefix: vary prefix over [2 GiB, 4 GiB] show t_load, faster\n", encoding="utf-8")
+    code, out, _ = run(capsys, "table", path, "by_prefix", "--format", "json")
+    assert code == 0
+    table = json.loads(out)
+    at = table["columns"].index("prob(faster)")
+    shares = [row[at] for row in table["rows"]]
+    assert shares[0] == pytest.approx(reference["win"], abs=0.015)    # 3 standard errors of 10,000 samples
+    assert 0 <= shares[1] < shares[0] / 10      # twice the prefix: a load faster than a recompute is rare
+    ifr.load(path).export(tmp_path / "kv.xlsx")     # the table's sheet too
+    from openpyxl import load_workbook
+    sheet = load_workbook(tmp_path / "kv.xlsx")["by_prefix"]
+    texts = [str(c.value) for row in sheet.iter_rows(max_row=6) for c in row if c.value is not None]
+    assert "prob(faster)" in texts and any("how often it holds" in t for t in texts)
 
 
 def test_checks_of_statistics_and_a_check_of_an_uncertain_value(tmp_path, capsys):
