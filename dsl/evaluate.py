@@ -356,9 +356,14 @@ def _compile_reduce(node: ir.Reduce) -> Fn:
             value = body(env, local)
             state = _fold(func, state, value, keep, n)
         if func == "first":
-            if state is None or (is_array(state) and _np().isnan(state).any()):
+            if state is None or (is_array(state) and _np().isnan(state).all()):
                 raise IfrError("no-value", f"no n in {lo}..{hi} satisfies the condition of `{node.text}`", node.span,
                                hint="widen the range")
+            if is_array(state) and _np().isnan(state).any():    # uncertain: some samples have no such n
+                missing = float(_np().isnan(state).mean())
+                raise IfrError("no-value", f"no n in {lo}..{hi} satisfies the condition of `{node.text}` in "
+                               f"{missing:.2%} of the samples", node.span,
+                               hint="widen the range to cover every sample")
             return state
         if state is None:
             if func == "sum":

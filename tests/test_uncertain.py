@@ -7,6 +7,7 @@ are a few times the spread of a 10,000-sample estimate.
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 
 import numpy as np
@@ -215,6 +216,23 @@ def test_a_table_of_an_uncertain_condition_shows_how_often_it_holds(tmp_path, ca
     sheet = load_workbook(tmp_path / "kv.xlsx")["by_prefix"]
     texts = [str(c.value) for row in sheet.iter_rows(max_row=6) for c in row if c.value is not None]
     assert "prob(faster)" in texts and any("how often it holds" in t for t in texts)
+
+
+def test_a_first_that_some_samples_miss_says_how_many(tmp_path, capsys):
+    """`first(n for n in 1..6 if n * 1 GB/s > ssd)` has no n for the samples of
+    ssd above 6 GB/s: the error says in what share of them, here the chance
+    of a lognormal with 5th and 95th percentiles 4 and 6.5 GB/s exceeding 6."""
+    path = tmp_path / "f.ifr"
+    path.write_text("ssd = 4 GB/s to 6.5 GB/s\nn_fit = first(n for n in 1..6 if n * 1 GB/s > ssd)\n"
+                    "n_all = first(n for n in 1..9 if n * 1 GB/s > ssd)\n", encoding="utf-8")
+    code, out, err = run(capsys, "run", path)
+    assert code == 2 and err.count("error[no-value]") == 1
+    z95 = stats.norm.ppf(0.95)
+    mu, sigma = (np.log(4) + np.log(6.5)) / 2, (np.log(6.5) - np.log(4)) / (2 * z95)
+    expected = stats.norm.sf((np.log(6) - mu) / sigma)           # about 13.5%
+    said = float(re.search(r"in ([\d.]+)% of the samples", err)[1]) / 100
+    assert said == pytest.approx(expected, abs=0.011)             # 3 standard errors of 10,000 samples
+    assert "n_all" in out and "#ERROR" not in next(x for x in out.splitlines() if x.strip().startswith("n_all"))
 
 
 def test_checks_of_statistics_and_a_check_of_an_uncertain_value(tmp_path, capsys):
