@@ -235,8 +235,7 @@ def _spaced(value: str) -> str:
 # --- run -----------------------------------------------------------------------
 
 def _cell_rows(model):
-    from .display import format_number, share_text
-    from .evaluate import is_truth_value
+    from .display import format_number
     rows = []
     for cid in model.used_cells():
         cell = model.graph.cells[cid]
@@ -247,13 +246,11 @@ def _cell_rows(model):
                "section": cell.section if not cell.module else f"from {cell.module}"}
         failed = model.errors.get(cid)
         if failed is None:
-            value = model.value(cid)
-            row["value"] = float(value)
-            truth = is_truth_value(model.values[cid])     # a condition: true or false, not 1 or 0
-            row["text"] = format_number(bool(value) if truth else value) + (f" {unit}" if unit else "")
+            row["value"] = float(model.value(cid))
+            row["text"] = model.value_text(cid)
             share = model.share_true(cid)
             if share is not None:   # an uncertain condition: how often it holds, not its median
-                row.update(uncertain=True, mean=share, text=share_text(share))
+                row.update(uncertain=True, mean=share)
             stats = model.summary(cid)
             if stats is not None:   # an uncertain cell: its median, and where 90% of its samples fall
                 row.update(uncertain=True, mean=stats.mean, median=stats.median, sd=stats.sd, p5=stats.p5,

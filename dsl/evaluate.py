@@ -356,11 +356,12 @@ def _compile_reduce(node: ir.Reduce) -> Fn:
             value = body(env, local)
             state = _fold(func, state, value, keep, n)
         if func == "first":
-            if state is None or (is_array(state) and _np().isnan(state).all()):
+            # the share of samples with no such n (uncertain), else 1 or 0
+            missing = 1.0 if state is None else float(_np().isnan(state).mean()) if is_array(state) else 0.0
+            if missing == 1.0:
                 raise IfrError("no-value", f"no n in {lo}..{hi} satisfies the condition of `{node.text}`", node.span,
                                hint="widen the range")
-            if is_array(state) and _np().isnan(state).any():    # uncertain: some samples have no such n
-                missing = float(_np().isnan(state).mean())
+            if missing:
                 raise IfrError("no-value", f"no n in {lo}..{hi} satisfies the condition of `{node.text}` in "
                                f"{missing:.2%} of the samples", node.span,
                                hint="widen the range to cover every sample")

@@ -2,24 +2,18 @@
 from __future__ import annotations
 
 from . import ir
-from .display import format_number, share_text
-from .evaluate import is_truth_value
+from .display import format_number
 from .symbolic import tree_symbols
 
 
 def explain(model, cid: str) -> dict:
     cell = model.graph.cells[cid]
     failed = model.errors.get(cid)
-    value = None if failed else model.value(cid)
-    if value is not None and is_truth_value(model.values[cid]):
-        value = bool(value)     # a condition: true or false, not 1 or 0
-    share = None if failed else model.share_true(cid)
     out = {"name": cell.name, "kind": cell.kind, "formula": cell.source, "unit": model.units[cid],
-           "value": value, "description": cell.description}
+           "value": None if failed else model.value(cid), "text": None if failed else model.value_text(cid, 6),
+           "description": cell.description}
     if failed is not None:
         out["error"] = f"error[{failed.code}]: {failed.message}"
-    if share is not None:
-        out["share_true"] = share
     stats = model.summary(cid) if failed is None else None
     if stats is not None:
         out["interval"] = (stats.p5, stats.p95)
@@ -85,8 +79,7 @@ def render(info: dict, model) -> str:
     if info.get("error"):
         lines.append(f"  value:       #ERROR  {info['error']}")
     else:
-        shown = share_text(info["share_true"]) if "share_true" in info else format_number(info["value"], 6) + unit
-        lines.append(f"  value:       {shown}")
+        lines.append(f"  value:       {info['text']}")
         if info.get("interval"):
             lo, hi = info["interval"]
             lines[-1] += (f"   (the median of {model.sampling.samples:,} samples; 90% between "

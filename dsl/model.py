@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 from . import ir
 from .bind import Binder, Scope
 from .dimensions import check_graph, dim_of
-from .display import display_unit, factor, format_number, uses_binary
+from .display import display_unit, factor, format_number, share_text, uses_binary
 from .errors import DEFAULT_SOURCES, IfrError, IfrErrors, Sources, Span, remember_source, source_order, unique
-from .evaluate import CellError, Evaluator, compile_node
+from .evaluate import CellError, Evaluator, compile_node, is_truth_value
 from .parse_cache import parse
 from .resolve import Graph, Loader
 from .uncertain import Summary, is_samples, summary
@@ -248,6 +248,21 @@ class Model:
         if cid in self.errors or not is_samples(value) or value.dtype == bool:
             return None
         return summary(value).scaled(factor(self.units[cid]))
+
+    def value_text(self, name: str, digits: int = 4) -> str:
+        """A cell's value as a person reads it: its number in its display unit,
+        a condition as true or false, an uncertain condition as how often it
+        holds (an uncertain number's interval is the caller's to add). Raises
+        IfrError for a cell that has no value."""
+        cid = self.cell_id(name)
+        value = self.value(cid)
+        share = self.share_true(cid)
+        if share is not None:
+            return share_text(share)
+        if is_truth_value(self.values[cid]):
+            return format_number(bool(value))
+        unit = self.units[cid]
+        return format_number(value, digits) + (f" {unit}" if unit else "")
 
     def share_true(self, name: str) -> float | None:
         """How often an uncertain condition holds (the fraction of its samples

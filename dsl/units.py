@@ -95,11 +95,12 @@ _PRODUCTS: dict = {}
 _QUOTIENTS: dict = {}
 
 
-def _remember(table: dict, key, dim: "Dim") -> "Dim":
+def _remember(table: dict, key, value):
+    """``value``, kept in a memo of at most 4,096 entries (emptied when full)."""
     if len(table) >= 4096:
         table.clear()
-    table[key] = dim
-    return dim
+    table[key] = value
+    return value
 
 
 def _power(name: str, p) -> str:
@@ -178,7 +179,7 @@ class _Lookups:
         self.table: dict[str, tuple[float, Dim]] | None = None
         self.shipped: dict[str, list] = {}   # text -> its JSON entry, decoded when first used
         self.dirty = False
-        self.known: dict[str, tuple[float, Dim]] = {}   # unit as written -> its answer, in this process
+        self.known: dict[str, tuple[float, Dim]] = {}   # unit as written -> its answer, in this process (bounded)
 
     def path(self) -> Path:
         return cache_dir() / "units-lookups.json"
@@ -292,8 +293,7 @@ def unit(text: str, span: Span | None = None) -> tuple[float, Dim]:
                        hint="write units like GB/s, KiB/token, GPU*s/request, m^2")
     _definitions()  # a broken definitions file is ifr's bug, not an unknown unit
     try:
-        found = lookups.known[written] = lookups.get(text)
-        return found
+        return _remember(lookups.known, written, lookups.get(text))
     except OffsetUnit:
         raise IfrError("offset-unit", f"`{text}` is an offset or logarithmic unit, which ifr does not compute "
                        "with", span, hint="use a unit that scales: K for temperatures, W or mW for powers") from None

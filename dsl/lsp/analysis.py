@@ -22,9 +22,8 @@ from pathlib import Path
 
 from ..bind import Binder
 from ..dimensions import check_graph
-from ..display import auto_unit, format_number, share_text
+from ..display import auto_unit, format_number
 from ..errors import IfrError, IfrErrors, Sources, Span
-from ..evaluate import is_truth_value
 from ..model import Analysis, Model, allow_deep_recursion
 from ..parse_cache import parse
 from ..resolve import Loader
@@ -68,7 +67,7 @@ class CellInfo:
     kind: str                        # input | formula | solve
     span: Span                       # the defining name
     statement: Span                  # the whole definition
-    value: float | bool | None       # in ``unit`` (a condition: a bool); None when the file did not evaluate
+    value: float | None              # in ``unit``; None when the file did not evaluate
     unit: str
     formula: str
     description: str
@@ -77,15 +76,13 @@ class CellInfo:
     closed_form: str | None = None   # a solve's, in base SI units
     method: str | None = None        # how a solve was solved
     interval: tuple | None = None    # an uncertain cell's 5th and 95th percentiles (its value is the median)
-    share_true: float | None = None  # an uncertain condition's: how often it holds
+    text: str | None = None          # the value as read (`Model.value_text`)
 
     @property
     def value_text(self) -> str | None:
         if self.value is None:
             return None
-        if self.share_true is not None:
-            return share_text(self.share_true)
-        text = format_number(self.value) + (f" {self.unit}" if self.unit else "")
+        text = self.text
         if self.interval is not None:
             text += f" (90%: {format_number(self.interval[0])} to {format_number(self.interval[1])})"
         return text
@@ -266,17 +263,16 @@ def _cells(binder, model) -> dict[str, CellInfo]:
             unit = model.units[cid]
             try:
                 value = float(model.value(cid))
+                text = model.value_text(cid)
             except (TypeError, ValueError, IfrError):
                 value = None
-            if value is not None and is_truth_value(model.values[cid]):
-                value = bool(value)     # a condition: shown as true or false
         info = CellInfo("cell:" + cid, cid, cell.name, cell.kind, _absolute(name_span), _absolute(cell.span),
                         value, unit or "", cell.source, cell.description, cell.section, cell.record)
         stats = model.summary(cid) if value is not None else None
         if stats is not None:
             info.interval = (stats.p5, stats.p95)
         if value is not None:
-            info.share_true = model.share_true(cid)
+            info.text = text
         if cell.kind == "solve" and model is not None and cid not in model.errors:
             try:
                 explained = model.explain(cid)
