@@ -454,7 +454,8 @@ def _hist(model, args) -> int:
         share = model.share_true(cid)
         if share is not None:
             raise IfrError("condition", f"`{name}` is a condition, {share_text(share)}: a histogram needs a "
-                           "number", None, hint="ask for the quantity it compares, or use prob(...) in a formula")
+                           "number", model.graph.cells[cid].span,
+                           hint="ask for the quantity it compares, or use prob(...) in a formula")
         raise IfrError("not-uncertain", f"`{name}` is a single value, not a distribution", None,
                        hint="a cell is uncertain when it depends on a range such as `4 GB/s to 6.5 GB/s`")
     import numpy as np

@@ -63,7 +63,7 @@ def sensitivity(model, name: str) -> Sensitivity:
     value = model.values[cid]
     if is_truth_value(value) or getattr(value, "dtype", None) == bool:
         raise IfrError("condition", f"`{graph.cells[cid].name}` is a condition (true or false): sensitivity ranks "
-                       "what moves a number", None, hint="ask about the quantity it compares")
+                       "what moves a number", graph.cells[cid].span, hint="ask about the quantity it compares")
     upstream = graph.relations.ancestors([cid]) - {cid}
     uncertain = [c for c in _distribution_cells(model) if c in upstream]
     medians = {c: summary(model.values[c]).median for c in uncertain if is_samples(model.values[c])}
