@@ -15,12 +15,16 @@ from .xlsx import _col, _quote, merged_text, setup_print, write_formula, write_n
 from .xlsx_formulas import NotLive, not_available, per_unit, symbol, unit_size
 from .xlsx_layout import TABLE_HEADER_ROW, varied_node
 from .xlsx_sheets import _Sheet
-from .xlsx_style import LINE_HEIGHT, TRUTH_FORMAT, input_format, number_format, text_width
+from .xlsx_style import LINE_HEIGHT, TRUTH_FORMAT, RowHeights, input_format, number_format, text_width
 
 
 # A chart needs this many rows to show a trend; it spans this many default columns.
 MIN_CHART_POINTS = 3
 CHART_COLUMNS = 10
+
+
+# xlsxwriter's (and Excel's) width of a column not set, in characters
+DEFAULT_WIDTH = 8.43
 
 
 class TableSheet(_Sheet):
@@ -51,9 +55,8 @@ class TableSheet(_Sheet):
                     f"Each row recomputes {them} live with {var_name} replaced by the row's "
                     f"{'fields' if table.var_is_record else 'value'}; every other input comes from the Model sheet. "
                     "The rows themselves are set by the table's line in the .ifr file.")
-        merged_text(sheet, 1, 0, span, (table.description.rstrip(".") + ". " if table.description else "") + sentence,
-                    self.st("note"))
-        sheet.set_row(1, 40)
+        widths = [max(text_width(headers[:1], 12, 30), 12)] + [text_width([h], 12, 28) for h in headers[1:]]
+        self._note(span, (table.description.rstrip(".") + ". " if table.description else "") + sentence, widths)
         first = self.HEADER + 1
         if table.var_is_record:
             bindings = [self._record_binding(record) for record in table.values]
@@ -89,7 +92,6 @@ class TableSheet(_Sheet):
                 else:
                     self.live(row, j, make, refs, values[j], sources=[cid, *self._record_cells()])
         last = first + len(result.rows) - 1
-        widths = [max(text_width(headers[:1], 12, 30), 12)] + [text_width([h], 12, 28) for h in headers[1:]]
         self.heading(self.HEADER, headers, widths, numeric=set(range(0 if not table.var_is_record else 1,
                                                                       len(headers))))
         sheet.set_row(self.HEADER, LINE_HEIGHT * 2)
@@ -127,9 +129,8 @@ class TableSheet(_Sheet):
         parts.append("The values were computed by ifr and do not recalculate: after an edit of an input they show "
                      "#N/A (stale, in red) until ifr is run again. The rows are set by the table's line in the .ifr "
                      "file.")
-        merged_text(sheet, 1, 0, span, (table.description.rstrip(".") + ". " if table.description else "")
-                    + " ".join(parts), self.st("note"))
-        sheet.set_row(1, 40)
+        widths = [text_width([h], 12, 28) for h in headers]
+        self._note(span, (table.description.rstrip(".") + ". " if table.description else "") + " ".join(parts), widths)
         first = self.HEADER + 1
         sources = [*table.show, *(a.var for a in table.axes if not a.var_is_record)]
         for i, values in enumerate(result.rows):
@@ -154,11 +155,18 @@ class TableSheet(_Sheet):
             if result.rows and not is_truth_value(result.rows[0][j]):
                 sheet.conditional_format(first, j, last, j, {"type": "3_color_scale", "min_color": "#F8F8F8",
                                                              "mid_color": "#C6DBEF", "max_color": "#6BAED6"})
-        widths = [text_width([h], 12, 28) for h in headers]
         self.heading(self.HEADER, headers, widths, numeric=set(range(len(headers))))
         sheet.set_row(self.HEADER, LINE_HEIGHT * 2)
         sheet.freeze_panes(self.HEADER + 1, k)
-        setup_print(sheet, self.HEADER, last, len(headers) - 1)
+        setup_print(sheet, self.HEADER, last, span)   # the note's columns too, past the table's
+
+    def _note(self, span: int, text: str, widths: list[float]) -> None:
+        """The sheet's note across columns 0..span (those past the table's at
+        the default width), its row as tall as its wrapped text."""
+        merged_text(self.sheet, 1, 0, span, text, self.st("note"))
+        heights = RowHeights()
+        heights.fit(1, text, sum(widths[:span + 1]) + DEFAULT_WIDTH * max(0, span + 1 - len(widths)))
+        self.sheet.set_row(1, max(40, LINE_HEIGHT * heights.lines.get(1, 1)))
 
     def _is_condition(self, cid: str) -> bool:
         """A cell holding true/false (a table sweep hands it back as 1.0/0.0)."""

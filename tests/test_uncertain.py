@@ -213,9 +213,18 @@ def test_a_table_of_an_uncertain_condition_shows_how_often_it_holds(tmp_path, ca
     assert 0 <= shares[1] < shares[0] / 10      # twice the prefix: a load faster than a recompute is rare
     ifr.load(path).export(tmp_path / "kv.xlsx")     # the table's sheet too
     from openpyxl import load_workbook
+    from openpyxl.utils import get_column_letter
     sheet = load_workbook(tmp_path / "kv.xlsx")["by_prefix"]
     texts = [str(c.value) for row in sheet.iter_rows(max_row=6) for c in row if c.value is not None]
     assert "prob(faster)" in texts and any("how often it holds" in t for t in texts)
+    # the note is printed whole: its row holds its wrapped lines, the print area its columns
+    from openpyxl.utils import range_boundaries
+    note = next(r for r in sheet.merged_cells.ranges if r.min_row == 2)
+    width = sum(sheet.column_dimensions[get_column_letter(c)].width or 8.43
+                for c in range(note.min_col, note.max_col + 1))
+    lines = -(-len(sheet.cell(2, 1).value) // int(width * 1.35))
+    assert sheet.row_dimensions[2].height >= 13 * lines - 1     # (a height is kept in whole pixels)
+    assert range_boundaries(sheet.print_area.split("!")[1].replace("$", ""))[2] >= note.max_col
 
 
 def test_a_first_that_some_samples_miss_says_how_many(tmp_path, capsys):
