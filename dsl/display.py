@@ -178,6 +178,9 @@ def _representative(value) -> float:
         return 1.0
 
 
+_CONDITIONS = (ir.Cmp, ir.Logic, ir.Not)
+
+
 def uses_binary(node: ir.Node, binary_cells: set[str]) -> bool:
     """Whether an expression was written with binary prefixes (KiB, GiB, ...)."""
     stack = [node]
@@ -193,6 +196,11 @@ def uses_binary(node: ir.Node, binary_cells: set[str]) -> bool:
         elif kind is ir.Bin:
             stack.append(n.left)
             stack.append(n.right)
+        elif kind is ir.If:   # the value is a branch's: `if t < 1.6 s then 8 GB else 16 GB` reads in GB whatever t is in
+            stack.append(n.then)
+            stack.append(n.other)
+        elif kind in _CONDITIONS:   # true or false: no unit to pass on
+            continue
         else:
             stack.extend(ir.children(n))
     return False

@@ -345,7 +345,50 @@ def pretty_tree(tree: list, names: dict[str, str]) -> str:
     """sympy's text for a closed-form tree, its symbols shown as ``names`` gives them."""
     sp = sympy_module()
     expr = from_tree(tree)
-    return sp.sstr(expr.xreplace({s: sp.Symbol(names.get(s.name, s.name)) for s in expr.free_symbols}))
+    return ifr_text(expr.xreplace({s: sp.Symbol(names.get(s.name, s.name)) for s in expr.free_symbols}))
+
+
+def ifr_text(expr) -> str:
+    """A sympy expression written as ifr writes it: `if c then a else b`
+    rather than `Piecewise((a, c), (b, True))`, `and`/`or`/`not` rather than
+    `&`/`|`/`~`, `ln`, `max`, `ceil` and `^`."""
+    from sympy.printing.precedence import PRECEDENCE
+    from sympy.printing.str import StrPrinter
+
+    class IfrPrinter(StrPrinter):
+        _functions = {"log": "ln", "Max": "max", "Min": "min", "Abs": "abs", "ceiling": "ceil"}
+
+        def _print_Function(self, expr):
+            name = self._functions.get(type(expr).__name__)
+            if name is None:
+                return super()._print_Function(expr)
+            return f"{name}({', '.join(self._print(a) for a in expr.args)})"
+
+        _print_Max = _print_Min = _print_Abs = _print_log = _print_ceiling = _print_Function
+
+        def _print_Pow(self, expr, rational=False):
+            return super()._print_Pow(expr, rational).replace("**", "^")
+
+        def _print_Piecewise(self, expr):
+            pieces = list(expr.args)
+            if pieces[-1].cond is not sympy_module().true:   # undefined where no condition holds: sympy's own text
+                return "Piecewise(" + ", ".join(f"({self._print(p.expr)}, {self._print(p.cond)})" for p in pieces) + ")"
+            text = self._print(pieces[-1].expr)
+            for piece in reversed(pieces[:-1]):
+                text = f"if {self._print(piece.cond)} then {self._print(piece.expr)} else {text}"
+            return f"({text})"
+
+        def _print_And(self, expr):
+            return " and ".join(self.parenthesize(a, PRECEDENCE["And"]) for a in expr.args)
+
+        def _print_Or(self, expr):
+            return " or ".join(self.parenthesize(a, PRECEDENCE["Or"]) for a in expr.args)
+
+        def _print_Not(self, expr):
+            return f"not {self.parenthesize(expr.args[0], PRECEDENCE['Not'])}"
+
+    text = IfrPrinter().doprint(expr)
+    return text[1:-1] if isinstance(expr, sympy_module().Piecewise) and text.startswith("(if ") else text
 
 
 def _expanded(node: ir.Node, formulas: dict[str, ir.Node]):
@@ -371,7 +414,7 @@ def expanded_text(node: ir.Node, formulas: dict[str, ir.Node], names: dict[str, 
         expr = _expanded(node, formulas)
     except NotSymbolic as exc:
         return f"(not symbolic: {exc})"
-    return sp.sstr(expr.xreplace({s: sp.Symbol(names.get(s.name, s.name)) for s in expr.free_symbols}))
+    return ifr_text(expr.xreplace({s: sp.Symbol(names.get(s.name, s.name)) for s in expr.free_symbols}))
 
 
 def elasticities(node: ir.Node, formulas: dict[str, ir.Node], values: dict[str, float],

@@ -98,6 +98,27 @@ def test_explain_an_input_and_a_formula(capsys):
     assert code == 0 and "kv_state = kv_token * context" in out and "1.125 GiB" in out
 
 
+def test_an_if_reads_in_its_branches_unit_and_explain_writes_it_as_ifr_does(tmp_path, capsys):
+    """`big = if t < 1.6 s then 8 GB else 16 GB` showed 14.9 GiB because the
+    condition read a GiB cell; and explain printed sympy's Piecewise((...)).
+    6 GiB / 4 GB/s is 1.61 s, so the else branch holds: 16 GB."""
+    path = tmp_path / "pick.ifr"
+    path.write_text("ssd = 4 GB/s\nsize = 6 GiB\nt_read = size / ssd\n"
+                    "big = if t_read < 1.6 s and not ssd > 5 GB/s then 8 GB else 16 GB\n"
+                    "top = max(ssd, 1 GB/s) ^ 2 / ssd\n")
+    code, out, _ = run(capsys, "run", str(path))
+    assert code == 0 and "big       16 GB" in out
+    code, out, _ = run(capsys, "explain", str(path), "big")
+    assert code == 0 and "value:       16 GB" in out
+    expanded = next(line for line in out.splitlines() if line.startswith("  expanded:"))
+    # 8 GB and 16 GB in bits, 1.6 s as 8/5, 5 GB/s as 4e10 bit/s; sympy orders the conditions
+    assert expanded.startswith("  expanded:    if ") and " then 64000000000 else 128000000000 " in expanded
+    assert sorted(expanded[18:].split(" then ")[0].split(" and ")) == ["size/ssd < 8/5", "ssd <= 40000000000"]
+    assert "Piecewise" not in out and "&" not in out and "~" not in out
+    code, out, _ = run(capsys, "explain", str(path), "top")
+    assert code == 0 and "max(" in out and "Max" not in out and "**" not in out
+
+
 def test_a_command_run_in_the_same_process_leaves_the_collector_as_it_found_it(capsys):
     """The command line turns the garbage collector off for its one model; a
     caller in the same process (a script, a test run) gets it back, or its
@@ -156,3 +177,18 @@ def test_the_language_server_runs_with_the_collector_on(monkeypatch):
     finally:
         gc.enable()
     assert seen == [True]
+
+
+def test_a_sympy_expression_is_written_back_in_ifr_syntax():
+    """What explain and the editor print can be typed back into a .ifr file:
+    `and`/`or`/`not` bind as ifr reads them, a Piecewise is an if/else."""
+    import sympy as sp
+
+    from ifr.symbolic import ifr_text
+    x, y = sp.symbols("x y")
+    assert ifr_text(sp.And(sp.Or(x > 1, y > 1), x < 3)) == "x < 3 and (x > 1 or y > 1)"
+    assert ifr_text(sp.Not(sp.And(x > 1, y > 1))) == "not (x > 1 and y > 1)"
+    assert ifr_text(sp.Piecewise((x, x < y), (sp.log(y), x < 2 * y), (sp.ceiling(y), True))) \
+        == "if x < y then x else if x < 2*y then ln(y) else ceil(y)"
+    assert ifr_text(2 * sp.Piecewise((x, x < 1), (y, True))) == "2*(if x < 1 then x else y)"
+    assert ifr_text(sp.Piecewise((x, x < 1))).startswith("Piecewise(")   # undefined past its condition: no if/else to say it
