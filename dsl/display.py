@@ -237,7 +237,21 @@ _SI_NAMES = {"information": ("B", 8.0), "time": ("s", 1.0), "length": ("m", 1.0)
 
 def share_text(share: float) -> str:
     """An uncertain condition as read: how often it holds (``share``, a fraction of its samples)."""
-    return f"true in {format_number(100 * share)}% of samples"
+    return f"true in {percent_text(share)} of samples"
+
+
+def percent_text(share: float) -> str:
+    """A share of samples as a percentage: `37.25%`, `0.001%`, never a rounded 0% or 100% for some."""
+    return f"{format_number(100 * share, share_digits(share))}%"
+
+
+def share_digits(share: float, digits: int = 4) -> int:
+    """Significant digits to show a share as a percentage with: ``digits``, or
+    more when fewer would round a share that is neither none nor all of the
+    samples to 0% or 100% (99.995% is not 100%)."""
+    while 0 < share < 1 and digits < 15 and float(format_number(100 * share, digits)) in (0.0, 100.0):
+        digits += 1
+    return digits
 
 
 def si_unit(dim: Dim) -> tuple[str, float]:

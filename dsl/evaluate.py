@@ -362,8 +362,9 @@ def _compile_reduce(node: ir.Reduce) -> Fn:
                 raise IfrError("no-value", f"no n in {lo}..{hi} satisfies the condition of `{node.text}`", node.span,
                                hint="widen the range")
             if missing:
+                from .display import percent_text
                 raise IfrError("no-value", f"no n in {lo}..{hi} satisfies the condition of `{node.text}` in "
-                               f"{missing:.2%} of the samples", node.span,
+                               f"{percent_text(missing)} of the samples", node.span,
                                hint="widen the range to cover every sample")
             return state
         if state is None:
@@ -613,8 +614,9 @@ def _all_finite(cell, samples) -> None:
     if not bad.any():
         return
     share = float(bad.mean())
+    from .display import percent_text
     error = _not_finite(cell, float(samples[bad][0]))
-    error.message += f" in {share:.1%} of the samples"
+    error.message += f" in {percent_text(share)} of the samples"
     error.hint = "a distribution's range reaches values where the formula is undefined; narrow it"
     raise error
 

@@ -12,6 +12,12 @@ def exported_cells(model) -> list[str]:
     return model.used_cells()
 
 
+class Share(float):
+    """How often an uncertain condition holds, 0 to 1: shown as a percentage
+    (`75.45%`), where a bare 0.7545 beside a condition's name reads as its value."""
+    __slots__ = ()
+
+
 def display_value(model, cid: str):
     """A cell's value as the workbook shows it (display unit), or a bool; NaN for
     a cell ifr could not compute (written as #N/A, never as a number)."""
@@ -23,7 +29,7 @@ def display_value(model, cid: str):
     if is_truth_value(raw):
         return bool(raw)
     if getattr(raw, "dtype", None) == bool:   # an uncertain condition: how often it holds
-        return float(raw.mean())
+        return Share(raw.mean())
     return float(model.value(cid))
 
 

@@ -20,7 +20,7 @@ from typing import Callable
 
 from ifr import ir
 from ifr.dimensions import dim_of
-from ifr.display import auto_unit, factor
+from ifr.display import auto_unit, factor, percent_text
 from ifr.evaluate import is_truth_value
 from ifr.symbolic import NotSymbolic, from_tree, number, sympy_module, to_sympy
 
@@ -263,7 +263,7 @@ class FormulaBuilder:
             share = self.model.share_true(cid)
             if share is not None:
                 raise NotLive(f"Uncertain: how often it holds, the share of the {self.model.sampling.samples:,} "
-                              f"Monte Carlo samples drawn by ifr in which it is true ({share:.2%}). A spreadsheet "
+                              f"Monte Carlo samples drawn by ifr in which it is true ({percent_text(share)}). A spreadsheet "
                               "does not redraw samples: run ifr again after changing its inputs.")
             stats = self.model.summary(cid)
             spread = "" if stats is None else \

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ifr import ir
 from ifr.evaluate import is_truth_value
 
-from .cells import exported_cells, table_result
+from .cells import Share, exported_cells, table_result
 
 MAX_SHEET_TITLE = 31
 RESERVED_TITLES = ("model", "library", "checks", "scenarios", "comprehensions")
@@ -133,7 +133,7 @@ def in_unit(model, cid: str, unit: str):
         return math.nan
     if getattr(raw, "ndim", 0):   # uncertain: the median of its samples (a condition: how often it holds)
         import numpy as np
-        raw = float(np.mean(raw)) if raw.dtype == bool else float(np.median(raw))
-        if model.values[cid].dtype == bool:
-            return raw
+        if raw.dtype == bool:
+            return Share(np.mean(raw))
+        raw = float(np.median(raw))
     return float(raw) / float(unit_size(unit))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ifr import ir
 
-from .cells import display_value
+from .cells import Share, display_value
 from .excel_numbers import NotExcel
 from .xlsx import _quote, merged_text, setup_print, write_formula, write_number
 from .xlsx_formulas import INNER_VARIABLE, LOOP_VARIABLE, NotLive, fill_cache, unit_size
@@ -110,13 +110,17 @@ class ScenariosSheet(_Sheet):
         result = model.scenario(name)
         letter = xl_col_to_name(scenario_col)
         style = self.st("muted", '+0.0%;-0.0%;0%')
+        points = self.st("muted", '+0.0" pt";-0.0" pt";0" pt"')
         for cid, r in position.items():
             base_value = display_value(model, cid)
             if isinstance(base_value, bool):
                 continue
             value = in_unit(result, cid, model.units[cid]) if cid not in result.errors else float("nan")
-            cached = "" if base_value == 0 else value / base_value - 1
             base, other = f"$C{r + 1}", f"{letter}{r + 1}"
+            if type(base_value) is Share:   # how often a condition holds: its change in percentage points
+                write_formula(self.sheet, r, col, f"=({other}-{base})*100", points, (value - base_value) * 100)
+                continue
+            cached = "" if base_value == 0 else value / base_value - 1
             write_formula(self.sheet, r, col, f'=IF({base}=0,"",{other}/{base}-1)', style, cached)
 
     def _column(self, col: int, name: str, position: dict[str, int]) -> None:

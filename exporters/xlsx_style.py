@@ -12,7 +12,9 @@ import math
 import textwrap
 import unicodedata
 
-from ifr.display import format_number
+from ifr.display import format_number, share_digits
+
+from .cells import Share
 
 INPUT_BLUE = "#0000FF"
 INPUT_FILL = "#FFF2CC"
@@ -69,6 +71,8 @@ TRUTH_FORMAT = '"TRUE";"TRUE";"FALSE"'
 
 def number_format(value, digits: int = 4) -> str:
     """An Excel number format that shows `value` with `digits` significant digits."""
+    if type(value) is Share:
+        return number_format(value * 100, share_digits(value, digits)).replace("#,##0", "0") + "%"   # shown times 100
     if type(value) is float and 1e-4 <= abs(value) < 1e9:    # most values: `format_number`'s fixed notation
         decimals = digits - 1 - math.floor(math.log10(abs(value)))
         if decimals <= 0:

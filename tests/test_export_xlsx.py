@@ -20,7 +20,7 @@ from openpyxl import load_workbook
 from openpyxl.utils import get_column_letter
 
 import ifr
-from ifr.display import factor
+from ifr.display import factor, format_number
 from ifr.errors import IfrError
 from ifr.exporters.excel_names import assign_names, is_excel_name, mangle
 from ifr.exporters.cells import display_value, exported_cells, source_text, table_result
@@ -382,3 +382,34 @@ def test_a_condition_reads_true_or_false_in_libreoffice(soffice, tmp_path):
     shown = [(word, words[i + 1]) for i, word in enumerate(words[:-1])
              if word in ("fits", "late") and words[i + 1] in ("TRUE", "FALSE", "1", "0")]
     assert shown == [("fits", "TRUE"), ("late", "FALSE")] * 2    # the cover's results, then the rows
+
+
+def test_an_uncertain_condition_reads_as_a_percentage_in_libreoffice(soffice, tmp_path):
+    """How often an uncertain condition holds is a share of the samples: a
+    bare 0.75 beside `enough` read as its value. LibreOffice shows it as the
+    command line does (75.45%, every place the workbook shows it), and a
+    scenario's change of it in percentage points, not as a relative change."""
+    import html
+    import re
+
+    path = tmp_path / "m.ifr"
+    path.write_text("rate = 40 req/s\nper_gpu = 4.5 req/s to 6.5 req/s\ngpus = ceil(rate / per_gpu)\n"
+                    "enough = gpus <= 8\nscenario burst: rate = 60 req/s\n", encoding="utf-8")
+    model = ifr.load(path)
+    shares = [f"{format_number(100 * float(m.values[m.cell_id('enough')].mean()))}%"
+              for m in (model, model.scenario("burst"))]
+    assert 0 < float(shares[0][:-1]) < 100 and 0 <= float(shares[1][:-1]) < float(shares[0][:-1])
+    model.export(tmp_path / "m.xlsx")
+    profile = tmp_path / "profile"
+    subprocess.run([soffice, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--norestore",
+                    "--convert-to", "html", "--outdir", str(tmp_path / "html"), str(tmp_path / "m.xlsx")],
+                   capture_output=True, timeout=120, check=True)
+    page = (tmp_path / "html" / "m.html").read_text(encoding="utf-8", errors="replace")
+    words = html.unescape(re.sub(r"<[^>]+>", " ", page)).split()
+    shown = [words[i + 1] for i, word in enumerate(words[:-1]) if word == "enough" and words[i + 1][0].isdigit()]
+    assert shown[:2] == [shares[0]] * 2    # the cover's results, then the Model sheet's row
+    sheet = load_workbook(tmp_path / "m.xlsx")["Scenarios"]
+    row = next(r for r in sheet.iter_rows() if r[0].value == "enough")
+    base, burst, change = row[2], row[3], row[4]
+    assert base.number_format.endswith("%") and burst.number_format.endswith("%")
+    assert change.value == f"=({burst.coordinate}-${base.coordinate})*100" and '" pt"' in change.number_format

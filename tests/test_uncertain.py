@@ -424,3 +424,15 @@ def test_an_uncertain_input_with_other_parameters_keeps_its_draws(tmp_path):
         m.with_distribution("prefix", "1 GiB", "2 GiB")
     with pytest.raises(ifr.IfrError):
         m.with_distribution("ssd_bw", "2 s", "3 s")
+
+
+def test_a_share_of_samples_never_rounds_to_none_or_all():
+    """99.995% of 100,000 samples is not all of them: a share that is neither
+    none nor all never reads 0% or 100%, in the terminal or in the workbook."""
+    from ifr.display import percent_text, share_text
+    from ifr.exporters.cells import Share
+    from ifr.exporters.xlsx_style import number_format
+    assert share_text(0.3725) == "true in 37.25% of samples"
+    assert percent_text(0.99995) == "99.995%" and percent_text(1e-5) == "0.001%"
+    assert percent_text(1.0) == "100%" and percent_text(0.0) == "0%"
+    assert number_format(Share(0.99995)) == "0.000%" and number_format(Share(0.3725)) == "0.00%"
