@@ -32,6 +32,7 @@ REPEATS = 50
 # digits as 0 or 1 changes no token's kind (keywords have no digits).
 _NAME_WITH_DIGIT = re.compile(r"(?<!\w)[^\W\d]\w*?\d\w*")
 _ZEROS = str.maketrans("0123456789", "0000000000")
+_NUMBER = re.compile(r"\b\d\w*")   # a word that starts with a digit: a number (`1`, `001` of 1.001, `1e3`)
 _ONES = str.maketrans("0123456789", "1111111111")
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _CONTINUED = re.compile(r"\\[\t \f]*$")
@@ -48,7 +49,7 @@ def _zeros(m: re.Match) -> str:
 # Shape -> how to build a line's statements from it (None: a file with such a
 # line is parsed whole); kept for the process (an editor parses a file again
 # on each change), bounded.
-_TEMPLATES: dict[str, list | None] = {}
+_TEMPLATES: dict[str | tuple, list | None] = {}
 MAX_TEMPLATES = 20_000
 
 
@@ -68,6 +69,12 @@ def parse_by_shape(text: str, file: str, min_lines: int = MIN_LINES, repeats: in
     keys: list = []
     seen: set = set()
     most = len(lines) // repeats + 1   # more shapes than this: not a file to parse by shape
+    # A line's shape is named by the line with every digit read as 0 and the
+    # numbers in it (the words that start with a digit), in order: two lines
+    # alike in both have the same zero reading, the digits of their names
+    # aside.  (Made without a function call per name: it is read for every line.)
+    zeroed = text.translate(_ZEROS).split("\n")
+    number = _NUMBER.findall
     for i in range(first, len(lines)):
         line = lines[i]
         if '"' in line:   # a line with a string is its own shape (its comment parsed with it)
@@ -75,15 +82,16 @@ def parse_by_shape(text: str, file: str, min_lines: int = MIN_LINES, repeats: in
             key, parsed, comment = '"' + line, line, None
         else:
             code, hash_, comment = line.partition("#")
-            if not code.strip():
+            if not code or code.isspace():
                 continue
-            key, parsed, comment = _NAME_WITH_DIGIT.sub(_zeros, code), code, comment.strip() if hash_ else None
-        if not _balanced(code) or ("\\" in code and _CONTINUED.search(code)):
-            return None
+            key, parsed, comment = (zeroed[i][:len(code)], *number(code)), code, comment.strip() if hash_ else None
+        if key not in seen:   # brackets and backslashes are no digits: alike in every line of a shape
+            if not _balanced(code) or ("\\" in code and _CONTINUED.search(code)):
+                return None
+            seen.add(key)
+            if len(seen) > most:
+                return None
         keys.append((i, key, parsed, comment))
-        seen.add(key)
-        if len(seen) > most:
-            return None
     if len(seen) * repeats > max(len(keys), 1):
         return None
     builders: dict[str, object] = {}
@@ -139,7 +147,7 @@ def _balanced(code: str) -> bool:
         and code.count("{") == code.count("}")
 
 
-def _template(key: str, code: str) -> list | None:
+def _template(key: str | tuple, code: str) -> list | None:
     """How a shape's statements are built: a recipe per statement (see
     _recipe); None when its readings differ in more than the digits of names
     (the file is parsed whole).  Raises IfrError on a syntax error."""
@@ -147,8 +155,8 @@ def _template(key: str, code: str) -> list | None:
     if found is not False:
         return found
     from .parser import _parse_text
-    literal = key.startswith('"')   # a line with a string is its own shape: nothing in it varies
-    zero = code if literal else key
+    literal = type(key) is str   # a line with a string is its own shape: nothing in it varies
+    zero = code if literal else _NAME_WITH_DIGIT.sub(_zeros, code)
     names = [] if literal else [m.span() for m in _NAME_WITH_DIGIT.finditer(zero)]
     # One more reading per name: its digits read as 1, the others' as 0.  A
     # text that changes with exactly the names it spans is a slice of the line.

@@ -54,6 +54,7 @@ def _generated(steps: int) -> str:
             f"fn f{i}(x{i}) = x{i} * 2 + r{i}.a{i} / 1 s",
             f"u{i} = if t{i} > 0 s then f{i}(3) else -f{i}(1)",
             f"p{i} = 7% * 50 % + 3e-1",
+            f"q{i} = {i % 3}.5 GB + 1{i % 2} GB + 2e{i % 4} B",   # lines alike but for a number: not one shape
             f"w{i} = 4 GB/s to 6.5 GB/s",
             f"s{i} = solve bw{i} on 1 GB/s..100 GB/s: size{i} / bw{i} = 1 ms in GB/s",
             f"check t{i} = 2 ms within 1%",
