@@ -248,6 +248,9 @@ def _cell_rows(model):
         if failed is None:
             row["value"] = float(model.value(cid))
             row["text"] = model.value_text(cid)
+            if type(model.values[cid]) is float:   # most cells: a certain number, neither uncertain nor a condition
+                rows.append(row)
+                continue
             share = model.share_true(cid)
             if share is not None:   # an uncertain condition: how often it holds, not its median
                 row.update(uncertain=True, mean=share)

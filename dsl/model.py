@@ -255,6 +255,10 @@ class Model:
         holds (an uncertain number's interval is the caller's to add). Raises
         IfrError for a cell that has no value."""
         cid = self.cell_id(name)
+        raw = self.values.get(cid)
+        if type(raw) is float and cid not in self.errors:   # most cells: a certain number
+            unit = self.units[cid]
+            return format_number(raw / factor(unit), digits) + (f" {unit}" if unit else "")
         value = self.value(cid)
         share = self.share_true(cid)
         if share is not None:
