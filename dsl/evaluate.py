@@ -221,6 +221,23 @@ def _checked(name, f, node):
     return apply
 
 
+# A one-argument built-in, for the call ``node``: its scalar and its array form.
+_FUNCTIONS = {
+    "abs": lambda node: _scalar_or_array(abs, lambda np, x: np.abs(x)),
+    "sqrt": lambda node: _scalar_or_array(_checked("sqrt", math.sqrt, node), lambda np, x: np.sqrt(x)),
+    "exp": lambda node: _scalar_or_array(_checked("exp", math.exp, node), lambda np, x: np.exp(x)),
+    "ln": lambda node: _scalar_or_array(_checked("ln", math.log, node), lambda np, x: np.log(x)),
+    "log10": lambda node: _scalar_or_array(_checked("log10", math.log10, node), lambda np, x: np.log10(x)),
+    "log2": lambda node: _scalar_or_array(_checked("log2", math.log2, node), lambda np, x: np.log2(x)),
+    "ceil": lambda node: _scalar_or_array(_checked("ceil", lambda x: float(math.ceil(_tidy(x))), node),
+                                          lambda np, x: np.ceil(_tidy_array(np, x))),
+    "floor": lambda node: _scalar_or_array(_checked("floor", lambda x: float(math.floor(_tidy(x))), node),
+                                           lambda np, x: np.floor(_tidy_array(np, x))),
+    "round": lambda node: _scalar_or_array(_checked("round", lambda x: float(math.floor(x + 0.5)), node),
+                                           lambda np, x: np.floor(x + 0.5)),
+}
+
+
 def _compile_func(node: ir.Func) -> Fn:
     args = [compile_node(a) for a in node.args]
     name = node.name
@@ -240,21 +257,7 @@ def _compile_func(node: ir.Func) -> Fn:
                 return math.nan          # as numpy does, whatever the order of the arguments
             return scalar(values)
         return extreme
-    table = {
-        "abs": _scalar_or_array(abs, lambda np, x: np.abs(x)),
-        "sqrt": _scalar_or_array(_checked("sqrt", math.sqrt, node), lambda np, x: np.sqrt(x)),
-        "exp": _scalar_or_array(_checked("exp", math.exp, node), lambda np, x: np.exp(x)),
-        "ln": _scalar_or_array(_checked("ln", math.log, node), lambda np, x: np.log(x)),
-        "log10": _scalar_or_array(_checked("log10", math.log10, node), lambda np, x: np.log10(x)),
-        "log2": _scalar_or_array(_checked("log2", math.log2, node), lambda np, x: np.log2(x)),
-        "ceil": _scalar_or_array(_checked("ceil", lambda x: float(math.ceil(_tidy(x))), node),
-                                 lambda np, x: np.ceil(_tidy_array(np, x))),
-        "floor": _scalar_or_array(_checked("floor", lambda x: float(math.floor(_tidy(x))), node),
-                                  lambda np, x: np.floor(_tidy_array(np, x))),
-        "round": _scalar_or_array(_checked("round", lambda x: float(math.floor(x + 0.5)), node),
-                                  lambda np, x: np.floor(x + 0.5)),
-    }
-    f = table[name]
+    f = _FUNCTIONS[name](node)   # only the one called: a closure per cell, not one per built-in
     a = args[0]
     return lambda env, var: f(a(env, var))
 
