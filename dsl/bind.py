@@ -544,7 +544,9 @@ class Binder(ExpressionResolver):
 
 def _computes(node: ir.Node) -> bool:
     """Whether an expression without cell references is still a computation
-    (a comprehension or a Monte Carlo), not a value to edit."""
-    if isinstance(node, (ir.Reduce, ir.MonteCarlo, ir.Dist)):
+    (a comprehension or a Monte Carlo), not a value to edit; or a formula whose
+    reference to a cell with a mistake is a placeholder (it lists as the
+    formula it is, with that cell's error)."""
+    if isinstance(node, (ir.Reduce, ir.MonteCarlo, ir.Dist, ir.Invalid)):
         return True
     return any(_computes(c) for c in ir.children(node))

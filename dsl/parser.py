@@ -287,6 +287,12 @@ def _hint_for(tok: Token | None, expected: list[str], source: str) -> str | None
         return "expected a value here: a number, a quantity, a name or `(`"
     if tok.value == "step" and ".." in source[: tok.start_pos].rsplit("\n", 1)[-1]:
         return "a range's step is written with `by`: 1 GB..4 GB by 1 GB"
+    before = source[: tok.start_pos].rsplit("\n", 1)[-1].split("=", 1)[-1].strip()
+    if before in ("between", "from", "range"):   # `bw = between 4 GB/s and 6.5 GB/s`
+        return "a value known to lie in a range is written with `to`: 4 GB/s to 6.5 GB/s (its 5th and 95th " \
+               "percentiles); uniform(lo, hi) spreads it evenly"
+    if tok.type == "STRING" and "=" in source[: tok.start_pos].rsplit("\n", 1)[-1]:
+        return "a cell's value is a number, a quantity or a condition, not text; a label goes in a # comment"
     if tok.type == "COMP_OP" and tok.value == "==":
         return "a cell is defined with a single `=`"
     if source[: tok.start_pos].rsplit("\n", 1)[-1].strip() == "section":
