@@ -427,16 +427,22 @@ def _table(model, args) -> int:
     from .display import format_number
     t = model.table(args.name)
     heads = [c + (f" [{u}]" if u else "") for c, u in zip(t.columns, t.units)]
-    if args.format == "json":
-        json.dump({"name": t.name, "columns": t.columns, "units": t.units, "rows": t.rows}, sys.stdout, indent=2,
-                  default=_json_default)
+    if args.format == "json":   # a value an error replaces is null, and the errors say why
+        rows = t.rows
+        for r, c in t.missing:
+            rows[r][c] = None
+        errors = [{"row": r, "column": column, "code": e.code, "message": e.message} for r, column, e in t.errors]
+        json.dump({"name": t.name, "columns": t.columns, "units": t.units, "rows": rows}
+                  | ({"errors": errors} if errors else {}), sys.stdout, indent=2, default=_json_default)
         print()
-    elif args.format == "csv":
+    elif args.format == "csv":   # a value an error replaces is an empty field
         import csv
         csv.writer(sys.stdout, lineterminator="\n").writerow(heads)
         sys.stdout.write("\n".join(t.csv_lines()) + "\n")
     else:
         cells = [[v if isinstance(v, str) else format_number(v) for v in row] for row in t.rows]
+        for r, c in t.missing:
+            cells[r][c] = "#ERROR"
         widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(heads)]
         print("  ".join(h.rjust(w) for h, w in zip(heads, widths)))
         for r in cells:
@@ -444,6 +450,11 @@ def _table(model, args) -> int:
     if args.plot:
         from .plot import plot_table
         plot_table(t, Path(args.plot))
+    if t.errors:
+        _print_diagnostics(t.row_errors())
+        if t.more_errors:
+            print(f"... and {t.more_errors} more reasons cells have no value", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -217,7 +217,14 @@ def _checked(name, f, node):
         try:
             return f(x)
         except (ValueError, OverflowError):
-            raise IfrError("domain", f"{name}() is not defined at {x:g} (`{node.args[0].text}`)", node.span) from None
+            arg = node.args[0].text
+            if name == "sqrt":     # the argument may have a unit: its value in base units would mislead
+                why = f"sqrt() of a negative number: `{arg}` is below zero"
+            elif name in ("ln", "log10", "log2"):
+                why = f"{name}() of a number that is not above zero: `{arg}` is {'zero' if x == 0 else 'below zero'}"
+            else:
+                why = f"{name}() is not defined at {x:g} (`{arg}`)"
+            raise IfrError("domain", why, node.span) from None
     return apply
 
 

@@ -1,7 +1,7 @@
 """`table` sweeps: one vectorised evaluation over all the values of a variable."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -22,6 +22,34 @@ class TableResult:
     units: list[str]
     data: list              # one per column: a numpy array in the column's unit (records: their names)
     keys: int = 1           # how many of the first columns are varied (the rest are shown)
+    # Why a shown cell has no value in a row (NaN there): (row index, column, IfrError), in row order
+    errors: list = field(default_factory=list)
+    missing: set = field(default_factory=set)   # (row, column index) of every value an error replaces
+
+    def row_errors(self, most: int = 10) -> list[IfrError]:
+        """Why shown cells have no value, once per cell and reason, placed
+        where the reason is: "`t` has no value where bw = 0 GB/s: division by
+        zero: ..." (or "in any row"); at most ``most`` of them."""
+        groups: dict[tuple, list] = {}
+        for row, column, error in self.errors:
+            groups.setdefault((column, error.code, error.message), [error]).append(row)
+        found = []
+        varied = " and ".join(self.columns[:self.keys])
+        for (column, code, message), (error, *rows) in list(groups.items())[:most]:
+            if len(rows) == len(self.data[0]):
+                where = "in any row"
+            else:
+                where = "where " + "; ".join(self._where(r) for r in rows[:3]) + \
+                        (f"; and {len(rows) - 3} more rows" if len(rows) > 3 else "")
+            found.append(IfrError(code, f"table `{self.name}`: `{column}` has no value {where}: {message}",
+                                  error.span, hint=error.hint or
+                                  f"vary {varied} only over values where the formula is defined"))
+        return found
+
+    @property
+    def more_errors(self) -> int:
+        """How many cells' and reasons' errors ``row_errors`` leaves out."""
+        return max(0, len({(c, e.code, e.message) for _, c, e in self.errors}) - 10)
 
     @property
     def rows(self) -> list[list]:
@@ -32,10 +60,24 @@ class TableResult:
     def csv_lines(self) -> list[str]:
         """The rows as CSV text, column by column: a number as Python's repr
         writes it (the shortest text that reads back as the same float, as
-        numpy's does, and faster than numpy's astype(str))."""
+        numpy's does, and faster than numpy's astype(str)); a value an error
+        replaces as an empty field."""
         text = [map(repr, column.tolist()) if hasattr(column, "dtype") else map(_csv_text, column)
                 for column in self.data]
+        if self.missing:
+            text = [list(column) for column in text]
+            for r, c in self.missing:
+                text[c][r] = ""
         return list(map(",".join, zip(*text)))
+
+    def _where(self, row: int) -> str:
+        return ", ".join(f"{name} = {_text(self.data[k][row])}{' ' + self.units[k] if self.units[k] else ''}"
+                         for k, name in enumerate(self.columns[:self.keys]))
+
+
+def _text(value) -> str:
+    from .display import format_number
+    return value if isinstance(value, str) else format_number(float(value))
 
 
 def _csv_text(value: str) -> str:
@@ -156,7 +198,13 @@ def run_table(model, name: str):
             columns.append(model.graph.cells[axis.var].name)
             units.append(model.units[axis.var])
             data.append(column / factor(units[-1]))
-    for cid, column in zip(table.show, _sweep(model, overrides, table.show, size)):
+    swept, failed = _sweep(model, overrides, table.show, size)
+    names = {cid: model.graph.cells[cid].name for cid in table.show}
+    errors = [(row, names[cid], error) for row, cid, error in failed]
+    missing = set()
+    for cid, column in zip(table.show, swept):
+        first = len(columns)
+        rows = [row for row, failed_cid, _ in failed if failed_cid == cid]
         name, unit = model.graph.cells[cid].name, model.units[cid]
         # a column swept row by row (a list) may hold samples: the median, and where 90% of them fall
         if isinstance(column, list) and any(np.ndim(v) for v in column):
@@ -164,17 +212,21 @@ def run_table(model, name: str):
                 columns.append(f"prob({name})")
                 units.append("")
                 data.append(np.array([float(np.mean(v)) for v in column]))
+                missing.update((row, first) for row in rows)
                 continue
             stats = np.array([np.percentile(v, [50, 5, 95]) if np.ndim(v) else [v, v, v] for v in column])
             for j, label in enumerate((name, f"{name} p5", f"{name} p95")):
                 columns.append(label)
                 units.append(unit)
                 data.append(_shown(stats[:, j], unit))
+            missing.update((row, first + j) for row in rows for j in range(3))
             continue
         columns.append(name)
         units.append(unit)
         data.append(_shown(np.asarray(column), unit))
-    return TableResult(table.name, columns[0], columns, units, data, keys=len(table.axes))
+        missing.update((row, first) for row in rows)
+    return TableResult(table.name, columns[0], columns, units, data, keys=len(table.axes), errors=errors,
+                       missing=missing)
 
 
 def _record_fields(model, alias, records) -> dict:
@@ -185,21 +237,60 @@ def _record_fields(model, alias, records) -> dict:
             for field, cid in alias.fields.items()}
 
 
-def _sweep(model, overrides: dict, shown: list, size: int) -> list:
-    """Each shown cell's values over the sweep: one vectorised pass, or, where a
-    cell cannot take arrays (a Monte Carlo), one evaluation per row."""
+def _sweep(model, overrides: dict, shown: list, size: int) -> tuple[list, list]:
+    """Each shown cell's values over the sweep, and why a shown cell has none
+    in a row ((row, cell, IfrError) each): one vectorised pass, or, where a
+    cell cannot take arrays (a Monte Carlo), one evaluation per row.
+
+    Arrays divide by zero and take roots of negatives without a word (inf,
+    NaN): a row where a cell of the pass is not finite is evaluated again on
+    its own, as `ifr run --set` would, for its error; a cell computed from
+    such a value (1 / inf is 0) is never shown as a number."""
     only = model.needed_for(overrides, shown)
     if not only & model.graph.uncertain:   # (uncertain cells are arrays of samples: one row at a time)
         env, errors = model.evaluator.run(overrides, only=only, base=model.values, base_errors=model.errors)
         if not errors.keys() - model.errors.keys():   # a row may fail where others do not: go row by row
-            return [np.broadcast_to(np.asarray(env[cid]), (size,)) for cid in shown]
-    columns = [[] for _ in shown]
+            columns = [np.array(np.broadcast_to(np.asarray(env[cid]), (size,))) for cid in shown]
+            bad = np.zeros(size, dtype=bool)
+            for cid in only - overrides.keys() - model.errors.keys():
+                value = env[cid]
+                if getattr(value, "dtype", None) is not None and value.dtype.kind == "f" and value.ndim:
+                    bad |= ~np.isfinite(value)
+            failed = []
+            for i in np.flatnonzero(bad).tolist():
+                values, row_failed = _row(model, overrides, only, shown, i)
+                for k, value in enumerate(values):
+                    if columns[k].dtype == bool and value != value:   # a condition with no value: NaN, not false
+                        columns[k] = columns[k].astype(float)
+                    columns[k][i] = value
+                failed += row_failed
+            return columns, failed
+    columns, failed = [[] for _ in shown], []
     for i in range(size):
-        env, _ = model.evaluator.run({k: v[i] for k, v in overrides.items()}, only=only, base=model.values,
-                                     base_errors=model.errors)
-        for column, cid in zip(columns, shown):
-            column.append(env[cid])   # NaN where the row's cell has an error
-    return columns
+        values, row_failed = _row(model, overrides, only, shown, i)
+        for column, value in zip(columns, values):
+            column.append(value)
+        failed += row_failed
+    return columns, failed
+
+
+def _row(model, overrides: dict, only: set, shown: list, i: int) -> tuple[list, list]:
+    """Row ``i`` of a sweep on its own: its shown values (NaN where a cell has
+    an error), and those errors."""
+    env, errors = model.evaluator.run({k: v[i] for k, v in overrides.items()}, only=only, base=model.values,
+                                      base_errors=model.errors)
+    failed = []
+    for cid in shown:
+        found = errors.get(cid)
+        if found is None:
+            continue
+        if found.cause in errors:   # the cell whose own mistake it is, where that is
+            root = errors[found.cause].error
+            failed.append((i, cid, IfrError(root.code, f"`{model.graph.cells[found.cause].name}` has none: "
+                                            f"{root.message}", root.span, hint=root.hint)))
+        else:
+            failed.append((i, cid, found.error))
+    return [env[cid] for cid in shown], failed
 
 
 def _shown(column, unit_text: str):

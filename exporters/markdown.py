@@ -68,9 +68,12 @@ def render(model) -> str:
         heads = [f"{c} [{u}]" if u else c for c, u in zip(result.columns, result.units)]
         lines += [f"## Table {_text(table.name)}", "", "| " + " | ".join(_text(h) for h in heads) + " |",
                   "| " + " | ".join(["---"] + ["---:"] * (len(heads) - 1)) + " |"]
-        for row in result.rows:
-            lines.append("| " + " | ".join(_number(v) for v in row) + " |")
+        for r, row in enumerate(result.rows):
+            lines.append("| " + " | ".join("#ERROR" if (r, c) in result.missing else _number(v)
+                                           for c, v in enumerate(row)) + " |")
         lines.append("")
+        for error in result.row_errors():   # why a row's cell shows #ERROR
+            lines += [f"#ERROR: {_text(error.message)}", ""]
     return "\n".join(lines)
 
 

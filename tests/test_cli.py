@@ -192,3 +192,46 @@ def test_a_sympy_expression_is_written_back_in_ifr_syntax():
         == "if x < y then x else if x < 2*y then ln(y) else ceil(y)"
     assert ifr_text(2 * sp.Piecewise((x, x < 1), (y, True))) == "2*(if x < 1 then x else y)"
     assert ifr_text(sp.Piecewise((x, x < 1))).startswith("Piecewise(")   # undefined past its condition: no if/else to say it
+
+
+TABLE_WITH_BAD_ROWS = """\
+bw   = 10 GB/s
+size = 8 GiB
+t    = size / bw
+rate = 1 / t
+r    = sqrt(bw - 5 GB/s)
+table by_bw: vary bw over [0 GB/s, 2 GB/s, 10 GB/s] show t, rate, r
+"""
+
+
+def test_a_table_row_without_a_value_says_so_in_every_format(tmp_path, capsys):
+    """A sweep is computed on arrays, which divide by zero and take roots of
+    negatives without a word: t was `inf` at 0 GB/s, 1/t a plain 0 and the
+    root `nan`, with exit 0. Each is an error, as `ifr run --set` says, shown
+    as #ERROR (JSON null, an empty CSV field) with why, and exit 2."""
+    path = tmp_path / "t.ifr"
+    path.write_text(TABLE_WITH_BAD_ROWS)
+    code, out, err = run(capsys, "table", str(path), "by_bw")
+    assert code == 2
+    rows = [line.split() for line in out.splitlines()[1:]]
+    assert rows[0] == ["0", "#ERROR", "#ERROR", "#ERROR"] and rows[1][2:] != ["#ERROR", "#ERROR"]
+    assert rows[1][3] == "#ERROR" and "#ERROR" not in rows[2]
+    assert ":3:" in err and "error[division-by-zero]: table `by_bw`: `t` has no value where bw = 0 GB/s" in err
+    assert "`rate` has no value where bw = 0 GB/s: `t` has none: division by zero" in err
+    assert "error[domain]: table `by_bw`: `r` has no value where bw = 0 GB/s; bw = 2 GB/s: sqrt() of a negative" \
+        in err
+    # the rows that have values are the model's own at those inputs
+    code, single, _ = run(capsys, "run", str(path), "--set", "bw=2GB/s", "--format", "json")
+    cells = {c["name"]: c for c in json.loads(single)["cells"]}
+    code, out, _ = run(capsys, "table", str(path), "by_bw", "--format", "json")
+    table = json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} in JSON"))
+    assert code == 2 and table["rows"][0] == [0.0, None, None, None]
+    from ifr.display import factor
+    for k, name in ((1, "t"), (2, "rate")):   # (each in its own display unit)
+        assert table["rows"][1][k] * factor(table["units"][k]) == \
+            pytest.approx(cells[name]["value"] * factor(cells[name]["unit"]), rel=1e-12)
+    assert table["rows"][1][3] is None
+    assert {(e["row"], e["column"], e["code"]) for e in table["errors"]} == {
+        (0, "t", "division-by-zero"), (0, "rate", "division-by-zero"), (0, "r", "domain"), (1, "r", "domain")}
+    code, out, _ = run(capsys, "table", str(path), "by_bw", "--format", "csv")
+    assert code == 2 and out.splitlines()[1] == "0.0,,," and out.splitlines()[2].endswith(",")
