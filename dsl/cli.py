@@ -410,8 +410,16 @@ def _check(args) -> int:
 def _solve(model, args) -> int:
     from .equation import solve_equation
     from .display import format_number
+    from .uncertain import is_samples, summary
     q, sol = solve_equation(model, args.unknown, args.equation, origin="--for", bracket_text=args.bracket)
     unit = f" {model.units[model.cell_id(args.unknown)]}" if model.units[model.cell_id(args.unknown)] else ""
+    if is_samples(q.magnitude):   # the equation reads uncertain cells: solved for each sample
+        stats = summary(q.magnitude)
+        print(f"{args.unknown} = {format_number(stats.median, 6)}{unit}   [{format_number(stats.p5)} to "
+              f"{format_number(stats.p95)}{unit}]   ({sol.note})")
+        print(f"\n[a to b]: where the middle 90% of the {len(q.magnitude):,} Monte Carlo samples' solutions fall "
+              "(5th to 95th percentile); the value is the median")
+        return 0
     print(f"{args.unknown} = {format_number(float(q.magnitude), 6)}{unit}   ({sol.note})")
     return 0
 

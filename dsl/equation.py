@@ -5,7 +5,7 @@ from . import ir
 from . import syntax as ast
 from .bind import Scope
 from .dimensions import dim_of
-from .errors import IfrError, remember_source
+from .errors import IfrError, Span, remember_source
 from .parse_cache import parse
 from .resolve import CellDef
 
@@ -17,7 +17,6 @@ def solve_equation(model, unknown: str, equation: str, origin: str = "<equation>
     that range, as `solve x on lo..hi:` does in a file; both ends must have the
     unknown's dimension.
     """
-    from .units import quantity
     cid = model.cell_id(unknown)
     if "=" not in equation.replace("==", "").replace("<=", "").replace(">=", "").replace("!=", ""):
         raise IfrError("bad-equation", f"`{equation}` is not an equation", None, hint='write "lhs = rhs"')
@@ -27,8 +26,26 @@ def solve_equation(model, unknown: str, equation: str, origin: str = "<equation>
             raise IfrError("bad-bracket", f"`{bracket_text}` is not a range", None,
                            hint="write LO..HI, e.g. 1 GB/s..1 TB/s")
         on = f" on {bracket_text}"
-    text = f"__solve__ = solve {_plain(model, cid)}{on}: {equation}"
+    # Parsed as a cell of its own, shown (and its errors placed) as the user
+    # would write it: `solve x on lo..hi: lhs = rhs`.
+    text = f"{_CELL}solve {_plain(model, cid)}{on}: {equation}"
     remember_source(origin, text)
+    try:
+        return _solve(model, cid, unknown, equation, text, origin)
+    except IfrError as exc:   # (its message quotes the parts of the text, read while it was whole)
+        remember_source(origin, text[len(_CELL):])
+        if exc.span is not None and exc.span.file == origin:
+            exc.span = Span(origin, exc.span.line, max(1, exc.span.column - len(_CELL)), exc.span.end_line,
+                            max(2, exc.span.end_column - len(_CELL)))
+        raise
+
+
+_CELL = "__solve__ = "
+
+
+def _solve(model, cid: str, unknown: str, equation: str, text: str, origin: str):
+    from .units import quantity
+    model.binder.source_texts.pop(origin, None)   # an earlier equation's text, which its nodes' texts were read from
     program = parse(text, origin)
     if program.diagnostics:
         raise program.diagnostics[0]
@@ -52,6 +69,7 @@ def solve_equation(model, unknown: str, equation: str, origin: str = "<equation>
     reached = any(r == cid or r in affected for r in ir.refs(cell.lhs) | ir.refs(cell.rhs))
     if not reached:
         raise IfrError("solve-independent", f"the equation does not depend on `{unknown}`", stmt.lhs.span)
+    model.solver.forget(cell.id)   # the cells an earlier equation read
     solution = model.solver.solve(cell, model.values)
     unit_text = model.units[cid]
     from .display import factor

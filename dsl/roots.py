@@ -148,8 +148,11 @@ class Sides:
             if last > first:
                 if self.vanishes(grid[first:last + 1], each=True).all():
                     vanishing.append(x)
-                else:
-                    stretches.append((x, float(grid[last])))
+                else:   # its ends, from the scan's points to where the sides part, to float precision
+                    lo = self._edge(x, float(grid[first - 1])) if first > 0 else x
+                    hi = float(grid[last])
+                    hi = self._edge(hi, float(grid[last + 1])) if last + 1 < len(grid) else hi
+                    stretches.append((lo, hi))
             elif self.vanishes(x):
                 vanishing.append(x)
             elif self.holds(x):
@@ -164,6 +167,21 @@ class Sides:
             if self.holds(r):
                 (vanishing if self.vanishes(r) else roots).append(float(r))
         return merge(roots), merge(vanishing), stretches
+
+    def _edge(self, inside: float, outside: float) -> float:
+        """Where the sides stop being equal between a point where they are
+        (``inside``) and one where they are not: the last such point, found by
+        bisection to neighbouring floats."""
+        for _ in range(200):
+            middle = inside + (outside - inside) / 2
+            if middle in (inside, outside):
+                break
+            a, b = self._sides(middle)
+            if math.isfinite(a - b) and abs(a - b) <= 1e-12 * (abs(a) + abs(b)):
+                inside = middle
+            else:
+                outside = middle
+        return inside
 
     def _residual(self, x) -> float:
         a, b = self._sides(x)

@@ -59,6 +59,12 @@ class Solver:
         self._input_cache: dict[str, set] = {}
         self._cache = ClosedFormCache()
 
+    def forget(self, cid: str) -> None:
+        """Drop what is remembered of a cell's equation (a run-time equation
+        reuses one cell id for each new equation)."""
+        self._input_cache.pop(cid, None)
+        self.solutions.pop(cid, None)
+
     def __call__(self, cell, env) -> object:
         sol = self.solve(cell, env)
         # the model's own values come first; a table's rows, evaluated later, do

@@ -109,6 +109,6 @@ def on_a_stretch(solver, cell, stretches) -> IfrError:
     name = solver.graph.cells[cell.unknown].name
     lo, hi = stretches[0]
     return IfrError("several-solutions", f"`{cell.lhs.text} = {cell.rhs.text}` holds for every `{name}` from "
-                    f"{solver.show(cell.unknown, lo)} to {solver.show(cell.unknown, hi)} (as far as floats tell)",
+                    f"{solver.show(cell.unknown, lo)} to {solver.show(cell.unknown, hi)}",
                     cell.span, hint="the two sides are equal over a whole range, so there is no single threshold: "
                                     "check the equation")

@@ -9,7 +9,7 @@ import pytest
 import ifr
 from helpers import error, model
 from ifr.equation import solve_equation
-from ifr.errors import IfrError
+from ifr.errors import IfrError, render
 
 ROOT = Path(__file__).resolve().parent.parent
 PD = ROOT / "models" / "pd_handoff.ifr"
@@ -65,6 +65,32 @@ def test_a_bracket_is_suggested_only_when_the_crossing_may_lie_beyond(tmp_path):
 def test_an_equation_that_holds_on_a_whole_range_has_no_single_threshold(tmp_path):
     e = error(tmp_path, "x = 1\ny = solve x: max(x, 1) = 1\n")
     assert e.code == "several-solutions" and "holds for every `x` from" in e.message
+
+
+def test_a_stretch_is_given_by_where_it_ends_not_by_the_scan_s_points(tmp_path):
+    """ceil(a * 3000 / 12000) = 12 holds for 44 < a <= 48: the message said
+    "from 44.37 to 47.54 (as far as floats tell)", the scan's points inside."""
+    e = error(tmp_path, "a = 40 req/s\nn = ceil(a * 3000 token/req / (12000 token/s))\n"
+                        "y = solve a on 1 req/s..100 req/s: n = 12\n")
+    assert e.code == "several-solutions" and "from 44 request/s to 48 request/s" in e.message
+
+
+def test_run_time_equations_one_after_another(tmp_path):
+    """Each equation given at run time is read afresh: the second one's
+    messages quoted the first one's text, and its uncertain input was taken
+    for the first one's certain ones (an internal error)."""
+    m = model(tmp_path, "a = 40 req/s\nper = 1800 token/s to 2600 token/s\nout = 400 token/req\n"
+                        "load = a * out / per\nratio = load / 2\n")
+    with pytest.raises(IfrError) as first:
+        m.solve("a", "load = 3 s")
+    assert "`load`" in first.value.message and "`3 s`" in first.value.message
+    with pytest.raises(IfrError) as second:
+        m.solve("a", "ratio = 0.9 s")
+    assert "`ratio`" in second.value.message and "`0.9 s`" in second.value.message
+    assert "__solve__" not in render(second.value) and "solve a: ratio = 0.9 s" in render(second.value)
+    q, _ = m.solve("a", "a * out = 2 * per")   # per is uncertain: a is solved for each sample, as per / 200
+    per = m.samples("per")
+    assert q.to("req/s").magnitude == pytest.approx(per / 200, rel=1e-12)
 
 
 def test_a_bracket_given_at_run_time(tmp_path):

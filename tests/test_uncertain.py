@@ -436,3 +436,20 @@ def test_a_share_of_samples_never_rounds_to_none_or_all():
     assert percent_text(0.99995) == "99.995%" and percent_text(1e-5) == "0.001%"
     assert percent_text(1.0) == "100%" and percent_text(0.0) == "0%"
     assert number_format(Share(0.99995)) == "0.000%" and number_format(Share(0.3725)) == "0.00%"
+
+
+def test_ifr_solve_of_an_equation_that_reads_an_uncertain_cell(tmp_path, capsys, reference):
+    """`ifr solve` of an equation through an uncertain cell is solved for each
+    sample (it stopped with an internal error): the median and where 90% of
+    the solutions fall. prefix = 500 ms * ssd_bw, so its 5th and 95th
+    percentiles are 500 ms times ssd_bw's, 4 and 6.5 GB/s by definition."""
+    path = tmp_path / "kv.ifr"
+    path.write_text(textwrap.dedent(KV_TIER), encoding="utf-8")
+    code, out, err = run(capsys, "solve", path, "prefix", "--for", "t_load = 500 ms")
+    assert code == 0 and "Traceback" not in err
+    line = out.splitlines()[0]
+    assert line.startswith("prefix = ") and line.split()[3] == "GiB"
+    median, low = float(line.split()[2]), float(line.split("[")[1].split()[0])
+    high = float(line.split(" to ")[1].split()[0])
+    assert low == pytest.approx(0.5 * 4e9 / GIB, rel=0.02) and high == pytest.approx(0.5 * 6.5e9 / GIB, rel=0.02)
+    assert median == pytest.approx(0.5 * np.sqrt(4e9 * 6.5e9) / GIB, rel=0.02)   # a lognormal's median
