@@ -395,8 +395,12 @@ class Model:
         given = dim_of(node, {})
         if given != dim:
             from .display import example_unit
-            raise IfrError("bad-value", f"`{name}` is {dim}, but `{text}` is {given}", node.span,
-                           hint=f"give a value in a unit of {dim}, such as {example_unit(dim)}")
+            unit = self.units.get(cid)
+            if unit and cid not in self.errors and not self.is_uncertain(cid):   # in the cell's own unit
+                hint = f"give a value in a unit of {dim}, as {name} is now: {format_number(self.value(cid))} {unit}"
+            else:
+                hint = f"give a value in a unit of {dim}, such as {example_unit(dim)}"
+            raise IfrError("bad-value", f"`{name}` is {dim}, but `{text}` is {given}", node.span, hint=hint)
         if any(isinstance(n, ir.Dist) for n in ir.walk(node)):
             raise IfrError("bad-value", f"a value given for `{name}` is one number, not a distribution", node.span,
                            hint="write the range in the file: " + f"{name} = {text}")
