@@ -90,9 +90,29 @@ def _run_check(model, check) -> CheckResult:
     actual = value / scale
     tol, how = _tolerance(check, model, literal, expected, scale)
     passed = bool(abs(actual - expected) <= tol * (1 + 1e-12) + 1e-300) if math.isfinite(actual) else False
-    detail = f"{format_number(actual, 6)} vs {format_number(expected, 6)} {unit_text} ({how})".replace(" %", "%")
+    shown = f"{format_number(actual, 6)} vs {format_number(expected, 6)}{' ' + unit_text if unit_text else ''}"
+    detail = f"{shown} ({how})".replace(" %", "%")
+    if not passed and math.isfinite(actual):   # how far off, rather than the rule it was held to
+        detail = f"{shown}: {_off(actual, expected, unit_text, how, literal)}".replace(" %", "%")
     return CheckResult(check.span.file, check.span.line, check.source, check.description,
                        expected, float(actual), unit_text, passed, detail)
+
+
+def _off(actual: float, expected: float, unit_text: str, how: str, literal) -> str:
+    """How a failed check misses: `off by 1.68 ms (3.4%); it rounds to 48, not 50`."""
+    if unit_text == "%":   # a difference of percentages is in points; relative to a percentage it would mislead
+        off = f"off by {format_number(abs(actual - expected))} percentage points"
+    else:
+        off = f"off by {format_number(abs(actual - expected))}{' ' + unit_text if unit_text else ''}"
+    if expected != 0 and unit_text != "%":
+        off += f" ({format_number(abs(actual - expected) / abs(expected) * 100, 2)}%)"
+    if how.startswith("rounds to") and literal is not None:
+        decimals = len(literal[0].replace("_", "").lower().partition("e")[0].partition(".")[2])
+        if "e" not in literal[0].lower():
+            return f"{off}; it rounds to {actual:.{decimals}f}, not {literal[0]}"
+    if how.startswith("within"):
+        return f"{off}, not {how}"
+    return off
 
 
 def _raise_cell_errors(node, model) -> None:
@@ -135,6 +155,9 @@ def _inequality(model, check, value):
             unit_text = auto_unit(dim_of(node.left, model.dims), float(left))
         scale = factor(unit_text)
         detail = f"{format_number(left / scale, 6)} {node.op} {format_number(right / scale, 6)} {unit_text}".strip()
+        if not value:   # `48.3 < 40 ms` would read as a claim
+            u = f" {unit_text}" if unit_text else ""
+            detail = f"{format_number(left / scale, 6)}{u} is not {node.op} {format_number(right / scale, 6)}{u}"
         return CheckResult(check.span.file, check.span.line, check.source, check.description, right / scale,
                            left / scale, unit_text, bool(value), detail)
     return CheckResult(check.span.file, check.span.line, check.source, check.description, None,

@@ -235,3 +235,21 @@ def test_a_table_row_without_a_value_says_so_in_every_format(tmp_path, capsys):
         (0, "t", "division-by-zero"), (0, "rate", "division-by-zero"), (0, "r", "domain"), (1, "r", "domain")}
     code, out, _ = run(capsys, "table", str(path), "by_bw", "--format", "csv")
     assert code == 2 and out.splitlines()[1] == "0.0,,," and out.splitlines()[2].endswith(",")
+
+
+def test_a_failed_check_says_how_far_off_it_is(tmp_path, capsys):
+    """`[48.3184 vs 50 ms (rounds to 50)]` read as if 48.3 rounded to 50: a
+    failed check says by how much it misses and what it rounds to instead.
+    1.125 GiB / 25 GB/s = 48.3184 ms: 1.682 ms (3.4%) below 50 ms."""
+    path = tmp_path / "c.ifr"
+    path.write_text("bw = 25 GB/s\nstate = 1.125 GiB\nt = state / bw in ms\nshare = 25%\n"
+                    "check t = 50 ms\ncheck t = 49 ms within 1%\ncheck t < 40 ms\ncheck share = 30%\n"
+                    "check t = 48.3 ms\n")
+    code, out, _ = run(capsys, "check", str(path))
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0].endswith("[48.3184 vs 50 ms: off by 1.682 ms (3.4%); it rounds to 48, not 50]")
+    assert lines[1].endswith("[48.3184 vs 49 ms: off by 0.6816 ms (1.4%), not within 1%]")
+    assert lines[2].endswith("[48.3184 ms is not < 40 ms]")
+    assert lines[3].endswith("[25 vs 30%: off by 5 percentage points; it rounds to 25, not 30]")
+    assert lines[4].endswith("[48.3184 vs 48.3 ms (rounds to 48.3)]")     # a check that passes: the rule it met
