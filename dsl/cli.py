@@ -459,9 +459,10 @@ def _table(model, args) -> int:
         from .plot import plot_table
         plot_table(t, Path(args.plot))
     if t.errors:
-        _print_diagnostics(t.row_errors())
-        if t.more_errors:
-            print(f"... and {t.more_errors} more reasons cells have no value", file=sys.stderr)
+        shown = t.row_errors()
+        _print_diagnostics(shown)
+        if t.reasons > len(shown):
+            print(f"... and {t.reasons - len(shown)} more reasons cells have no value", file=sys.stderr)
         return 2
     return 0
 

@@ -222,6 +222,8 @@ def _checked(name, f, node):
                 why = f"sqrt() of a negative number: `{arg}` is below zero"
             elif name in ("ln", "log10", "log2"):
                 why = f"{name}() of a number that is not above zero: `{arg}` is {'zero' if x == 0 else 'below zero'}"
+            elif name == "exp":   # (its argument is a plain number)
+                raise IfrError("overflow", f"exp() of {x:g} (`{arg}`) is too large to compute", node.span) from None
             else:
                 why = f"{name}() is not defined at {x:g} (`{arg}`)"
             raise IfrError("domain", why, node.span) from None

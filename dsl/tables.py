@@ -47,9 +47,9 @@ class TableResult:
         return found
 
     @property
-    def more_errors(self) -> int:
-        """How many cells' and reasons' errors ``row_errors`` leaves out."""
-        return max(0, len({(c, e.code, e.message) for _, c, e in self.errors}) - 10)
+    def reasons(self) -> int:
+        """How many (cell, reason) pairs the rows' errors come to (``row_errors`` gives one for each)."""
+        return len({(column, e.code, e.message) for _, column, e in self.errors})
 
     @property
     def rows(self) -> list[list]:

@@ -344,3 +344,14 @@ def test_a_ratio_shown_in_percent(tmp_path):
     assert m.units["loss"] == "%"
     assert m.value("loss") == pytest.approx(100 * (1 - 2.83 / 3.05))
     assert all(r.passed for r in m.check())
+
+
+def test_a_function_out_of_its_domain_says_why_without_base_unit_values(tmp_path):
+    """sqrt(bw - 5 GB/s) at 4 GB/s said "not defined at -8e+09", the value in
+    bits per second; exp(1000) said "not defined" where it is too large."""
+    found = {e.span.line: e for e in errors(tmp_path, "bw = 4 GB/s\nr = sqrt(bw - 5 GB/s)\nx = 1000\n"
+                                                      "y = exp(x)\nz = ln(x - 1000)\nw = log2(x - 2000)\n")}
+    assert found[2].code == "domain" and found[2].message == "sqrt() of a negative number: `bw - 5 GB/s` is below zero"
+    assert found[4].code == "overflow" and found[4].message == "exp() of 1000 (`x`) is too large to compute"
+    assert found[5].message == "ln() of a number that is not above zero: `x - 1000` is zero"
+    assert found[6].message == "log2() of a number that is not above zero: `x - 2000` is below zero"
