@@ -196,7 +196,7 @@ def uses_binary(node: ir.Node, binary_cells: set[str]) -> bool:
         elif kind is ir.Bin:
             stack.append(n.left)
             stack.append(n.right)
-        elif kind is ir.If:   # the value is a branch's: `if t < 1.6 s then 8 GB else 16 GB` reads in GB whatever t is in
+        elif kind is ir.If:   # the value is a branch's: `if t < 1.6 s then 8 GB else 16 GB` is in GB, t aside
             stack.append(n.then)
             stack.append(n.other)
         elif kind in _CONDITIONS:   # true or false: no unit to pass on

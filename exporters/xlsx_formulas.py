@@ -263,8 +263,8 @@ class FormulaBuilder:
             share = self.model.share_true(cid)
             if share is not None:
                 raise NotLive(f"Uncertain: how often it holds, the share of the {self.model.sampling.samples:,} "
-                              f"Monte Carlo samples drawn by ifr in which it is true ({percent_text(share)}). A spreadsheet "
-                              "does not redraw samples: run ifr again after changing its inputs.")
+                              f"Monte Carlo samples drawn by ifr in which it is true ({percent_text(share)}). A "
+                              "spreadsheet does not redraw samples: run ifr again after changing its inputs.")
             stats = self.model.summary(cid)
             spread = "" if stats is None else \
                 f" (90% of them between {stats.p5:.4g} and {stats.p95:.4g} {self.model.units[cid]})".replace(" )", ")")

@@ -191,7 +191,8 @@ def test_a_sympy_expression_is_written_back_in_ifr_syntax():
     assert ifr_text(sp.Piecewise((x, x < y), (sp.log(y), x < 2 * y), (sp.ceiling(y), True))) \
         == "if x < y then x else if x < 2*y then ln(y) else ceil(y)"
     assert ifr_text(2 * sp.Piecewise((x, x < 1), (y, True))) == "2*(if x < 1 then x else y)"
-    assert ifr_text(sp.Piecewise((x, x < 1))).startswith("Piecewise(")   # undefined past its condition: no if/else to say it
+    # undefined past its condition: no if/else says that
+    assert ifr_text(sp.Piecewise((x, x < 1))).startswith("Piecewise(")
 
 
 TABLE_WITH_BAD_ROWS = """\
