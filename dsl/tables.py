@@ -223,7 +223,7 @@ def run_table(model, name: str):
             continue
         columns.append(name)
         units.append(unit)
-        data.append(_shown(np.asarray(column), unit))
+        data.append(_shown(_values(column), unit))
         missing.update((row, first) for row in rows)
     return TableResult(table.name, columns[0], columns, units, data, keys=len(table.axes), errors=errors,
                        missing=missing)
@@ -261,8 +261,8 @@ def _sweep(model, overrides: dict, shown: list, size: int) -> tuple[list, list]:
                 values, row_failed = _row(model, overrides, only, shown, i)
                 for k, value in enumerate(values):
                     if columns[k].dtype == bool and value != value:   # a condition with no value: NaN, not false
-                        columns[k] = columns[k].astype(float)
-                    columns[k][i] = value
+                        columns[k] = columns[k].astype(object)
+                    columns[k][i] = bool(value) if columns[k].dtype == object and value == value else value
                 failed += row_failed
             return columns, failed
     columns, failed = [[] for _ in shown], []
@@ -293,9 +293,19 @@ def _row(model, overrides: dict, only: set, shown: list, i: int) -> tuple[list, 
     return [env[cid] for cid in shown], failed
 
 
+def _values(column) -> np.ndarray:
+    """A swept column as an array: a condition's true and false kept beside
+    the NaN of a row without a value (an object array), not read as 1 and 0."""
+    if isinstance(column, list) and any(isinstance(v, (bool, np.bool_)) for v in column):
+        if all(isinstance(v, (bool, np.bool_)) for v in column):
+            return np.array(column, dtype=bool)
+        return np.array([v if v != v else bool(v) for v in column], dtype=object)
+    return np.asarray(column)
+
+
 def _shown(column, unit_text: str):
-    """A column in its display unit (conditions stay booleans)."""
-    if column.dtype == bool:
+    """A column in its display unit (conditions stay true and false)."""
+    if column.dtype == bool or column.dtype == object:
         return column
     return column.astype(float) / factor(unit_text)
 

@@ -87,8 +87,9 @@ class TableSheet(_Sheet):
                     key = f"__table_row_cell_{i}_{j}"
                     refs[key] = helper
                     make = self._reading(make, key)
-                if self._is_condition(cid):
-                    self.live(row, j, make, refs, bool(values[j]), fmt=TRUTH_FORMAT)
+                if self._is_condition(cid):   # (NaN where the row has no value: #N/A, not TRUE)
+                    cached = bool(values[j]) if values[j] == values[j] else values[j]
+                    self.live(row, j, make, refs, cached, fmt=TRUTH_FORMAT)
                 else:
                     self.live(row, j, make, refs, values[j], sources=[cid, *self._record_cells()])
         last = first + len(result.rows) - 1

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -201,7 +202,8 @@ size = 8 GiB
 t    = size / bw
 rate = 1 / t
 r    = sqrt(bw - 5 GB/s)
-table by_bw: vary bw over [0 GB/s, 2 GB/s, 10 GB/s] show t, rate, r
+ok   = t < 1 s
+table by_bw: vary bw over [0 GB/s, 2 GB/s, 10 GB/s] show t, rate, r, ok
 """
 
 
@@ -215,8 +217,9 @@ def test_a_table_row_without_a_value_says_so_in_every_format(tmp_path, capsys):
     code, out, err = run(capsys, "table", str(path), "by_bw")
     assert code == 2
     rows = [line.split() for line in out.splitlines()[1:]]
-    assert rows[0] == ["0", "#ERROR", "#ERROR", "#ERROR"] and rows[1][2:] != ["#ERROR", "#ERROR"]
+    assert rows[0] == ["0", "#ERROR", "#ERROR", "#ERROR", "#ERROR"] and rows[1][2:] != ["#ERROR", "#ERROR"]
     assert rows[1][3] == "#ERROR" and "#ERROR" not in rows[2]
+    assert [rows[1][4], rows[2][4]] == ["false", "true"]   # 8 GiB at 2 and 10 GB/s: 4.3 s and 0.86 s
     assert ":3:" in err and "error[division-by-zero]: table `by_bw`: `t` has no value where bw = 0 GB/s" in err
     assert "`rate` has no value where bw = 0 GB/s: `t` has none: division by zero" in err
     assert "error[domain]: table `by_bw`: `r` has no value where bw = 0 GB/s; bw = 2 GB/s: sqrt() of a negative" \
@@ -226,16 +229,29 @@ def test_a_table_row_without_a_value_says_so_in_every_format(tmp_path, capsys):
     cells = {c["name"]: c for c in json.loads(single)["cells"]}
     code, out, _ = run(capsys, "table", str(path), "by_bw", "--format", "json")
     table = json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} in JSON"))
-    assert code == 2 and table["rows"][0] == [0.0, None, None, None]
+    assert code == 2 and table["rows"][0] == [0.0, None, None, None, None]
+    assert [table["rows"][1][4], table["rows"][2][4]] == [False, True]
     from ifr.display import factor
     for k, name in ((1, "t"), (2, "rate")):   # (each in its own display unit)
         assert table["rows"][1][k] * factor(table["units"][k]) == \
             pytest.approx(cells[name]["value"] * factor(cells[name]["unit"]), rel=1e-12)
     assert table["rows"][1][3] is None
     assert {(e["row"], e["column"], e["code"]) for e in table["errors"]} == {
-        (0, "t", "division-by-zero"), (0, "rate", "division-by-zero"), (0, "r", "domain"), (1, "r", "domain")}
+        (0, "t", "division-by-zero"), (0, "rate", "division-by-zero"), (0, "r", "domain"), (1, "r", "domain"),
+        (0, "ok", "division-by-zero")}
     code, out, _ = run(capsys, "table", str(path), "by_bw", "--format", "csv")
-    assert code == 2 and out.splitlines()[1] == "0.0,,," and out.splitlines()[2].endswith(",")
+    assert code == 2 and out.splitlines()[1] == "0.0,,,," and out.splitlines()[2].endswith(",,False")
+    # the workbook's table sheet: the row without a value holds #N/A, a condition's too (it held TRUE)
+    import ifr
+    from openpyxl import load_workbook
+    ifr.load(path).export(tmp_path / "t.xlsx")
+    sheet = load_workbook(tmp_path / "t.xlsx")["by_bw"]
+    row = next(r for r in sheet.iter_rows() if r[0].value == 0)
+    assert row[0].row > 1 and all(c.data_type == "f" for c in row[1:5])
+    import zipfile
+    xml = zipfile.ZipFile(tmp_path / "t.xlsx").read("xl/worksheets/sheet2.xml").decode()
+    cached = {ref: value for ref, value in re.findall(r'<c r="([B-E]\d+)"[^>]*>(?:<f>[^<]*</f>)?<v>([^<]*)</v>', xml)}
+    assert [cached[f"{col}{row[0].row}"] for col in "BCDE"] == ["#N/A"] * 4
 
 
 def test_a_failed_check_says_how_far_off_it_is(tmp_path, capsys):
