@@ -254,9 +254,15 @@ class Solver:
             if found is not None:
                 return found
         out = np.empty(size)
+        uncertain = getattr(self.graph, "uncertain", ())
         for i in range(size):
             row = {k: (v[i] if k in inputs and isinstance(v, np.ndarray) and v.ndim else v) for k, v in env.items()}
-            out[i] = self.solve(cell, row).value
+            try:
+                out[i] = self.solve(cell, row).value
+            except IfrError as exc:   # which of the values it was solved for (the first that fails)
+                what = "Monte Carlo sample" if any(c in uncertain for c in inputs) else "row"
+                exc.message += f" (in {what} {i + 1:,} of {size:,})"
+                raise
         return Solution(out, "numeric", None, [], "solved row by row")
 
     def _closed_columns(self, forms, cell, env, sides, size) -> Solution | None:

@@ -72,8 +72,11 @@ def render(model) -> str:
             lines.append("| " + " | ".join("#ERROR" if (r, c) in result.missing else _number(v)
                                            for c, v in enumerate(row)) + " |")
         lines.append("")
-        for error in result.row_errors():   # why a row's cell shows #ERROR
+        shown = result.row_errors()   # why a row's cell shows #ERROR
+        for error in shown:
             lines += [f"#ERROR: {_text(error.message)}", ""]
+        if result.reasons > len(shown):
+            lines += [f"#ERROR: and {result.reasons - len(shown)} more reasons cells have no value", ""]
     return "\n".join(lines)
 
 

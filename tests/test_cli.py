@@ -241,8 +241,13 @@ def test_a_table_row_without_a_value_says_so_in_every_format(tmp_path, capsys):
         (0, "ok", "division-by-zero")}
     code, out, _ = run(capsys, "table", str(path), "by_bw", "--format", "csv")
     assert code == 2 and out.splitlines()[1] == "0.0,,,," and out.splitlines()[2].endswith(",,False")
-    # the workbook's table sheet: the row without a value holds #N/A, a condition's too (it held TRUE)
+    # Markdown: #ERROR in the row, and why below the table
     import ifr
+    ifr.load(path).export(tmp_path / "t.md")
+    markdown = (tmp_path / "t.md").read_text()
+    assert "| 0 | #ERROR | #ERROR | #ERROR | #ERROR |" in markdown
+    assert "#ERROR: table `by_bw`: `t` has no value where bw = 0 GB/s: division by zero" in markdown
+    # the workbook's table sheet: the row without a value holds #N/A, a condition's too (it held TRUE)
     from openpyxl import load_workbook
     ifr.load(path).export(tmp_path / "t.xlsx")
     sheet = load_workbook(tmp_path / "t.xlsx")["by_bw"]

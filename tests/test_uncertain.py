@@ -453,3 +453,14 @@ def test_ifr_solve_of_an_equation_that_reads_an_uncertain_cell(tmp_path, capsys,
     high = float(line.split(" to ")[1].split()[0])
     assert low == pytest.approx(0.5 * 4e9 / GIB, rel=0.02) and high == pytest.approx(0.5 * 6.5e9 / GIB, rel=0.02)
     assert median == pytest.approx(0.5 * np.sqrt(4e9 * 6.5e9) / GIB, rel=0.02)   # a lognormal's median
+
+
+def test_a_solve_that_fails_for_a_sample_says_which(tmp_path):
+    """ceil(a * 400 / per) = 8 holds on a stretch of a for every sample of
+    per: the error is the first sample's, and says it is one sample's; its
+    stretch runs from 7/400 to 8/400 of that sample's per."""
+    e = error(tmp_path, "per = 1800 token/s to 2600 token/s\na = 40 req/s\n"
+                        "n = ceil(a * 400 token/req / per)\ngoal = solve a on 1 req/s..100 req/s: n = 8\n")
+    assert e.code == "several-solutions" and e.message.endswith("(in Monte Carlo sample 1 of 10,000)")
+    lo, hi = (float(x.split()[0]) for x in e.message.split(" from ")[1].split(" (")[0].split(" to "))
+    assert hi / lo == pytest.approx(8 / 7, rel=1e-3)
