@@ -11,7 +11,7 @@ import numpy as np
 from ifr.evaluate import is_truth_value
 
 from .cells import table_result
-from .xlsx import _col, _quote, merged_text, setup_print, write_formula, write_number
+from .xlsx import NOTE_SIZE, _col, _quote, merged_text, setup_print, write_formula, write_number
 from .xlsx_formulas import NotLive, not_available, per_unit, symbol, unit_size
 from .xlsx_layout import TABLE_HEADER_ROW, varied_node
 from .xlsx_sheets import _Sheet
@@ -65,6 +65,10 @@ class TableSheet(_Sheet):
             bindings = [{table.var: symbol("__row") * size}] * len(result.rows)
         affected = self._affected()
         memos: dict[int, dict] = {}
+        # A row where ifr finds no value for a cell (a division by zero at 0 GB/s) holds #N/A and why,
+        # not a live formula: sympy's form of it may be defined there (1/(size/bw) is bw/size, 0 at 0).
+        failed = {(r, column): error for r, column, error in result.errors}
+        shown_names = {cid: self.w.model.graph.cells[cid].name for cid in table.show}
         for i, values in enumerate(result.rows):
             row = first + i
             if table.var_is_record:
@@ -81,6 +85,12 @@ class TableSheet(_Sheet):
             memo = memos.setdefault(id(bindings[i]), {})
             for j, cid in enumerate(table.show, start=1):
                 self.w.table_cells[(table.name, i, cid)] = f"{_quote(self.title)}!${_col(j)}${row + 1}"
+                error = failed.get((i, shown_names[cid]))
+                if error is not None:
+                    sheet.write_formula(row, j, "=NA()", self.st("static"), "#N/A")
+                    sheet.write_comment(row, j, f"No value in this row: {error.message}. The row's value is set by "
+                                        "the .ifr file.", NOTE_SIZE)
+                    continue
                 make = self._maker(cid, bindings[i], affected, memo)
                 helper = self.w.table_row_cells.get((table.name, i, cid))
                 if helper is not None:      # the row's helper column computes it (see ComprehensionsSheet)

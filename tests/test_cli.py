@@ -252,7 +252,8 @@ def test_a_table_row_without_a_value_says_so_in_every_format(tmp_path, capsys):
     ifr.load(path).export(tmp_path / "t.xlsx")
     sheet = load_workbook(tmp_path / "t.xlsx")["by_bw"]
     row = next(r for r in sheet.iter_rows() if r[0].value == 0)
-    assert row[0].row > 1 and all(c.data_type == "f" for c in row[1:5])
+    assert row[0].row > 1 and [c.value for c in row[1:5]] == ["=NA()"] * 4
+    assert row[1].comment.text.startswith("No value in this row: division by zero")
     import zipfile
     xml = zipfile.ZipFile(tmp_path / "t.xlsx").read("xl/worksheets/sheet2.xml").decode()
     cached = {ref: value for ref, value in re.findall(r'<c r="([B-E]\d+)"[^>]*>(?:<f>[^<]*</f>)?<v>([^<]*)</v>', xml)}

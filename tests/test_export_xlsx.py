@@ -413,3 +413,23 @@ def test_an_uncertain_condition_reads_as_a_percentage_in_libreoffice(soffice, tm
     base, burst, change = row[2], row[3], row[4]
     assert base.number_format.endswith("%") and burst.number_format.endswith("%")
     assert change.value == f"=({burst.coordinate}-${base.coordinate})*100" and '" pt"' in change.number_format
+
+
+def test_a_table_row_without_a_value_stays_without_one_when_recalculated(soffice, tmp_path):
+    """`rate = 1 / t` with `t = size / bw` has no value at bw = 0 (a division
+    by zero); sympy's form of it, bw / size, is 0 there. Recalculated by
+    LibreOffice, that row still shows #N/A rather than a plain 0 req/s; the
+    rows that have values agree with ifr's."""
+    path = tmp_path / "t.ifr"
+    path.write_text("bw = 10 GB/s\nsize = 8 GiB\nt = size / bw\nrate = 1 / t\n"
+                    "table by_bw: vary bw over [0 GB/s, 5 GB/s] show t, rate\n", encoding="utf-8")
+    found = export_and_recalculate([path], tmp_path)
+    model, _, recalculated = found[path]
+    values = read_values(recalculated)
+    sheet = load_workbook(recalculated)["by_bw"]
+    zero, five = (next(r[0].row for r in sheet.iter_rows() if r[0].value == v) for v in (0, 5))
+    errors = {(ref, text) for title, ref, text in errors_in(recalculated) if title == "by_bw"}
+    assert {(f"B{zero}", "#N/A"), (f"C{zero}", "#N/A")} <= errors
+    row = model.table("by_bw").rows[1]
+    assert values[("by_bw", f"B{five}")] == pytest.approx(row[1], rel=1e-12)
+    assert values[("by_bw", f"C{five}")] == pytest.approx(row[2], rel=1e-12)
