@@ -46,7 +46,8 @@ class TableSheet(_Sheet):
         names = [graph.cells[c].name for c in table.show]
         shown = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
         headers = [f"{c} [{u}]" if u else c for c, u in zip(result.columns, result.units)]
-        span = len(headers) + CHART_COLUMNS      # across the charts beside the table
+        # across the charts beside the table; without charts, across the table and a page's width at least
+        span = len(headers) + CHART_COLUMNS if self._numeric(result) else max(len(headers) - 1, 6)
         merged_text(sheet, 0, 0, span, table.name.replace("_", " "), self.st("title"))
         sheet.set_row(0, 22)
         what = "each of " if table.var_is_record else ""
@@ -108,8 +109,7 @@ class TableSheet(_Sheet):
         sheet.set_row(self.HEADER, LINE_HEIGHT * 2)
         sheet.freeze_panes(self.HEADER + 1, 1)
         self._charts(result, headers, first, last)
-        setup_print(sheet, self.HEADER, max(last, self.HEADER + 16 * self._chart_count + 2),
-                    len(headers) + (CHART_COLUMNS if self._chart_count else -1))
+        setup_print(sheet, self.HEADER, max(last, self.HEADER + 16 * self._chart_count + 2), span)   # the note's too
 
     _chart_count = 0
 
@@ -240,14 +240,17 @@ class TableSheet(_Sheet):
             return f"{lo}..{hi} step {step}"
         return "[" + ", ".join(n.text for n in table.values) + "]"
 
+    def _numeric(self, result) -> list[int]:
+        """The columns charted: those of numbers, when there are rows enough for a picture."""
+        if len(result.rows) < MIN_CHART_POINTS:    # two points make a line, not a picture
+            return []
+        return [j for j, cid in enumerate(self.table.show, start=1) if not self._is_condition(cid)
+                and all(isinstance(r[j], (int, float, np.floating)) for r in result.rows)]
+
     def _charts(self, result, headers, first: int, last: int) -> None:
         """Native charts of the shown columns: one per unit, against the varied input."""
-        if last - first + 1 < MIN_CHART_POINTS:    # two points make a line, not a picture
-            return
-        numeric = [j for j, cid in enumerate(self.table.show, start=1) if not self._is_condition(cid)
-                   and all(isinstance(r[j], (int, float, np.floating)) for r in result.rows)]
         by_unit: dict[str, list[int]] = {}
-        for j in numeric:
+        for j in self._numeric(result):
             by_unit.setdefault(result.units[j], []).append(j)
         anchor_col = len(headers) + 1
         for k, (unit, columns) in enumerate(by_unit.items()):

@@ -433,3 +433,9 @@ def test_a_table_row_without_a_value_stays_without_one_when_recalculated(soffice
     row = model.table("by_bw").rows[1]
     assert values[("by_bw", f"B{five}")] == pytest.approx(row[1], rel=1e-12)
     assert values[("by_bw", f"C{five}")] == pytest.approx(row[2], rel=1e-12)
+    # two rows draw no chart: the sheet's note is printed whole all the same (its columns in the print area)
+    from openpyxl.utils import range_boundaries
+    exported = load_workbook(found[path][1])["by_bw"]
+    note = next(r for r in exported.merged_cells.ranges if r.min_row == 2)
+    assert not exported._charts and note.max_col >= 3
+    assert range_boundaries(exported.print_area.split("!")[1].replace("$", ""))[2] >= note.max_col
