@@ -436,11 +436,8 @@ def _table(model, args) -> int:
     t = model.table(args.name)
     heads = [c + (f" [{u}]" if u else "") for c, u in zip(t.columns, t.units)]
     if args.format == "json":   # a value an error replaces is null, and the errors say why
-        rows = t.rows
-        for r, c in t.missing:
-            rows[r][c] = None
-        errors = [{"row": r, "column": column, "code": e.code, "message": e.message} for r, column, e in t.errors]
-        json.dump({"name": t.name, "columns": t.columns, "units": t.units, "rows": rows}
+        errors = t.error_records()
+        json.dump({"name": t.name, "columns": t.columns, "units": t.units, "rows": t.rows_with_gaps()}
                   | ({"errors": errors} if errors else {}), sys.stdout, indent=2, default=_json_default)
         print()
     elif args.format == "csv":   # a value an error replaces is an empty field

@@ -46,6 +46,17 @@ class TableResult:
                                   f"vary {varied} only over values where the formula is defined"))
         return found
 
+    def rows_with_gaps(self) -> list[list]:
+        """``rows`` with None for each value an error replaces (JSON's null)."""
+        rows = self.rows
+        for r, c in self.missing:
+            rows[r][c] = None
+        return rows
+
+    def error_records(self) -> list[dict]:
+        """Why each missing value is missing, for JSON: row, column, code, message."""
+        return [{"row": r, "column": column, "code": e.code, "message": e.message} for r, column, e in self.errors]
+
     @property
     def reasons(self) -> int:
         """How many (cell, reason) pairs the rows' errors come to (``row_errors`` gives one for each)."""
@@ -260,9 +271,9 @@ def _sweep(model, overrides: dict, shown: list, size: int) -> tuple[list, list]:
             for i in np.flatnonzero(bad).tolist():
                 values, row_failed = _row(model, overrides, only, shown, i)
                 for k, value in enumerate(values):
-                    if columns[k].dtype == bool and value != value:   # a condition with no value: NaN, not false
-                        columns[k] = columns[k].astype(object)
-                    columns[k][i] = bool(value) if columns[k].dtype == object and value == value else value
+                    if value != value and getattr(columns[k], "dtype", None) == bool:
+                        columns[k] = columns[k].tolist()   # a condition with no value here: NaN, not false (`_values`)
+                    columns[k][i] = value
                 failed += row_failed
             return columns, failed
     columns, failed = [[] for _ in shown], []

@@ -102,12 +102,10 @@ def _closed_form(model, cid: str) -> str | None:
 
 def _table(model, name: str) -> dict:
     result = table_result(model, name)
-    rows = [[None if (r, c) in result.missing else _plain(v) for c, v in enumerate(row)]
-            for r, row in enumerate(result.rows)]
+    rows = [[None if v is None else _plain(v) for v in row] for row in result.rows_with_gaps()]
     out = {"name": result.name, "vary": result.var, "columns": result.columns, "units": result.units, "rows": rows}
     if result.errors:   # why a value is null
-        out["errors"] = [{"row": r, "column": column, "code": e.code, "message": e.message}
-                         for r, column, e in result.errors]
+        out["errors"] = result.error_records()
     return out
 
 
