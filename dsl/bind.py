@@ -7,9 +7,10 @@ from . import ir
 from . import syntax as ast
 from .errors import IfrError, Span
 from .resolve import (UNRESOLVED, CellDef, CheckDef, FnBinding, FunctionDef, Graph, Loader, ModuleDef, ScenarioName,
-                      RecordDef, ScenarioDef, TableDef)
+                      RecordDef, ScenarioDef, ShapedCellDef, TableDef)
 from .dependencies import Dependencies
 from .expressions import ExpressionResolver, Scope, _field_span
+from .shape_ir import template_of
 from .units import suggest
 
 
@@ -43,6 +44,7 @@ class Binder(ExpressionResolver):
         self.refs: dict[str, set[str]] = {}
         self.resolved: set[str] = set()
         self._relations: Dependencies | None = None
+        self.shape_templates: dict = {}   # a line shape (shapes.Shape) -> its cells' Template, or None
 
     def _guarded(self, action) -> bool:
         """Run one step; a mistake is reported.  Whether it went through."""
@@ -123,8 +125,9 @@ class Binder(ExpressionResolver):
 
     def _cell(self, stmt, cell_id: str, name: str, module: ModuleDef, section: str) -> CellDef:
         kind = "solve" if isinstance(stmt, ast.SolveCell) else "formula"
-        cell = CellDef(cell_id, name if not module.key else f"{module.key}.{name}", module.key, kind,
-                       stmt.span, stmt.source, stmt.description, section, stmt.display, stmt.display_span)
+        make = ShapedCellDef if type(stmt) is ast.ShapedCell else CellDef
+        cell = make(cell_id, name if not module.key else f"{module.key}.{name}", module.key, kind,
+                    stmt.span, stmt.source, stmt.description, section, stmt.display, stmt.display_span)
         if module.key == "":
             cell.name = name
         self.cells[cell_id] = cell
@@ -167,7 +170,7 @@ class Binder(ExpressionResolver):
                 if not isinstance(binding, str) or binding not in self.cells:
                     continue
                 stmt = self.syntax[binding]
-                if not isinstance(stmt, ast.Cell) or not isinstance(stmt.expr, (ast.Name, ast.FieldAccess)):
+                if not isinstance(stmt, ast.Cell) or not issubclass(stmt.expr_kind, (ast.Name, ast.FieldAccess)):
                     continue
                 try:
                     target = self._binding(stmt.expr, self.scopes[binding])
@@ -215,15 +218,33 @@ class Binder(ExpressionResolver):
                 cell.rhs = self.expr(stmt.rhs, scope)
                 if stmt.bracket is not None:
                     cell.bracket = (self.expr(stmt.bracket.lo, scope), self.expr(stmt.bracket.hi, scope))
+        elif type(stmt) is ast.ShapedCell and self._from_shape(cell, stmt, scope):
+            return
         else:
             cell.expr = self.expr(stmt.expr, scope)
             self.refs[cell.id] = ir.refs(cell.expr)
             cell.kind = "formula" if self.refs[cell.id] or _computes(cell.expr) else "input"
+            if type(stmt) is ast.ShapedCell and stmt.shape not in self.shape_templates \
+                    and len(self.diagnostics) == before:   # (a line with a mistake makes no template: the next may)
+                self.shape_templates[stmt.shape] = template_of(cell.expr, stmt, self._source(stmt), scope.lookup)
         errors = self._errors_since(before)
         if errors:
             self.cell_errors[cell.id] = errors[0]
             if cell.kind == "input":
                 cell.kind = "formula"   # nothing to edit: it has no value
+
+    def _from_shape(self, cell: CellDef, stmt: ast.ShapedCell, scope: Scope) -> bool:
+        """Make a cell's IR from its shape's template (shape_ir.py); whether it was."""
+        template = self.shape_templates.get(stmt.shape)
+        if template is None:
+            return False
+        cells = template.cells(stmt.code, scope.lookup)
+        if cells is None:
+            return False
+        cell.template = (template, cells, stmt.line, self._source(stmt))   # its IR, made when read
+        self.refs[cell.id] = {*template.fixed, *cells}
+        cell.kind = "formula" if self.refs[cell.id] else "input"
+        return True
 
     # --- an imported module's cells: those the main file reaches
     def _reach(self, checks, tables, scenarios, functions) -> None:
@@ -269,7 +290,7 @@ class Binder(ExpressionResolver):
     def _reads(self, cell: CellDef) -> set[str]:
         """The cells a resolved cell's definition names."""
         if cell.kind != "solve":
-            more = self._what_if_deps(cell.expr)
+            more = self._what_if_deps(cell.expr) if self.what_ifs else None
             return self._refs_of(cell) | more if more else self._refs_of(cell)   # one set, not a copy, per cell
         found = {cell.unknown} | ir.refs(cell.lhs) | ir.refs(cell.rhs)
         for bound in cell.bracket or ():

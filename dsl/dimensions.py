@@ -21,6 +21,11 @@ def check_graph(graph: Graph) -> tuple[dict[str, Dim | None], list[IfrError]]:
     functions, whether called or not."""
     errors: list[IfrError] = []
     dims: dict[str, Dim | None] = {}
+    # A cell made from its line shape's template (shape_ir.py) has the
+    # dimension of any other of the template whose cells have its cells'
+    # dimensions: checked once for each.  (A mistake is not kept: each cell's
+    # is reported at its own place.)
+    shaped: dict[tuple, Dim] = {}
     for cid in graph.order:
         cell = graph.cells[cid]
         if cid in graph.cell_errors:
@@ -29,6 +34,12 @@ def check_graph(graph: Graph) -> tuple[dict[str, Dim | None], list[IfrError]]:
         try:
             if cell.kind == "solve":
                 dims[cid] = _check_solve(cell, dims)
+            elif cell.template is not None:
+                key = (cell.template[0], *[dims.get(c) for c in cell.template[1]])
+                found = shaped.get(key)
+                if found is None:
+                    found = shaped[key] = dim_of(cell.expr, dims)
+                dims[cid] = found
             else:
                 dims[cid] = dim_of(cell.expr, dims)
             if cell.display is not None:

@@ -150,13 +150,15 @@ def display_unit(cell, dim: Dim, value, binary: bool) -> str:
     """The unit a cell is shown in."""
     if cell.display:
         return cell.display
-    if cell.kind == "input" and isinstance(cell.expr, ir.Const) and cell.expr.unit:
-        return cell.expr.unit   # as written: 25 GB/s stays in GB/s, 30 % in %
-    if cell.kind == "input" and isinstance(cell.expr, ir.Neg) and isinstance(cell.expr.operand, ir.Const) \
-            and cell.expr.operand.unit and cell.expr.operand.unit != "%":
-        return cell.expr.operand.unit
-    if isinstance(cell.expr, ir.Dist) and isinstance(cell.expr.args[0], ir.Const) and cell.expr.args[0].unit:
-        return cell.expr.args[0].unit   # 4 GB/s to 6.5 GB/s stays in GB/s
+    # (a formula made from its line's template holds no distribution: its IR is not made to be read here)
+    expr = cell.expr if cell.kind == "input" or getattr(cell, "template", None) is None else None
+    if cell.kind == "input" and isinstance(expr, ir.Const) and expr.unit:
+        return expr.unit   # as written: 25 GB/s stays in GB/s, 30 % in %
+    if cell.kind == "input" and isinstance(expr, ir.Neg) and isinstance(expr.operand, ir.Const) \
+            and expr.operand.unit and expr.operand.unit != "%":
+        return expr.operand.unit
+    if isinstance(expr, ir.Dist) and isinstance(expr.args[0], ir.Const) and expr.args[0].unit:
+        return expr.args[0].unit   # 4 GB/s to 6.5 GB/s stays in GB/s
     v = value if isinstance(value, (int, float)) else _representative(value)
     return auto_unit(dim, v, binary)
 

@@ -510,7 +510,7 @@ class Evaluator:
     def _closure(self, cid: str, cell) -> Fn:
         fn = self.compiled.get(cid)
         if fn is None:
-            fn = compile_node(cell.expr)
+            fn = compile_node(cell.expr) if cell.template is None else _from_template(cell)
             if self.runs > 1:
                 self.compiled[cid] = fn
         return fn
@@ -615,6 +615,26 @@ class Evaluator:
         cell, name = self.graph.cells[cid], self.graph.cells[root].name
         return CellError(IfrError("depends-on-error", f"depends on `{name}`, which has an error "
                                   f"({errors[root].code})", cell.span), cause=root)
+
+
+def _from_template(cell) -> Fn:
+    """The closure of a cell made from its line shape's template (shape_ir.py):
+    the template's, given the values of the cell's cells.  A mistake is found
+    again by the cell's own closure, whose message is placed on its line."""
+    template, cells = cell.template[0], cell.template[1]
+    shared = template.closure()
+    if len(cells) == 1:
+        only = cells[0]
+        values = lambda env: (env[only],)   # noqa: E731
+    else:
+        values = operator.itemgetter(*cells) if cells else lambda env: ()
+
+    def run(env, var):
+        try:
+            return shared(env, values(env))
+        except IfrError:
+            return compile_node(cell.expr)(env, var)
+    return run
 
 
 def _all_finite(cell, samples) -> None:

@@ -296,15 +296,18 @@ class Model:
         return quantity(self.value(cid), u or "dimensionless")
 
     def _display_units(self) -> dict[str, str]:
-        units, binary = {}, set()
+        units, binary, shaped = {}, set(), {}
         for cid in self.graph.order:
             cell = self.graph.cells[cid]
             dim = self.dims.get(cid)
             if dim is None:
                 units[cid] = cell.display or ""
                 continue
-            expr = cell.expr if cell.kind != "solve" else ir.Ref(cell.span, "", cell.unknown)
-            is_binary = uses_binary(expr, binary) if expr is not None else False
+            if cell.template is not None:   # made from its line shape's template: found once per template
+                is_binary = cell.template[0].uses_binary(cell.template[1], binary, shaped)
+            else:
+                expr = cell.expr if cell.kind != "solve" else ir.Ref(cell.span, "", cell.unknown)
+                is_binary = uses_binary(expr, binary) if expr is not None else False
             if is_binary:
                 binary.add(cid)
             value = self.values[cid]

@@ -46,6 +46,33 @@ class CellDef:
     lhs: ir.Node | None = None
     rhs: ir.Node | None = None
     bracket: tuple[ir.Node, ir.Node] | None = None
+    # a cell made from its line shape's template (shape_ir.py): (the Template,
+    # the cells it reads in order, its line, its file's SourceText)
+    template: tuple | None = None
+
+
+_CELL_DEF_EXPR = CellDef.__dict__["expr"]   # the slot behind ShapedCellDef's expr
+
+
+class ShapedCellDef(CellDef):
+    """The cell of a line read by shape (syntax.ShapedCell).  Made from its
+    shape's template, its IR is made when first read: most cells of a big
+    model are checked, computed and listed through their template."""
+
+    __slots__ = ()
+
+    @property
+    def expr(self) -> ir.Node | None:
+        made = _CELL_DEF_EXPR.__get__(self)
+        if made is None and self.template is not None:
+            template, cells, line, text = self.template
+            made = template.make(line, cells, text)
+            _CELL_DEF_EXPR.__set__(self, made)
+        return made
+
+    @expr.setter
+    def expr(self, value) -> None:
+        _CELL_DEF_EXPR.__set__(self, value)
 
 
 @dataclass(eq=False)

@@ -245,10 +245,38 @@ def _patched(text: str, pairs: tuple, code: str) -> str:
     return "".join(chars)
 
 
+class Shape:
+    """What the cells of the lines of one shape share: how a line's expression
+    tree is made (``make(line, code)``) and the recipe it is made by."""
+
+    __slots__ = ("make", "recipe", "root")
+
+    def __init__(self, make, recipe):
+        self.make = make
+        self.recipe = recipe
+        self.root = recipe[1] if recipe[0] == _NODE else type(recipe[1])   # the class of the tree's root
+
+
 def _builder(template: list, file: str, intern):
     """A function (line number, the line's code) -> the line's statements."""
-    makers = [_maker(r, file, intern) for r in template]
+    makers = [_cell_maker(r, file, intern) if r[0] == _NODE and r[1] is ast.Cell else _maker(r, file, intern)
+              for r in template]
     return lambda line, code: [make(line, code) for make in makers]
+
+
+def _cell_maker(recipe, file: str, intern):
+    """A cell's maker: the cell (a ShapedCell) now, its expression's tree when it is read."""
+    parts = list(recipe[2])
+    at = ast._fields(ast.Cell).index("expr")
+    shape = Shape(_maker(parts[at], file, intern), parts[at])
+    parts[at] = (_LIT, None)
+    make = _maker((_NODE, ast.ShapedCell, parts), file, intern)
+
+    def cell(line: int, code: str):
+        made = make(line, code)
+        made.shape, made.line, made.code = shape, line, code
+        return made
+    return cell
 
 
 def _maker(recipe, file: str, intern):

@@ -155,6 +155,40 @@ class Cell(Statement):
     source: str = ""             # the formula as written
     description: str = ""
 
+    @property
+    def expr_kind(self) -> type:
+        """The class of the expression's root (a ShapedCell's, without making its tree)."""
+        return type(self.expr)
+
+
+_CELL_EXPR = Cell.__dict__["expr"]   # the slot behind ShapedCell's expr
+
+
+class ShapedCell(Cell):
+    """A Cell read from a line by its shape (see shapes.py): its expression's
+    tree is made when it is first read.  The binder makes the IR of most such
+    cells from their shape's IR, without the tree; ``shape`` is what lines of
+    the same shape share, ``line`` and ``code`` are this line's."""
+
+    __slots__ = ("shape", "line", "code")
+
+    @property
+    def expr(self) -> Expr:
+        made = _CELL_EXPR.__get__(self)
+        if made is None:
+            made = self.shape.make(self.line, self.code)
+            _CELL_EXPR.__set__(self, made)
+        return made
+
+    @expr.setter
+    def expr(self, value) -> None:
+        _CELL_EXPR.__set__(self, value)
+
+    @property
+    def expr_kind(self) -> type:
+        made = _CELL_EXPR.__get__(self)
+        return type(made) if made is not None else self.shape.root
+
 
 @dataclass(eq=False, slots=True)
 class Record(Statement):
@@ -281,15 +315,16 @@ def to_data(node, file: str):
         return {"@t": [to_data(x, file) for x in node]}
     if isinstance(node, Span) and node.file == file:
         return {"@s": [node.line, node.column, node.end_line, node.end_column]}
-    names = _FIELDS.get(type(node)) or (_fields(type(node)) if hasattr(node, "__dataclass_fields__") else None)
+    cls = Cell if type(node) is ShapedCell else type(node)   # a cell read by shape is the cell it reads as
+    names = _FIELDS.get(cls) or (_fields(cls) if hasattr(node, "__dataclass_fields__") else None)
     if names is None:
-        raise TypeError(f"cannot store {type(node).__name__} in the syntax cache")
+        raise TypeError(f"cannot store {cls.__name__} in the syntax cache")
     values = [to_data(getattr(node, name), file) for name in names]
-    if type(node) is not Span:
-        for i in _SPANS.get(type(node)) or _SPANS.setdefault(type(node), _span_positions(type(node))):
+    if cls is not Span:
+        for i in _SPANS.get(cls) or _SPANS.setdefault(cls, _span_positions(cls)):
             if isinstance(values[i], dict) and "@s" in values[i]:
                 values[i] = values[i]["@s"]
-    return {"@" + type(node).__name__: values}
+    return {"@" + cls.__name__: values}
 
 
 _SPANS: dict[type, tuple[int, ...]] = {}
