@@ -19,6 +19,31 @@ def test_inputs_and_formulas_in_any_order(tmp_path):
     assert m.value("t") == pytest.approx(1.125 * 2 ** 30 / 25e9 * 1000)
 
 
+def test_cells_written_in_order_are_computed_in_that_order_and_others_after_what_they_read(tmp_path):
+    written = model(tmp_path, """
+        link = 25 GB/s
+        both_ways = 2 * link
+        state = 1.125 GiB
+        t = state / link in ms
+        twice = 2 * t
+        first = t + state / link
+    """)
+    assert written.graph.order == ["link", "both_ways", "state", "t", "twice", "first"]
+    shuffled = model(tmp_path, """
+        first = t + state / link
+        twice = 2 * t
+        t = state / link in ms
+        state = 1.125 GiB
+        both_ways = 2 * link
+        link = 25 GB/s
+    """, name="shuffled.ifr")
+    order = shuffled.graph.order
+    assert sorted(order) == sorted(written.graph.order)
+    assert order.index("t") < order.index("twice") and order.index("t") < order.index("first")
+    assert max(order.index("state"), order.index("link")) < order.index("t")
+    assert shuffled.values == written.values
+
+
 def test_docstring_sections_and_descriptions(tmp_path):
     m = model(tmp_path, '''
         """A title."""
