@@ -235,22 +235,26 @@ def _spaced(value: str) -> str:
 # --- run -----------------------------------------------------------------------
 
 def _cell_rows(model):
-    from .display import format_number
+    from .display import factor, format_number, quantity_text
     rows = []
+    cells, units, values, errors, overrides = model.graph.cells, model.units, model.values, model.errors, model.overrides
     for cid in model.used_cells():
-        cell = model.graph.cells[cid]
-        unit = model.units[cid]
-        kind = "override" if cid in model.overrides else cell.kind
+        cell = cells[cid]
+        unit = units[cid]
+        kind = "override" if cid in overrides else cell.kind
         row = {"name": cell.name, "value": None, "unit": unit, "kind": kind,
                "formula": cell.source, "description": cell.description,
                "section": cell.section if not cell.module else f"from {cell.module}"}
-        failed = model.errors.get(cid)
+        failed = errors.get(cid)
         if failed is None:
-            row["value"] = float(model.value(cid))
-            row["text"] = model.value_text(cid)
-            if type(model.values[cid]) is float:   # most cells: a certain number, neither uncertain nor a condition
+            raw = values[cid]
+            if type(raw) is float:   # most cells: a certain number, neither uncertain nor a condition
+                row["value"] = value = raw / factor(unit)   # (Model.value and value_text, for a number)
+                row["text"] = quantity_text(value, unit)
                 rows.append(row)
                 continue
+            row["value"] = float(model.value(cid))
+            row["text"] = model.value_text(cid)
             share = model.share_true(cid)
             if share is not None:   # an uncertain condition: how often it holds, not its median
                 row.update(uncertain=True, mean=share)

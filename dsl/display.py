@@ -230,6 +230,11 @@ def format_number(value: float, digits: int = 4) -> str:
     return f"{mantissa}e{int(exponent)}"
 
 
+def quantity_text(value: float, unit: str, digits: int = 4) -> str:
+    """A number in its unit as read (`1.41 GB/s`; a plain number alone)."""
+    return format_number(value, digits) + (f" {unit}" if unit else "")
+
+
 # The base unit each dimension's values are kept in, as JSON names it; bits
 # are the registry's base for information, but a reader thinks in bytes.
 _SI_NAMES = {"information": ("B", 8.0), "time": ("s", 1.0), "length": ("m", 1.0), "mass": ("kg", 1.0),

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from . import ir
 from .bind import Binder, Scope
 from .dimensions import check_graph, dim_of
-from .display import display_unit, factor, format_number, share_text, uses_binary
+from .display import display_unit, factor, format_number, quantity_text, share_text, uses_binary
 from .errors import DEFAULT_SOURCES, IfrError, IfrErrors, Sources, Span, remember_source, source_order, unique
 from .evaluate import CellError, Evaluator, compile_node, is_truth_value
 from .parse_cache import parse
@@ -258,15 +258,14 @@ class Model:
         raw = self.values.get(cid)
         if type(raw) is float and cid not in self.errors:   # most cells: a certain number
             unit = self.units[cid]
-            return format_number(raw / factor(unit), digits) + (f" {unit}" if unit else "")
+            return quantity_text(raw / factor(unit), unit, digits)
         value = self.value(cid)
         share = self.share_true(cid)
         if share is not None:
             return share_text(share)
         if is_truth_value(self.values[cid]):
             return format_number(bool(value))
-        unit = self.units[cid]
-        return format_number(value, digits) + (f" {unit}" if unit else "")
+        return quantity_text(value, self.units[cid], digits)
 
     def share_true(self, name: str) -> float | None:
         """How often an uncertain condition holds (the fraction of its samples
