@@ -255,6 +255,9 @@ def _compile_func(node: ir.Func) -> Fn:
 
         def extreme(env, var):
             values = [a(env, var) for a in args]
+            if len(values) == 2 and type(values[0]) is float and type(values[1]) is float:   # the commonest
+                x, y = values
+                return math.nan if x != x or y != y else scalar(x, y)
             if any(is_array(v) for v in values):
                 np = _np()
                 pick = np.maximum if name == "max" else np.minimum

@@ -73,9 +73,10 @@ class Template:
 
     def uses_binary(self, cells: list[str], binary: set[str], seen: dict) -> bool:
         """display.uses_binary of a cell of the template, found once for each
-        set of its cells (and the fixed ones) written in binary units; ``seen``
-        keeps what was found, for one pass over the cells in order."""
-        key = (self, *[c in binary for c in cells], *[c in binary for c in self.fixed])
+        set of its cells written in binary units; ``seen`` keeps what was
+        found, for one pass over the cells in order (the cells every line
+        reads come before the first that reads them, and stay as they are)."""
+        key = (self, *map(binary.__contains__, cells))
         found = seen.get(key)
         if found is None:
             from .display import uses_binary
