@@ -296,9 +296,10 @@ class Model:
 
     def _display_units(self) -> dict[str, str]:
         units, binary, shaped = {}, set(), {}
+        cells, dims, values = self.graph.cells, self.dims, self.values
         for cid in self.graph.order:
-            cell = self.graph.cells[cid]
-            dim = self.dims.get(cid)
+            cell = cells[cid]
+            dim = dims.get(cid)
             if dim is None:
                 units[cid] = cell.display or ""
                 continue
@@ -309,7 +310,7 @@ class Model:
                 is_binary = uses_binary(expr, binary) if expr is not None else False
             if is_binary:
                 binary.add(cid)
-            value = self.values[cid]
+            value = values[cid]
             if isinstance(value, float) and not math.isfinite(value):
                 value = 1.0
             units[cid] = display_unit(cell, dim, value, is_binary)

@@ -261,6 +261,9 @@ def _builder(template: list, file: str, intern):
     """A function (line number, the line's code) -> the line's statements."""
     makers = [_cell_maker(r, file, intern) if r[0] == _NODE and r[1] is ast.Cell else _maker(r, file, intern)
               for r in template]
+    if len(makers) == 1:   # a line of one statement: most are
+        only = makers[0]
+        return lambda line, code: [only(line, code)]
     return lambda line, code: [make(line, code) for make in makers]
 
 
