@@ -35,11 +35,22 @@ def _text(steps: int = STEPS, change: dict | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    """A fresh cache folder for each test, in this process: the file resolved
+    cell by cell leaves its syntax tree there, which a later analysis of the
+    same text would read back instead of parsing it by shape."""
+    from ifr.cache import cache_dir
+    monkeypatch.setenv("IFR_CACHE_DIR", str(tmp_path / "cache"))
+    cache_dir.cache_clear()
+    yield
+    cache_dir.cache_clear()
+
+
 def _both(tmp_path, monkeypatch, text: str):
     """The analysis of ``text`` by shape, and the same file resolved cell by cell."""
     path = tmp_path / "big.ifr"
     path.write_text(text, encoding="utf-8")
-    monkeypatch.setenv("IFR_CACHE_DIR", str(tmp_path / "cache"))
     shaped = analyse(path)
     with monkeypatch.context() as m:
         m.setattr(shapes, "parse_by_shape", lambda *args, **kwargs: None)
