@@ -200,10 +200,12 @@ class Binder(ExpressionResolver):
         if cell.id in self.resolved:
             return
         self.resolved.add(cell.id)
-        if cell.expr is not None:   # a record alias's field
+        stmt = self.syntax.get(cell.id)
+        if stmt is None:   # a record alias's field: its IR is made
             return
-        stmt = self.syntax[cell.id]
         scope = self.scopes[cell.id]
+        if type(stmt) is ast.ShapedCell and self._from_shape(cell, stmt, scope):   # most cells of a big file
+            return
         before = len(self.diagnostics)
         if isinstance(stmt, ast.SolveCell):
             target = scope.lookup(stmt.unknown)
@@ -218,8 +220,6 @@ class Binder(ExpressionResolver):
                 cell.rhs = self.expr(stmt.rhs, scope)
                 if stmt.bracket is not None:
                     cell.bracket = (self.expr(stmt.bracket.lo, scope), self.expr(stmt.bracket.hi, scope))
-        elif type(stmt) is ast.ShapedCell and self._from_shape(cell, stmt, scope):
-            return
         else:
             cell.expr = self.expr(stmt.expr, scope)
             self.refs[cell.id] = ir.refs(cell.expr)
@@ -238,7 +238,8 @@ class Binder(ExpressionResolver):
         template = self.shape_templates.get(stmt.shape)
         if template is None:
             return False
-        cells = template.cells(stmt.code, scope.lookup)
+        plain = not scope.local and scope.record is None   # a module's cell: its names are the module's
+        cells = template.cells(stmt.code, scope.module.namespace.get if plain else scope.lookup)
         if cells is None:
             return False
         cell.template = (template, cells, stmt.line, self._source(stmt))   # its IR, made when read

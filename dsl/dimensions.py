@@ -35,7 +35,7 @@ def check_graph(graph: Graph) -> tuple[dict[str, Dim | None], list[IfrError]]:
             if cell.kind == "solve":
                 dims[cid] = _check_solve(cell, dims)
             elif cell.template is not None:
-                key = (cell.template[0], *[dims.get(c) for c in cell.template[1]])
+                key = (cell.template[0], *map(dims.get, cell.template[1]))
                 found = shaped.get(key)
                 if found is None:
                     found = shaped[key] = dim_of(cell.expr, dims)

@@ -273,7 +273,8 @@ def _cell_maker(recipe, file: str, intern):
     at = ast._fields(ast.Cell).index("expr")
     shape = Shape(_maker(parts[at], file, intern), parts[at])
     parts[at] = (_LIT, None)
-    make = _maker((_NODE, ast.ShapedCell, parts), file, intern)
+    # (a cell's name and formula are its own: not kept in ``intern``, a text per name, as its tree's names are)
+    make = _maker((_NODE, ast.ShapedCell, parts), file, {}.get)
 
     def cell(line: int, code: str):
         made = make(line, code)
