@@ -32,6 +32,9 @@ def explain(model, cid: str) -> dict:
     formulas = _formulas_below(model, cell.expr)
     names = {c: model.graph.cells[c].name for c in model.graph.cells}
     out["expanded"] = _in_worker("expanded_text", cell.expr, formulas, names)
+    if out["expanded"].startswith("(not printed: nested too deep"):   # a long chain of formulas
+        out["expanded"] = (f"(not printed: it reaches {len(formulas):,} formulas, nested too deep to expand; "
+                           "explain a cell nearer its inputs)")
     return out
 
 
@@ -75,7 +78,8 @@ def render(info: dict, model) -> str:
         lines.append(f"  closed form: {info.get('closed_form', '(none)')}   [base SI units]")
         lines.append(f"  method:      {info.get('method', '')}")
     elif info["kind"] == "formula" and not info.get("draws"):
-        lines.append(f"  expanded:    {info['expanded']}   [base SI units]")
+        printed = not info["expanded"].startswith("(not printed")
+        lines.append(f"  expanded:    {info['expanded']}" + ("   [base SI units]" if printed else ""))
     if info.get("error"):
         lines.append(f"  value:       #ERROR  {info['error']}")
     else:

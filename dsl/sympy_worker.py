@@ -190,6 +190,8 @@ def serve() -> None:
             answer = ("ok", functions[function](*args))
         except MemoryError:
             answer = ("raised", "sympy ran out of memory")
+        except RecursionError:
+            answer = ("raised", "nested too deep to expand")
         except Exception as exc:  # reported to the parent, which decides
             answer = ("raised", f"{type(exc).__name__}: {exc}"[:300])
         _send(stdout, answer)

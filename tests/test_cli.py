@@ -120,6 +120,20 @@ def test_an_if_reads_in_its_branches_unit_and_explain_writes_it_as_ifr_does(tmp_
     assert code == 0 and "max(" in out and "Max" not in out and "**" not in out
 
 
+def test_explain_of_a_cell_at_the_end_of_a_long_chain_says_why_it_is_not_expanded(tmp_path, capsys):
+    """A script's chain of 800 formulas nests too deep for sympy: said as such
+    (it printed Python's `RecursionError: maximum recursion depth exceeded`)."""
+    path = tmp_path / "chain.ifr"
+    path.write_text("x0 = 1 s\n" + "".join(f"x{i} = x{i - 1} + 1 ms\n" for i in range(1, 801)), encoding="utf-8")
+    code, out, _ = run(capsys, "explain", str(path), "x800")
+    assert code == 0 and "value:       1.8 s" in out
+    expanded = next(line for line in out.splitlines() if line.startswith("  expanded:"))
+    assert expanded == ("  expanded:    (not printed: it reaches 799 formulas, nested too deep to expand; "
+                        "explain a cell nearer its inputs)")
+    code, out, _ = run(capsys, "explain", str(path), "x3")
+    assert code == 0 and "expanded:    x0 + 3/1000   [base SI units]" in out
+
+
 def test_a_command_run_in_the_same_process_leaves_the_collector_as_it_found_it(capsys):
     """The command line turns the garbage collector off for its one model; a
     caller in the same process (a script, a test run) gets it back, or its
