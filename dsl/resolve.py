@@ -51,9 +51,6 @@ class CellDef:
     template: tuple | None = None
 
 
-_CELL_DEF_EXPR = CellDef.__dict__["expr"]   # the slot behind ShapedCellDef's expr
-
-
 class ShapedCellDef(CellDef):
     """The cell of a line read by shape (syntax.ShapedCell).  Made from its
     shape's template, its IR is made when first read: most cells of a big
@@ -61,18 +58,12 @@ class ShapedCellDef(CellDef):
 
     __slots__ = ()
 
-    @property
-    def expr(self) -> ir.Node | None:
-        made = _CELL_DEF_EXPR.__get__(self)
-        if made is None and self.template is not None:
-            template, cells, line, text = self.template
-            made = template.make(line, cells, text)
-            _CELL_DEF_EXPR.__set__(self, made)
-        return made
+    expr = ast.MadeWhenRead(CellDef, "expr", lambda cell: _from_template(*cell.template)
+                            if cell.template is not None else None)
 
-    @expr.setter
-    def expr(self, value) -> None:
-        _CELL_DEF_EXPR.__set__(self, value)
+
+def _from_template(template, cells: list[str], line: int, text) -> ir.Node:
+    return template.make(line, cells, text)
 
 
 @dataclass(eq=False)

@@ -161,7 +161,30 @@ class Cell(Statement):
         return type(self.expr)
 
 
-_CELL_EXPR = Cell.__dict__["expr"]   # the slot behind ShapedCell's expr
+class MadeWhenRead:
+    """A subclass's view of a slot of its base class: while the slot holds
+    None, reading it makes its value (``make(obj)``, kept unless None)."""
+
+    def __init__(self, cls: type, name: str, make):
+        self.slot = cls.__dict__[name]
+        self.make = make
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        value = self.slot.__get__(obj)
+        if value is None:
+            value = self.make(obj)
+            if value is not None:
+                self.slot.__set__(obj, value)
+        return value
+
+    def __set__(self, obj, value) -> None:
+        self.slot.__set__(obj, value)
+
+    def held(self, obj):
+        """The slot's value as it is, None when not made yet."""
+        return self.slot.__get__(obj)
 
 
 class ShapedCell(Cell):
@@ -172,21 +195,11 @@ class ShapedCell(Cell):
 
     __slots__ = ("shape", "line", "code")
 
-    @property
-    def expr(self) -> Expr:
-        made = _CELL_EXPR.__get__(self)
-        if made is None:
-            made = self.shape.make(self.line, self.code)
-            _CELL_EXPR.__set__(self, made)
-        return made
-
-    @expr.setter
-    def expr(self, value) -> None:
-        _CELL_EXPR.__set__(self, value)
+    expr = MadeWhenRead(Cell, "expr", lambda cell: cell.shape.make(cell.line, cell.code))
 
     @property
     def expr_kind(self) -> type:
-        made = _CELL_EXPR.__get__(self)
+        made = ShapedCell.expr.held(self)
         return type(made) if made is not None else self.shape.root
 
 
