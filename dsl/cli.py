@@ -237,7 +237,8 @@ def _spaced(value: str) -> str:
 def _cell_rows(model):
     from .display import factor, format_number, quantity_text
     rows = []
-    cells, units, values, errors, overrides = model.graph.cells, model.units, model.values, model.errors, model.overrides
+    cells, units, values = model.graph.cells, model.units, model.values
+    errors, overrides = model.errors, model.overrides
     for cid in model.used_cells():
         cell = cells[cid]
         unit = units[cid]
