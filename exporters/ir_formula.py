@@ -117,6 +117,8 @@ class IrPrinter:
         self._sizes: dict[str, Fraction] = {}
         self._constants: dict[tuple, Fraction] = {}   # a model repeats its literals (`1 us` in many cells)
         self._templates: dict[tuple, Callable] = {}   # (unit, shape) -> the text's format, texts in slot order
+        self._orders: dict = {}   # a cell template (shape_ir.Template) -> its distinct references, in order
+        self._shaped: dict[tuple, Callable] = {}   # (unit, template, its references' units) -> the format
 
     def size(self, unit_text: str) -> Fraction:
         """The exact base-SI size of one display unit."""
@@ -159,6 +161,44 @@ class IrPrinter:
             text = template(*texts)
         if len(text) + 1 > MAX_FORMULA_CHARS:
             raise NotPrintable("too long")     # sympy may shorten it; else it refuses
+        return "=" + text
+
+    def cell_formula(self, cell, cid: str, refs: dict[str, str]) -> str:
+        """`formula` of a cell's expression.  A cell made from its line's
+        template (shape_ir.py) is printed by the format of the first such cell
+        whose cells have the same display units: its references put in place,
+        without making or walking its IR (the format is `formula`'s own, kept
+        for its shape, and the template's distinct references are the cell's
+        distinct references, in the same order)."""
+        if cell.template is None:
+            return self.formula(cell.expr, cid, refs)
+        template, cells = cell.template[0], cell.template[1]
+        order = self._orders.get(template)
+        if order is None:   # the template's distinct references, in the order its printing meets them
+            ids = {c: c for c in ir.refs(template.node)}
+            found = _shape(template.node, ids, dict.fromkeys(ids, ""))
+            order = self._orders[template] = found[1] if found is not None else ()
+        real = [cells[c.k] if hasattr(c, "k") else c for c in order]
+        texts = [refs.get(c) for c in real]
+        key = (self.units.get(cid), template, *[self.units.get(c) for c in real])
+        if not order or None in key or None in texts or len(set(texts)) != len(texts) \
+                or any(_MARK in t for t in texts):
+            return self.formula(cell.expr, cid, refs)
+        made = self._shaped.get(key)
+        if made is None:   # the first such cell: printed from its IR, whose format is kept
+            text = self.formula(cell.expr, cid, refs)
+            shape = _shape(cell.expr, refs, self.units)
+            try:
+                made = self._templates.get((self.units[cid], shape[0])) if shape is not None and shape[1] == texts \
+                    else None
+            except TypeError:   # a shape holding an array: none kept
+                made = None
+            if made is not None:
+                self._shaped[key] = made
+            return text
+        text = made(*texts)
+        if len(text) + 1 > MAX_FORMULA_CHARS:
+            raise NotPrintable("too long")
         return "=" + text
 
     def _text(self, node: ir.Node, cid: str, refs: dict[str, str]) -> str:

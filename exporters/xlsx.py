@@ -453,7 +453,7 @@ class WorkbookWriter:
         refs = refs if refs is not None else self.refs
         if isinstance(expr, IrFormula):
             try:
-                return self.ir_printer.formula(expr.node, expr.cid, refs)
+                return self.ir_printer.cell_formula(expr.cell, expr.cid, refs)
             except NotPrintable:
                 expr = expr.sympy()
         from .excel_formula import excel_formula     # sympy, loaded only for what needs it
@@ -611,7 +611,7 @@ class WorkbookWriter:
         if not math.isfinite(value):
             return None
         try:
-            text = self.ir_printer.formula(found.node, cid, self.refs)
+            text = self.ir_printer.cell_formula(found.cell, cid, self.refs)
         except NotPrintable:        # `value_cell` takes sympy's path
             return None
         if "Comprehensions!" in text:

@@ -54,9 +54,13 @@ class IrFormula:
     """A cell whose formula prints straight from its IR expression (`ir_formula`),
     without sympy; `sympy()` gives the cell's sympy expression (or raises
     NotLive) for where that printer declines."""
-    node: ir.Node
+    cell: object     # the CellDef (a cell made from its line's template is printed from the template)
     cid: str
     sympy: Callable[[], object]
+
+    @property
+    def node(self) -> ir.Node:
+        return self.cell.expr
 
 
 def not_available():
@@ -212,6 +216,7 @@ class FormulaBuilder:
         self.solves: list = []           # xlsx_solves.SolveLadder, one per numeric solve
         self._cell_cache: dict[tuple, object] = {}   # (cid, inline_only) or ("sympy", cid, inline_only)
         self._uncertain = model.graph.uncertain
+        self._shaped_printable: dict[tuple, bool] = {}
 
     @cached_property
     def _truths(self) -> set[str]:
@@ -283,9 +288,22 @@ class FormulaBuilder:
             found = ladder(self, cid)
             self.solves.append(found)
             return self.in_display_unit(symbol(found.key), cid)
-        if printable(cell.expr, self._truths.__contains__):
-            return IrFormula(cell.expr, cid, lambda: self.sympy_cell(cid, inline_only))
+        if self._printable(cell):
+            return IrFormula(cell, cid, lambda: self.sympy_cell(cid, inline_only))
         return self.sympy_cell(cid, inline_only)
+
+    def _printable(self, cell) -> bool:
+        """`printable` of a cell's formula; for a cell made from its line's
+        template (shape_ir.py), found once for each set of its cells holding
+        true/false (the cells every line reads are the same for each)."""
+        truths = self._truths
+        if cell.template is None:
+            return printable(cell.expr, truths.__contains__)
+        key = (cell.template[0], *map(truths.__contains__, cell.template[1]))
+        found = self._shaped_printable.get(key)
+        if found is None:
+            found = self._shaped_printable[key] = printable(cell.expr, truths.__contains__)
+        return found
 
     def sympy_cell(self, cid: str, inline_only: bool = False):
         """A formula cell's sympy expression in its display unit; raises NotLive."""

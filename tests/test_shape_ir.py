@@ -128,3 +128,23 @@ def test_a_shape_whose_first_line_has_a_mistake_takes_its_template_from_the_next
     cells = shaped.graph.cells
     assert cells["t101"].template is None and cells["t102"].template is None   # t102 made the template
     assert all(cells[f"t{i}"].template is not None for i in range(103, STEPS + 1))
+
+
+def test_a_workbook_prints_the_formulas_of_cells_made_from_templates_as_it_prints_those_resolved_one_by_one(
+        tmp_path, monkeypatch):
+    import zipfile
+
+    from ifr.resolve import ShapedCellDef
+    shaped, whole = _both(tmp_path, monkeypatch, _text())
+    books = []
+    for name, analysis in (("shaped", shaped), ("whole", whole)):
+        path = tmp_path / f"{name}.xlsx"
+        analysis.evaluate().export(path)
+        with zipfile.ZipFile(path) as book:
+            books.append({n: book.read(n) for n in book.namelist() if n.startswith("xl/")})
+    assert books[0] == books[1]
+    assert b"MAX(" in books[0]["xl/worksheets/sheet1.xml"]   # formulas, not values
+    # printed by their template, no IR made (but for `u`, an if/then/else, which sympy prints)
+    cells = [c for c in shaped.graph.cells.values() if type(c) is ShapedCellDef and not c.name.startswith("u")]
+    made = [c for c in cells if ShapedCellDef.expr.held(c) is not None]
+    assert len(made) < 0.05 * len(cells), (len(made), len(cells))
