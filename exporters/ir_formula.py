@@ -174,15 +174,15 @@ class IrPrinter:
             return self.formula(cell.expr, cid, refs)
         template, cells = cell.template[0], cell.template[1]
         order = self._orders.get(template)
-        if order is None:   # the template's distinct references, in the order its printing meets them
-            ids = {c: c for c in ir.refs(template.node)}
+        if order is None:   # the template's distinct references, in the order its printing meets them:
+            ids = {c: c for c in ir.refs(template.node)}    # a slot's number, or a cell every line reads
             found = _shape(template.node, ids, dict.fromkeys(ids, ""))
-            order = self._orders[template] = found[1] if found is not None else ()
-        real = [cells[c.k] if hasattr(c, "k") else c for c in order]
-        texts = [refs.get(c) for c in real]
-        key = (self.units.get(cid), template, *[self.units.get(c) for c in real])
-        if not order or None in key or None in texts or len(set(texts)) != len(texts) \
-                or any(_MARK in t for t in texts):
+            order = self._orders[template] = tuple(getattr(c, "k", c) for c in found[1]) if found is not None else ()
+        real = [cells[c] if type(c) is int else c for c in order]
+        texts = [*map(refs.get, real)]
+        units = self.units.get
+        key = (units(cid), template, *map(units, real))
+        if not order or None in key or None in texts or len(set(texts)) != len(texts) or _MARK in "".join(texts):
             return self.formula(cell.expr, cid, refs)
         made = self._shaped.get(key)
         if made is None:   # the first such cell: printed from its IR, whose format is kept

@@ -93,8 +93,15 @@ class _Text(NamedTuple):
 
 
 # What an in-line string must escape or mark: XML's specials, control characters and
-# Excel's own `_xHHHH_` escapes (leading and trailing space are tested apart).
-_UNSAFE = re.compile(r'["&<>\x00-\x1f]|_x')
+# Excel's own `_xHHHH_` escapes (leading and trailing space are tested apart). The
+# characters are one class, `_x` a plain search: an alternation of both scans three
+# times slower.
+_UNSAFE_CHARS = re.compile(r'["&<>\x00-\x1f]')
+
+
+def _unsafe(text: str) -> bool:
+    """Whether `text` holds something an in-line string must escape or mark."""
+    return "_x" in text or _UNSAFE_CHARS.search(text) is not None
 
 
 class _Worksheet(xlsxwriter.worksheet.Worksheet):
@@ -143,10 +150,23 @@ class _Worksheet(xlsxwriter.worksheet.Worksheet):
             cells[last_col] = ""    # holds the place, so that the row's spans reach it
         return 0
 
+    def put_rows(self, first_col: int, last_col: int, rows: dict[int, str]) -> None:
+        """`put_xml` of many rows at once: row -> its cells `first_col`..`last_col` as XML."""
+        low, high = min(rows), max(rows)
+        for row, col in ((low, first_col), (high, last_col)):
+            if self._check_dimensions(row, col):
+                raise IndexError(f"row {row} or column {col} is outside the worksheet")
+        table = self.table
+        for row, xml in rows.items():
+            cells = table[row]
+            cells[first_col] = xml
+            if last_col != first_col:
+                cells[last_col] = ""
+
     @staticmethod
     def text_xml(ref: str, xf: int, string: str) -> str | None:
         """An in-line text cell's XML where the text needs no escaping, else None."""
-        if string and not string[0].isspace() and not string[-1].isspace() and _UNSAFE.search(string) is None:
+        if string and not string[0].isspace() and not string[-1].isspace() and not _unsafe(string):
             return _Worksheet.inline_xml(ref, xf, string)
         return None
 
@@ -254,6 +274,23 @@ class _Worksheet(xlsxwriter.worksheet.Worksheet):
         return None
 
 
+def _row_xml(r: int, xfs: tuple[int, int, int, int], texts: tuple[str, ...], value: str) -> str:
+    """A Model or Library sheet's row as XML, for `texts` that `_plain_texts` passed: the
+    name (A), `value` (B, its cell's XML), the unit (C), the formula as written (D), the
+    description if any (E) and the defined name (F), each text as `_Worksheet.inline_xml`
+    writes it; `xfs` are the formats of a text, a unit, code and a wrapped text."""
+    text, unit, code, wrap = xfs
+    if len(texts) == 5:
+        name, unit_text, source, description, excel = texts
+        described = f'<c r="E{r}" s="{wrap}" t="inlineStr"><is><t>{description}</t></is></c>'
+    else:
+        (name, unit_text, source, excel), described = texts, ""
+    return (f'<c r="A{r}" s="{text}" t="inlineStr"><is><t>{name}</t></is></c>{value}'
+            f'<c r="C{r}" s="{unit}" t="inlineStr"><is><t>{unit_text}</t></is></c>'
+            f'<c r="D{r}" s="{code}" t="inlineStr"><is><t>{source}</t></is></c>{described}'
+            f'<c r="F{r}" s="{code}" t="inlineStr"><is><t>{excel}</t></is></c>')
+
+
 def _plain_texts(texts: tuple[str, ...]) -> bool:
     """Whether `_Worksheet.text_xml` writes every one of `texts` as it is:
     none empty, none with space at either end, nothing to escape (one search
@@ -261,7 +298,7 @@ def _plain_texts(texts: tuple[str, ...]) -> bool:
     for text in texts:
         if not text or text[0].isspace() or text[-1].isspace():
             return False
-    return _UNSAFE.search(" ".join(texts)) is None
+    return not _unsafe(" ".join(texts))
 
 
 # A defined name or range that needs no escaping in workbook.xml.
@@ -272,7 +309,7 @@ class _App(App):
     def _write_titles_of_parts(self) -> None:
         """xlsxwriter's, in one piece when no part's name needs escaping: the
         parts are the sheets and every defined name, one per cell."""
-        if _UNSAFE.search("".join(self.part_names)) is not None:
+        if _unsafe(" ".join(self.part_names)):
             return super()._write_titles_of_parts()
         self.fh.write(f'<TitlesOfParts><vt:vector size="{len(self.part_names)}" baseType="lpstr">'
                       + "".join([f"<vt:lpstr>{name}</vt:lpstr>" for name in self.part_names])
@@ -363,6 +400,7 @@ class WorkbookWriter:
         self.workbook = workbook
         self.styles = Styles(workbook)
         self._stale_format = None
+        self._formula_xfs: dict[str, int] = {}    # a number format -> its formula style's index
         self.builder = FormulaBuilder(model)
         self._graph_cells = model.graph.cells
         self.ir_printer = IrPrinter(model.units)
@@ -505,36 +543,33 @@ class WorkbookWriter:
             sheet.set_column(col, col, widths[col])
         heights = RowHeights()
         last_row = header_row
-        put, units = sheet.put_text, self.model.units
+        put, units, names, address = sheet.put_text, self.model.units, self.names, self.address
         text, unit, code, wrap = st("text"), st("unit"), st("code"), st("wrap")
-        # Rows whose texts need no escaping are written as XML here (`_Worksheet.put_xml`),
-        # as `_Worksheet.text_xml` writes each text.
-        straight, inline = isinstance(sheet, _Worksheet), _Worksheet.inline_xml
+        # Rows whose texts need no escaping are written as XML here (`_Worksheet.put_rows`),
+        # as `_Worksheet.text_xml` writes each text: one format per row, in `_row_xml`.
+        straight = isinstance(sheet, _Worksheet)
+        rows: dict[int, str] = {}
         if straight:
-            xf_text, xf_unit, xf_code, xf_wrap = (f._get_xf_index() for f in (text, unit, code, wrap))
+            xfs = tuple(f._get_xf_index() for f in (text, unit, code, wrap))
         for heading, members in self._groups(cids, sections):
-            first = self.address[members[0]][1]
+            first = address[members[0]][1]
             if heading or not sections:
                 merged_text(sheet, first - 1, 0, len(HEADINGS) - 1, heading, st("section"))
             for cid in members:
-                row = self.address[cid][1]
+                row = address[cid][1]
                 cell = graph.cells[cid]
                 source, description = sources[cid], cell.description
-                texts = (cell.name, units[cid], source, description, self.names[cid]) if description else \
-                    (cell.name, units[cid], source, self.names[cid])
+                texts = (cell.name, units[cid], source, description, names[cid]) if description else \
+                    (cell.name, units[cid], source, names[cid])
                 if straight and _plain_texts(texts):
-                    r = row + 1
-                    name = inline(f"A{r}", xf_text, cell.name)
-                    rest = (inline(f"C{r}", xf_unit, units[cid]) + inline(f"D{r}", xf_code, source)
-                            + (inline(f"E{r}", xf_wrap, description) if description else "")
-                            + inline(f"F{r}", xf_code, self.names[cid]))
-                    value = self.formula_cell_xml(sheet, f"B{r}", cid)
+                    value = self.formula_cell_xml(sheet, f"B{row + 1}", cid)
                     if value is None:
                         found = self.value_cell(cid)
-                        value = self.value_xml(sheet, f"B{r}", found)
+                        value = self.value_xml(sheet, f"B{row + 1}", found)
                     if value is not None:
-                        sheet.put_xml(row, NAME_COL, EXCEL_NAME_COL, name + value + rest)
+                        rows[row] = _row_xml(row + 1, xfs, texts, value)
                     else:
+                        name, rest = _row_xml(row + 1, xfs, texts, "\0").split("\0")
                         sheet.put_xml(row, NAME_COL, NAME_COL, name)
                         self.write_value(sheet, row, VALUE_COL, found)
                         sheet.put_xml(row, UNIT_COL, EXCEL_NAME_COL, rest)
@@ -550,6 +585,8 @@ class WorkbookWriter:
                     heights.fit(row, description, widths[DESCRIPTION_COL])
                 heights.fit(row, source, widths[FORMULA_COL], monospace=True)
                 last_row = max(last_row, row)
+        if rows:
+            sheet.put_rows(NAME_COL, EXCEL_NAME_COL, rows)
         heights.apply(sheet)
         # Freezing the rows above a tall cover would leave a small screen no room to scroll in.
         sheet.freeze_panes(header_row + 1 if header_row <= 8 else 0, 1)
@@ -616,7 +653,11 @@ class WorkbookWriter:
             return None
         if "Comprehensions!" in text:
             return None
-        return sheet.formula_xml(ref, self.styles("formula", number_format(value))._get_xf_index(), text, value)
+        shown = number_format(value)
+        xf = self._formula_xfs.get(shown)
+        if xf is None:
+            xf = self._formula_xfs[shown] = self.styles("formula", shown)._get_xf_index()
+        return sheet.formula_xml(ref, xf, text, value)
 
     @staticmethod
     def value_xml(sheet, ref: str, found: _ValueCell) -> str | None:
