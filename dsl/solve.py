@@ -17,6 +17,7 @@ over a whole stretch, the equation says nothing about the unknown.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 
 from . import ir
@@ -27,6 +28,27 @@ from .roots import Sides, close, merge
 from .symbolic import eval_tree
 
 SYMPY_SECONDS = 10
+
+
+def _prepare_search() -> None:
+    """Import scipy's root finder in a thread while the sympy worker (another
+    process) finds closed forms: a fresh closed form is always cross-checked by
+    the numeric search, and a missing one is replaced by it, so the import is
+    needed next, and this process has nothing else to do meanwhile (0.6 s of a
+    first run, paid on the machine's other core). The search's own import
+    waits for this one to finish."""
+    if "scipy.optimize" in sys.modules:
+        return
+    import threading
+    # not a daemon: a process that ends meanwhile waits for the import rather than stop it halfway
+    threading.Thread(target=_import_root_finder, name="ifr-import-scipy").start()
+
+
+def _import_root_finder() -> None:
+    try:
+        import scipy.optimize  # noqa: F401
+    except Exception:   # the search imports it again, and reports what fails there
+        pass
 
 
 @dataclass
@@ -169,6 +191,7 @@ class Solver:
             return ClosedForms(None, reason=TIMED_OUT[key])
         entry = self._cache.get(key)
         if entry is None:
+            _prepare_search()
             try:
                 entry = sympy_worker.call("closed_forms", cell.unknown, cell.lhs, cell.rhs, chain,
                                           seconds=SYMPY_SECONDS)

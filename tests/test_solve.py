@@ -120,6 +120,29 @@ def test_a_cached_closed_form_needs_neither_sympy_nor_scipy(tmp_path):
     assert shipped.stdout.split() == ["False", "False", "0"], shipped.stderr   # its closed forms ship with ifr
 
 
+def test_a_fresh_closed_form_overlaps_scipy_import_with_the_worker(tmp_path):
+    """While the sympy worker (another process) finds a closed form, this process
+    imports scipy's root finder, which the cross-check of a fresh closed form
+    needs next; a run that reads its closed form from the cache starts nothing."""
+    env = dict(os.environ, IFR_CACHE_DIR=str(tmp_path / "cache"))
+    probe = ("import sys, threading, ifr; from ifr import sympy_worker\n"
+             "real, seen = sympy_worker.call, []\n"
+             "def call(*args, **kwargs):\n"
+             "    seen.append(any(t.name == 'ifr-import-scipy' for t in threading.enumerate()))\n"
+             "    return real(*args, **kwargs)\n"
+             "sympy_worker.call = call\n"
+             "m = ifr.load(sys.argv[1]); m.check()\n"
+             "print(seen, 'scipy.optimize' in sys.modules, round(m.value('even'), 6))")
+    path = tmp_path / "own.ifr"
+    path.write_text("state = 3 GiB\nsetup = 20 ms\nlink = 5 GB/s\n"
+                    "even = solve link: state / link + setup = 3 * setup  in GB/s\n", encoding="utf-8")
+    first = subprocess.run([sys.executable, "-c", probe, str(path)], env=env, capture_output=True, text=True)
+    second = subprocess.run([sys.executable, "-c", probe, str(path)], env=env, capture_output=True, text=True)
+    # 3 GiB / (40 ms) = 80.53 GB/s, by hand
+    assert first.stdout.split() == ["[True]", "True", "80.530637"], first.stderr
+    assert second.stdout.split() == ["[]", "False", "80.530637"], second.stderr
+
+
 def test_a_stale_cached_form_is_not_trusted(tmp_path):
     """Inputs that make the cached root wrong fall back to a fresh solve."""
     m = model(tmp_path, "a = 2\nx = 1\ny = solve x on 0..10: x^2 = a\nz = solve x on -10..0: x^2 = a\n")
