@@ -32,11 +32,12 @@ SYMPY_SECONDS = 10
 
 def _prepare_search() -> None:
     """Import scipy's root finder in a thread while the sympy worker (another
-    process) finds closed forms: a fresh closed form is always cross-checked by
-    the numeric search, and a missing one is replaced by it, so the import is
-    needed next, and this process has nothing else to do meanwhile (0.6 s of a
-    first run, paid on the machine's other core). The search's own import
-    waits for this one to finish."""
+    process) finds closed forms: a fresh closed form of one value is
+    cross-checked by the numeric search, and a missing one is replaced by it,
+    so the import is needed next, and this process has nothing else to do
+    meanwhile (0.6 s of a first run, paid on the machine's other core). The
+    search's own import waits for this one to finish. (A table's column that
+    its closed form solves whole needs no search: there the import is spent.)"""
     if "scipy.optimize" in sys.modules:
         return
     import threading

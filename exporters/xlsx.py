@@ -569,6 +569,7 @@ class WorkbookWriter:
                     if value is not None:
                         rows[row] = _row_xml(row + 1, xfs, texts, value)
                     else:
+                        # (no text holds \0: `_plain_texts` passed them)
                         name, rest = _row_xml(row + 1, xfs, texts, "\0").split("\0")
                         sheet.put_xml(row, NAME_COL, NAME_COL, name)
                         self.write_value(sheet, row, VALUE_COL, found)
