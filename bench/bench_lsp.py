@@ -33,7 +33,10 @@ class Server:
 
     def __init__(self, command: list[str]):
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL)
+                                        stderr=subprocess.PIPE)
+        # its stderr is read as it comes (a full pipe would stop the server), and said if it ends early
+        self.stderr: list[bytes] = []
+        threading.Thread(target=lambda: self.stderr.extend(self.process.stderr), daemon=True).start()
         self.messages: queue.Queue = queue.Queue()
         self.next_id = 0
         threading.Thread(target=self._read, daemon=True).start()
@@ -65,8 +68,17 @@ class Server:
         return sent
 
     def wait(self, accept) -> tuple[float, dict]:
+        deadline = time.perf_counter() + 120
         while True:
-            at, message = self.messages.get(timeout=120)
+            try:
+                at, message = self.messages.get(timeout=0.5)
+            except queue.Empty:
+                if self.process.poll() is not None:
+                    said = b"".join(self.stderr).decode("utf-8", "replace").strip()
+                    sys.exit(f"`ifr lsp` ended (exit code {self.process.returncode}): {said}")
+                if time.perf_counter() > deadline:
+                    sys.exit("`ifr lsp` did not answer within 120 s")
+                continue
             if accept(message):
                 return at, message
 
