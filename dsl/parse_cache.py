@@ -16,7 +16,7 @@ GRAMMAR = Path(__file__).resolve().parent / "grammar.lark"
 MAX_DEPTH = 1000
 
 
-def parse(text: str, file: str) -> ast.Program:
+def parse(text: str, file: str, by_line: bool = False) -> ast.Program:
     """Parse one file's text.  Syntax errors do not stop it: each is in
     ``program.diagnostics`` and the statements are the ones that parsed.
 
@@ -25,7 +25,10 @@ def parse(text: str, file: str) -> ast.Program:
     standard library above all) is read back instead of parsed again, under
     whatever name it is given (the tree stores positions, not the name).
     A big file of a few line shapes (what a script writes) is parsed by
-    shape instead (shapes.py), and not cached.
+    shape instead (shapes.py), and not cached.  With ``by_line`` (the editor,
+    a process that parses each new text of a file), a file of one-line
+    statements of any size is parsed so: shapes are kept for the process, so
+    only the lines that changed since the last text go through lark.
     """
     import dataclasses
 
@@ -47,7 +50,7 @@ def parse(text: str, file: str) -> ast.Program:
         _hold((key, file), program)
         return _copy(program)   # anything else (a corrupt entry) is rebuilt below
     from .shapes import parse_by_shape
-    program = parse_by_shape(text, file)
+    program = parse_by_shape(text, file, min_lines=0, repeats=1) if by_line else parse_by_shape(text, file)
     if program is not None:   # a big file of a few shapes: faster than a cache entry read back, so none is written
         return program
     from .parser import parse_uncached

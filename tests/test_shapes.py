@@ -142,3 +142,30 @@ def test_a_line_nested_too_deep_is_parsed_whole_and_reported():
     assert shapes.parse_by_shape(text, "deep.ifr") is None
     program = parse(text[: text.index("\n") + 1] * 3, "deep.ifr")
     assert {d.code for d in program.diagnostics} == {"too-deep"}
+
+
+def test_an_editor_s_new_text_is_parsed_only_where_its_lines_changed(tmp_path, monkeypatch):
+    """The editor parses each new text of a file: with `by_line`, a file of one-line
+    statements of any size is parsed by line shape, shapes kept for the process, so
+    an edit sends only its own line through lark; the tree is the whole parse's, and
+    no syntax-cache entry is written for a text that lives for one keystroke."""
+    from ifr import cache, parser
+    from ifr.parse_cache import parse
+    monkeypatch.setenv("IFR_CACHE_DIR", str(tmp_path / "cache"))
+    cache.cache_dir.cache_clear()
+    names = [f"cell_{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(120)]
+    lines = [f"{names[0]} = 3 GB"] + [f"{n} = {p} * {i + 2} + 1 GB   # step {i}"
+                                      for i, (p, n) in enumerate(zip(names, names[1:]))]
+    text = "\n".join(lines) + "\n"
+    parse(text, "edited.ifr", by_line=True)
+    read: list[str] = []
+    real = parser._parse_text
+    monkeypatch.setattr(parser, "_parse_text", lambda source, file: read.append(source) or real(source, file))
+    lines[60] = lines[60].replace("* 61", "* 610")      # the user edits one number
+    edited = "\n".join(lines) + "\n"
+    program = parse(edited, "edited.ifr", by_line=True)
+    assert read == [lines[60].partition("#")[0] + "\n"]      # that line's code alone, once
+    monkeypatch.setattr(parser, "_parse_text", real)
+    assert ast.to_data(program, "edited.ifr") == ast.to_data(parse_uncached(edited, "edited.ifr"), "edited.ifr")
+    assert not (tmp_path / "cache" / "syntax").exists() or not any((tmp_path / "cache" / "syntax").iterdir())
+    cache.cache_dir.cache_clear()

@@ -158,7 +158,7 @@ def _run_pipeline(path: str, text: str, buffers: dict[str, str]) -> _Run:
     programs: dict[str, syntax.Program] = {}
 
     def parse_and_keep(source: str, name: str) -> syntax.Program:
-        program = parse(source, name)
+        program = parse(source, name, by_line=True)   # a new text: only its changed lines are parsed
         programs[absolute_path(name)] = program
         return program
 
