@@ -26,6 +26,11 @@ class Span:
     end_line: int
     end_column: int
 
+    def __reduce__(self):
+        # pickled as its five fields, rebuilt by the constructor: an editor's
+        # analysis crosses processes with thousands of spans on each edit
+        return Span, (self.file, self.line, self.column, self.end_line, self.end_column)
+
 
 @dataclass
 class IfrError(Exception):

@@ -28,7 +28,7 @@ from ..model import Analysis, Model, allow_deep_recursion
 from ..parse_cache import parse
 from ..resolve import Loader
 from .. import ir, syntax
-from .occurrences import Occurrence, Symbol, absolute_path, index_modules, key_of
+from .occurrences import Occurrence, Symbol, absolute_path, index_modules, key_of, pickled_by_fields
 
 # The interface: analyse() and what it returns (Span, Symbol and Occurrence included).
 __all__ = ["analyse", "Result", "Diagnostic", "CellInfo", "CheckInfo", "Symbol", "Occurrence", "Span",
@@ -47,6 +47,7 @@ BUILTIN_FUNCTIONS = {
 _DID_YOU_MEAN = re.compile(r"^did you mean (\S+?)\?$")
 
 
+@pickled_by_fields
 @dataclass
 class Diagnostic:
     severity: str                    # "error" | "warning"
@@ -59,6 +60,7 @@ class Diagnostic:
     replacement: str | None = None   # a did-you-mean fix for ``span``
 
 
+@pickled_by_fields
 @dataclass
 class CellInfo:
     key: str
@@ -88,6 +90,7 @@ class CellInfo:
         return text
 
 
+@pickled_by_fields
 @dataclass
 class CheckInfo:
     span: Span

@@ -13,6 +13,7 @@ import dataclasses
 import os
 import re
 import sys
+import operator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -21,6 +22,16 @@ from ..errors import Span
 from ..resolve import FnBinding, ModuleDef, RecordDef, ScenarioName
 
 
+def pickled_by_fields(cls):
+    """A dataclass pickled as its fields in order and rebuilt by its constructor,
+    rather than as a dict of its attributes: what the analysis process sends the
+    server on each edit holds thousands of these (a third of pickling's time)."""
+    fields = operator.attrgetter(*(f.name for f in dataclasses.fields(cls)))
+    cls.__reduce__ = lambda self: (cls, fields(self))
+    return cls
+
+
+@pickled_by_fields
 @dataclass
 class Symbol:
     key: str
@@ -32,6 +43,7 @@ class Symbol:
     params: tuple[str, ...] = ()                             # a function's
 
 
+@pickled_by_fields
 @dataclass
 class Occurrence:
     span: Span

@@ -1,0 +1,32 @@
+"""What the editor's analysis process sends the server: a Result that pickles
+back to an equal one (spans and the server's records are pickled as their
+fields, rebuilt by their constructors)."""
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import pytest
+
+from ifr.errors import Span
+from ifr.lsp.analysis import analyse
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("name", ["pd_handoff", "ch9_kv_sharing"])
+def test_a_result_pickles_back_to_an_equal_one(name):
+    path = ROOT / "models" / f"{name}.ifr"
+    text = path.read_text(encoding="utf-8")
+    for edited in (text, text.replace("=", "= unknown_name +", 1)):   # and one with mistakes
+        result = analyse(str(path), edited, {})
+        back = pickle.loads(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+        assert back == result
+        assert back.cells and back.occurrences and back.symbols
+    assert result.diagnostics   # the second text had a mistake
+
+
+def test_a_span_pickles_as_itself():
+    span = Span("a.ifr", 3, 5, 3, 9)
+    back = pickle.loads(pickle.dumps(span))
+    assert back == span and type(back) is Span and hash(back) == hash(span)
