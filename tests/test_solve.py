@@ -99,20 +99,26 @@ def test_a_closed_form_is_verified_without_numpy(tmp_path):
         assert run.stdout.split() == ["0", uses_numpy], (path, run.stderr)
 
 
+def _own_solve_twice(tmp_path, probe: str):
+    """(env, first, second): ``probe`` run twice in fresh processes on one cache, on a model
+    whose equation is of no bundled model (its closed form is not among those ifr ships)."""
+    env = dict(os.environ, IFR_CACHE_DIR=str(tmp_path / "cache"))
+    path = tmp_path / "own.ifr"
+    path.write_text("state = 3 GiB\nsetup = 20 ms\nlink = 5 GB/s\n"
+                    "even = solve link: state / link + setup = 3 * setup  in GB/s\n", encoding="utf-8")
+    first, second = (subprocess.run([sys.executable, "-c", probe, str(path)], env=env, capture_output=True, text=True)
+                     for _ in range(2))
+    return env, first, second
+
+
 def test_a_cached_closed_form_needs_neither_sympy_nor_scipy(tmp_path):
     """A second run reads the closed form from the cache and verifies it with floats.
 
     sympy runs in a worker process (the first run starts one); the run itself
     never imports it."""
-    env = dict(os.environ, IFR_CACHE_DIR=str(tmp_path / "cache"))
     probe = ("import sys, ifr; from ifr.sympy_worker import WORKER; m = ifr.load(sys.argv[1]); m.check(); "
              "print('sympy' in sys.modules, 'scipy.optimize' in sys.modules, WORKER.starts)")
-    # an equation of no bundled model, so its closed form is not among those ifr ships
-    path = tmp_path / "own.ifr"
-    path.write_text("state = 3 GiB\nsetup = 20 ms\nlink = 5 GB/s\n"
-                    "even = solve link: state / link + setup = 3 * setup  in GB/s\n", encoding="utf-8")
-    first = subprocess.run([sys.executable, "-c", probe, str(path)], env=env, capture_output=True, text=True)
-    second = subprocess.run([sys.executable, "-c", probe, str(path)], env=env, capture_output=True, text=True)
+    env, first, second = _own_solve_twice(tmp_path, probe)
     assert first.stdout.split() == ["False", "True", "1"], first.stderr
     assert second.stdout.split() == ["False", "False", "0"], second.stderr
     shipped = subprocess.run([sys.executable, "-c", probe, str(ROOT / "models" / "pd_handoff.ifr")], env=env,
@@ -124,7 +130,6 @@ def test_a_fresh_closed_form_overlaps_scipy_import_with_the_worker(tmp_path):
     """While the sympy worker (another process) finds a closed form, this process
     imports scipy's root finder, which the cross-check of a fresh closed form
     needs next; a run that reads its closed form from the cache starts nothing."""
-    env = dict(os.environ, IFR_CACHE_DIR=str(tmp_path / "cache"))
     probe = ("import sys, threading, ifr; from ifr import sympy_worker\n"
              "real, seen = sympy_worker.call, []\n"
              "def call(*args, **kwargs):\n"
@@ -133,11 +138,7 @@ def test_a_fresh_closed_form_overlaps_scipy_import_with_the_worker(tmp_path):
              "sympy_worker.call = call\n"
              "m = ifr.load(sys.argv[1]); m.check()\n"
              "print(seen, 'scipy.optimize' in sys.modules, round(m.value('even'), 6))")
-    path = tmp_path / "own.ifr"
-    path.write_text("state = 3 GiB\nsetup = 20 ms\nlink = 5 GB/s\n"
-                    "even = solve link: state / link + setup = 3 * setup  in GB/s\n", encoding="utf-8")
-    first = subprocess.run([sys.executable, "-c", probe, str(path)], env=env, capture_output=True, text=True)
-    second = subprocess.run([sys.executable, "-c", probe, str(path)], env=env, capture_output=True, text=True)
+    _, first, second = _own_solve_twice(tmp_path, probe)
     # 3 GiB / (40 ms) = 80.53 GB/s, by hand
     assert first.stdout.split() == ["[True]", "True", "80.530637"], first.stderr
     assert second.stdout.split() == ["[]", "False", "80.530637"], second.stderr
