@@ -10,10 +10,10 @@ Used only by :mod:`ifr.lsp.analysis`.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import os
 import re
 import sys
-import operator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -109,7 +109,8 @@ def _absolute(span: Span) -> Span:
 
 def _tail(span: Span, name: str) -> Span:
     """The last ``name`` of a dotted span (the field of a.b)."""
-    return Span(absolute_path(span.file), span.end_line, max(1, span.end_column - len(name)), span.end_line, span.end_column)
+    return Span(absolute_path(span.file), span.end_line, max(1, span.end_column - len(name)), span.end_line,
+                span.end_column)
 
 
 class _Walker:
