@@ -159,9 +159,7 @@ class IrPrinter:
                     f"{{{piece}}}" if i % 2 else piece.replace("{", "{{").replace("}", "}}")
                     for i, piece in enumerate(pieces)).format
             text = template(*texts)
-        if len(text) + 1 > MAX_FORMULA_CHARS:
-            raise NotPrintable("too long")     # sympy may shorten it; else it refuses
-        return "=" + text
+        return _finished(text)
 
     def cell_formula(self, cell, cid: str, refs: dict[str, str]) -> str:
         """`formula` of a cell's expression.  A cell made from its line's
@@ -196,10 +194,7 @@ class IrPrinter:
             if made is not None:
                 self._shaped[key] = made
             return text
-        text = made(*texts)
-        if len(text) + 1 > MAX_FORMULA_CHARS:
-            raise NotPrintable("too long")
-        return "=" + text
+        return _finished(made(*texts))
 
     def _text(self, node: ir.Node, cid: str, refs: dict[str, str]) -> str:
         size = self.size(self.units[cid])
@@ -216,6 +211,14 @@ class IrPrinter:
         else:
             text = coefficient_times(found, found.scale / size)[0]
         return text
+
+
+def _finished(text: str) -> str:
+    """A formula's text as a cell holds it; NotPrintable past Excel's length
+    (sympy may shorten it; else it refuses)."""
+    if len(text) + 1 > MAX_FORMULA_CHARS:
+        raise NotPrintable("too long")
+    return "=" + text
 
 
 class _Print:

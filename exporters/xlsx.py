@@ -274,18 +274,19 @@ class _Worksheet(xlsxwriter.worksheet.Worksheet):
         return None
 
 
-def _row_xml(r: int, xfs: tuple[int, int, int, int], texts: tuple[str, ...], value: str) -> str:
+def _row_xml(r: int, xfs: tuple[int, int, int, int], texts: tuple[str, ...]) -> tuple[str, str]:
     """A Model or Library sheet's row as XML, for `texts` that `_plain_texts` passed: the
-    name (A), `value` (B, its cell's XML), the unit (C), the formula as written (D), the
-    description if any (E) and the defined name (F), each text as `_Worksheet.inline_xml`
-    writes it; `xfs` are the formats of a text, a unit, code and a wrapped text."""
+    name (A), then the unit (C), the formula as written (D), the description if any (E)
+    and the defined name (F), each text as `_Worksheet.inline_xml` writes it, on either
+    side of where the value (B) goes; `xfs` are the formats of a text, a unit, code and a
+    wrapped text."""
     text, unit, code, wrap = xfs
     if len(texts) == 5:
         name, unit_text, source, description, excel = texts
         described = f'<c r="E{r}" s="{wrap}" t="inlineStr"><is><t>{description}</t></is></c>'
     else:
         (name, unit_text, source, excel), described = texts, ""
-    return (f'<c r="A{r}" s="{text}" t="inlineStr"><is><t>{name}</t></is></c>{value}'
+    return (f'<c r="A{r}" s="{text}" t="inlineStr"><is><t>{name}</t></is></c>',
             f'<c r="C{r}" s="{unit}" t="inlineStr"><is><t>{unit_text}</t></is></c>'
             f'<c r="D{r}" s="{code}" t="inlineStr"><is><t>{source}</t></is></c>{described}'
             f'<c r="F{r}" s="{code}" t="inlineStr"><is><t>{excel}</t></is></c>')
@@ -566,11 +567,10 @@ class WorkbookWriter:
                     if value is None:
                         found = self.value_cell(cid)
                         value = self.value_xml(sheet, f"B{row + 1}", found)
+                    name, rest = _row_xml(row + 1, xfs, texts)
                     if value is not None:
-                        rows[row] = _row_xml(row + 1, xfs, texts, value)
+                        rows[row] = name + value + rest
                     else:
-                        # (no text holds \0: `_plain_texts` passed them)
-                        name, rest = _row_xml(row + 1, xfs, texts, "\0").split("\0")
                         sheet.put_xml(row, NAME_COL, NAME_COL, name)
                         self.write_value(sheet, row, VALUE_COL, found)
                         sheet.put_xml(row, UNIT_COL, EXCEL_NAME_COL, rest)
