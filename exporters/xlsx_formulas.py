@@ -97,8 +97,17 @@ def tidy(expr):
         return common * expr.func(*[a / common for a in args], evaluate=False)
     if isinstance(expr, sp.core.relational.Relational):
         common = _common_factor(args)
-        return expr.func(args[0] / common, args[1] / common, evaluate=False)
+        return relation(expr.func, args[0] / common, args[1] / common)
     return expr.func(*args) if any(a is not b for a, b in zip(args, expr.args)) else expr
+
+
+def relation(func, lhs, rhs):
+    """`func(lhs, rhs)` kept as written, unless both sides are plain numbers: then
+    its truth value (sympy's Piecewise cannot take an unevaluated comparison of two
+    numbers: it raises "Invalid comparison of non-real zoo")."""
+    if getattr(lhs, "is_number", False) and getattr(rhs, "is_number", False):
+        return func(lhs, rhs)
+    return func(lhs, rhs, evaluate=False)
 
 
 def _common_factor(terms):
@@ -341,11 +350,11 @@ class FormulaBuilder:
         for tree in forms.flat:
             terms = [from_tree(t) for t in tree[1:]] if tree[0] == "add" else [from_tree(tree)]
             size = sp.Add(*[sp.Abs(t) for t in terms])
-            holds = [sp.And(c, sp.Gt(sp.Abs(sp.Add(*terms)), size * sp.Float(1e-9), evaluate=False))
+            holds = [sp.And(c, relation(sp.Gt, sp.Abs(sp.Add(*terms)), size * sp.Float(1e-9)))
                      for c in holds]
         if cell.bracket is not None:
             lo, hi = (to_sympy(b, lambda key: symbol(key)) for b in cell.bracket)
-            holds = [sp.And(c, sp.Ge(x, sp.Min(lo, hi), evaluate=False), sp.Le(x, sp.Max(lo, hi), evaluate=False))
+            holds = [sp.And(c, relation(sp.Ge, x, sp.Min(lo, hi)), relation(sp.Le, x, sp.Max(lo, hi)))
                      for (x, _), c in zip(roots, holds)]
         count = sp.Add(*[sp.Piecewise((1, c), (0, True)) for c in holds])
         pick = sp.Piecewise(*[(x, c) for (x, _), c in zip(roots, holds)], (not_available(), True))

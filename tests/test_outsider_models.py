@@ -1,0 +1,64 @@
+"""Models written by outsiders that ifr once got wrong, each as small as its mistake.
+
+Each was found by trying ifr on models nobody here wrote (by hand, or by the
+model generator in tests/modelgen.py); each test fails on the code before
+its fix.  Workbooks are recalculated by LibreOffice, never read for the
+values ifr cached in them.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from openpyxl import load_workbook
+
+import ifr
+from ifr.exporters.xlsx import cell_names
+from recalc import read_values, recalculate
+
+
+def _write(folder: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder / "main.ifr"
+
+
+def _recalculated(model, folder: Path, soffice) -> dict:
+    """{cell name: the value LibreOffice computes for it} of the model's exported workbook."""
+    exported = folder / "main.xlsx"
+    model.export(exported)
+    shown = read_values(recalculate(exported, folder / "recalculated"))
+    names = cell_names(model)
+    book = load_workbook(exported)
+    found = {}
+    for cid, defined in names.items():
+        (sheet, ref), = book.defined_names[defined].destinations
+        found[model.graph.cells[cid].name] = shown.get((sheet, ref.replace("$", "")))
+    return found
+
+
+LIBRARY = """\
+p = 8192 token
+kv = 320 KiB/token
+link = 50 GB/s
+share = 10%
+flops = 4000 TFLOP/s
+params = 70e9
+layers = 80
+t_pre = (2 * params * p / token * 1 FLOP + 2 * layers * 8192 * p^2 / token^2 * 1 FLOP) / flops in ms
+t_h = kv * p / link in ms
+"""
+
+
+def test_a_bracketed_solve_through_an_imported_module_exports_live(tmp_path, soffice):
+    # The closed form's bracket conditions compare two numbers once the unknown is
+    # solved for; sympy's Piecewise refused such an unevaluated comparison.
+    path = _write(tmp_path, {"lib.ifr": LIBRARY, "main.ifr": "use lib: p, t_h, share, t_pre\n"
+                             "p_even = solve p on 1000 token..1000000 token: t_h = share * t_pre in token\n"})
+    model = ifr.load(path)
+    # t_h = share * t_pre with both sides in p: 320 KiB * p / 50 GB/s = 0.1 * (2*70e9*p + 160*8192*p^2) / 4e15,
+    # so p = (327680/50e9 - 0.1*1.4e11/4e15) * 4e15 / (0.1 * 160 * 8192) = 93188.1... token
+    by_hand = (327680 / 50e9 - 0.1 * 1.4e11 / 4e15) * 4e15 / (0.1 * 160 * 8192)
+    assert math.isclose(model["p_even"].to("token").magnitude, by_hand, rel_tol=1e-9)
+    shown = _recalculated(model, tmp_path, soffice)
+    assert math.isclose(shown["p_even"], by_hand, rel_tol=1e-9)
