@@ -61,7 +61,8 @@ class Case:
 
     @property
     def path(self) -> Path:
-        return self.folder / "main.ifr"
+        """The model's file, named for its seed: the engines write a workbook by its file's name."""
+        return self.folder / f"m{self.generated.seed}.ifr"
 
     def find(self, kind: str, where: str, detail: str) -> None:
         self.findings.append(Finding(kind, f"{self.generated.seed}:{where}", detail))
@@ -98,9 +99,9 @@ class Oracle:
     def prepare(self, generated) -> Case:
         folder = self.folder / f"m{generated.seed}"
         folder.mkdir(parents=True, exist_ok=True)
-        for name, text in generated.files.items():
-            (folder / name).write_text(text, encoding="utf-8")
         case = Case(generated, folder)
+        for name, text in generated.files.items():
+            (case.path if name == "main.ifr" else folder / name).write_text(text, encoding="utf-8")
         path = str(case.path)
         code, out, _ = self.run(case, ["run", path, "--format", "json"])
         if code not in (0, 2) or not out.strip():
@@ -130,12 +131,12 @@ class Oracle:
     def exports(self, case: Case) -> None:
         path = str(case.path)
         for suffix in ("json", "md", "xlsx"):
-            self.run(case, ["export", path, "-o", str(case.folder / f"main.{suffix}")])
-        exported = case.folder / "main.json"
+            self.run(case, ["export", path, "-o", str(case.path.with_suffix(f".{suffix}"))])
+        exported = case.path.with_suffix(".json")
         if exported.exists():
             for cell in json.loads(exported.read_text(encoding="utf-8"))["cells"]:
                 self.compare(case, "export json", cell["name"], cell.get("value"), cell.get("unit"))
-        markdown = case.folder / "main.md"
+        markdown = case.path.with_suffix(".md")
         if markdown.exists():
             for name, value, unit in markdown_cells(markdown.read_text(encoding="utf-8")):
                 self.compare(case, "export md", name, value, unit, rel=SHOWN)
@@ -224,10 +225,10 @@ class Oracle:
         input, in each engine, and compare every shown number with ifr's."""
         from acceptance import Book, compare, export_and_edit, recalculate_with
         from ifr.exporters.roundtrip import with_workbook_inputs  # noqa: F401  (export_and_edit reads it)
-        ready = [c for c in cases if (c.folder / "main.xlsx").exists() and self.model(c) is not None]
+        ready = [c for c in cases if c.path.with_suffix(".xlsx").exists() and self.model(c) is not None]
         if not ready:
             return
-        plain = [Book(c.path, c.model, c.folder / "main.xlsx", c.folder / "main.xlsx", variant=c.model)
+        plain = [Book(c.path, c.model, c.path.with_suffix(".xlsx"), c.path.with_suffix(".xlsx"), variant=c.model)
                  for c in ready]
         edited = []
         if edit:

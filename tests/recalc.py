@@ -253,7 +253,7 @@ def read_values(path: Path) -> dict[tuple[str, str], object]:
     LibreOffice's result, rounded to 15 significant digits, see
     NUMBER_REL_TOLERANCE); error results come back as their text, "#DIV/0!".
     """
-    workbook = load_workbook(path, data_only=True)
+    workbook = load_workbook(_with_comment_authors(path), data_only=True)
     try:
         return {
             (sheet.title, cell.coordinate): cell.value
@@ -266,6 +266,28 @@ def read_values(path: Path) -> dict[tuple[str, str], object]:
         workbook.close()
 
 
+def _with_comment_authors(path: Path):
+    """The workbook, or a copy of it in memory whose comments have an author.
+
+    Gnumeric writes a note's comments part with an empty `<authors/>`, and
+    openpyxl then fails on the first comment (an IndexError for author 0)."""
+    import io
+    import zipfile
+    with zipfile.ZipFile(path) as src:
+        names = [n for n in src.namelist() if n.startswith("xl/comments")]
+        if not any(b"<authors/>" in src.read(n) for n in names):
+            return path
+        copy = io.BytesIO()
+        with zipfile.ZipFile(copy, "w", zipfile.ZIP_DEFLATED) as dst:
+            for item in src.infolist():
+                data = src.read(item)
+                if item.filename in names:
+                    data = data.replace(b"<authors/>", b"<authors><author></author></authors>")
+                dst.writestr(item, data)
+    copy.seek(0)
+    return copy
+
+
 def errors_in(path: Path) -> list[tuple[str, str, str]]:
     """Return (sheet title, "A1" ref, error text) for every cell holding an error.
 
@@ -273,7 +295,7 @@ def errors_in(path: Path) -> list[tuple[str, str, str]]:
     Excel store a failed formula), or when its text is one of LibreOffice's
     own error codes. Text that merely reads "#N/A" is a value, not an error.
     """
-    workbook = load_workbook(path, data_only=True)
+    workbook = load_workbook(_with_comment_authors(path), data_only=True)
     try:
         return [
             (sheet.title, cell.coordinate, cell.value)
