@@ -252,8 +252,9 @@ def _dim_of(node: ir.Node, dims: dict) -> Dim:
             if node.q is not None:
                 q = dim_of(node.q, dims)
                 if not q.dimensionless:
-                    raise IfrError("unit-mismatch", f"a percentile is a plain number from 0 to 100, `{node.q.text}` "
-                                   f"is {q}", node.q.span)
+                    raise IfrError("unit-mismatch", f"a percentile's level is a plain number (95%, 0.95 or 95), "
+                                   f"`{node.q.text}` is {q}", node.q.span, hint="percentile(x, 95%) is the 95th "
+                                   "percentile")
             return DIMENSIONLESS if node.func == "prob" else d
         case ir.MonteCarlo():
             for name, arg in node.kwargs.items():

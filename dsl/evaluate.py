@@ -14,7 +14,7 @@ import operator
 import sys
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from . import ir
@@ -304,6 +304,53 @@ def _int_bound(value, node) -> int:
 # The most iterations one comprehension (with those nested in it) may take,
 # checked before it starts: past it, a run would take minutes or hang.
 MAX_ITERATIONS = 10_000_000
+# The most one evaluation of a model (its cells, checks, scenarios, solves and
+# every row of its tables) may take in all, so that many comprehensions or
+# Monte Carlos each within its own limit cannot add up to minutes: iterations
+# of comprehensions, an iteration over an array (a table's rows, Monte Carlo
+# samples) counting once more for every VALUES_PER_ITERATION of its values,
+# and keys drawn by Monte Carlo built-ins (a result from the cache draws none).
+MAX_TOTAL_ITERATIONS = 50_000_000
+VALUES_PER_ITERATION = 1_000
+MAX_TOTAL_DRAWS = 1_000_000_000
+
+
+@dataclass
+class Work:
+    """What an evaluation has spent so far of its limits (one per Evaluator)."""
+
+    iterations: float = 0.0
+    draws: float = 0.0
+    inside: bool = False     # while a comprehension runs: those nested in it are in its estimate
+    drawn: set = field(default_factory=set)   # the Monte Carlo draws already paid for (shared by calls)
+
+    def spend_iterations(self, count: float, node: ir.Node, why: str = "") -> None:
+        """Take ``count`` iterations for ``node``, or raise if the evaluation would exceed its total."""
+        if self.iterations + count > MAX_TOTAL_ITERATIONS:
+            taken = f", and the model has taken {self.iterations:,.0f}" if self.iterations else ""
+            raise IfrError("too-much-work", f"`{node.text}` would take about {count:,.0f} iterations{why}{taken}; "
+                           "a model's comprehensions may take at most "
+                           f"{MAX_TOTAL_ITERATIONS:,} in all (tables' rows, scenarios and Monte Carlo samples "
+                           "included)", node.span,
+                           hint="narrow the ranges, search in coarser steps, vary fewer rows or use fewer --samples")
+        self.iterations += count
+
+    def spend_draws(self, draws: tuple, count: float, node: ir.Node) -> None:
+        """Take ``count`` Monte Carlo keys for ``node``'s ``draws`` (once for
+        every call that shares them), or raise if the evaluation would exceed its total."""
+        if draws in self.drawn:
+            return
+        if self.draws + count > MAX_TOTAL_DRAWS:
+            raise IfrError("too-much-work", f"`{node.text}` would draw {count:,.0f} keys, and the model has drawn "
+                           f"{self.draws:,.0f}; a model's Monte Carlo built-ins may draw at most "
+                           f"{MAX_TOTAL_DRAWS:,} in all", node.span, hint="fewer tokens, experts or batches")
+        self.draws += count
+        self.drawn.add(draws)
+
+
+# The Work of the evaluator whose closures run (None outside one: each
+# comprehension then has only its own limit).
+WORK: ContextVar = ContextVar("work", default=None)
 
 
 def _nested_reduces(node: ir.Node) -> list[ir.Reduce]:
@@ -354,11 +401,27 @@ def _compile_reduce(node: ir.Reduce) -> Fn:
             raise IfrError("too-much-work", f"`{node.text}` would take about {work:,.0f} iterations; "
                            f"a comprehension may take at most {MAX_ITERATIONS:,}", node.span,
                            hint="narrow the ranges, or search in coarser steps")
+        spent = WORK.get()
+        if spent is None or spent.inside:   # the outermost comprehension spends for those nested in it
+            return loop(env, var, lo, hi, None, work)
+        spent.spend_iterations(work, node)
+        spent.inside = True
+        try:
+            return loop(env, var, lo, hi, spent, work)
+        finally:
+            spent.inside = False
+
+    def loop(env, var, lo, hi, spent, work):
+        """The comprehension's iterations; ``spent`` (if given) is charged for
+        arrays once the first iteration shows how wide they are."""
         state = None
         local = dict(var)
         for n in range(lo, hi + 1):
             local[name] = float(n)
             keep = cond(env, local) if cond is not None else True
+            if spent is not None and is_array(keep):
+                _spend_width(spent, work, keep, node)
+                spent = None
             if func == "first":
                 state = _first(state, keep, n)
                 if not is_array(state) and state is not None:
@@ -369,6 +432,9 @@ def _compile_reduce(node: ir.Reduce) -> Fn:
             if keep is False or (not is_array(keep) and not keep):
                 continue
             value = body(env, local)
+            if spent is not None:
+                _spend_width(spent, work, value, node)
+                spent = None
             state = _fold(func, state, value, keep, n)
         if func == "first":
             # the share of samples with no such n (uncertain), else 1 or 0
@@ -392,6 +458,18 @@ def _compile_reduce(node: ir.Reduce) -> Fn:
             return state[1]
         return result
     return run
+
+
+def _spend_width(spent: Work, work: float, value, node: ir.Reduce) -> None:
+    """A comprehension over arrays (a table's rows, samples) spends its
+    iterations once more for every VALUES_PER_ITERATION values of them,
+    charged once, as its first array shows how wide they are."""
+    width = value.size if is_array(value) else 1
+    if width >= VALUES_PER_ITERATION:
+        times = width // VALUES_PER_ITERATION
+        spent.iterations -= work   # spent again below with the arrays' share, so that the message says it all
+        spent.spend_iterations(work * (1 + times), node, f" ({work:,.0f} over arrays of {width:,} values "
+                               f"each, counted {1 + times:,} times)")
 
 
 def _first(state, keep, n):
@@ -438,7 +516,7 @@ def _monte_carlo(node: ir.MonteCarlo, args: dict):
                            node.kwargs[k].span)
         ints[k] = int(v)
     from . import cache
-    from .montecarlo import RULES, check_size, ep_imbalance
+    from .montecarlo import RULES, check_size, draw_count, ep_imbalance
     key = f"{node.name}/{RULES}/" + ",".join(f"{k}={v}" for k, v in sorted(ints.items()))
     path = cache.cache_dir() / "montecarlo" / (hashlib.sha256(key.encode()).hexdigest() + ".json")
     found = cache.load(path, "montecarlo", key)
@@ -449,6 +527,10 @@ def _monte_carlo(node: ir.MonteCarlo, args: dict):
     except ValueError as exc:
         raise IfrError("too-much-work", f"{node.name}(): {exc}", node.span,
                        hint="fewer tokens, experts or batches") from None
+    spent = WORK.get()
+    if spent is not None:
+        shared = tuple(sorted((k, v) for k, v in ints.items() if k != "ranks"))   # calls that share one set of draws
+        spent.spend_draws(shared, draw_count(**ints), node)
     try:
         result = float(ep_imbalance(**ints))
     except ValueError as exc:
@@ -509,6 +591,7 @@ class Evaluator:
         # a model evaluated once, as most are, never holds them all at once.
         self.compiled: dict[str, Fn] = {}
         self.runs = 0
+        self.work = Work()   # what all its runs have taken (tables' rows, what-ifs), against the model's limits
 
     def _closure(self, cid: str, cell) -> Fn:
         fn = self.compiled.get(cid)
@@ -532,7 +615,7 @@ class Evaluator:
         from contextlib import ExitStack
 
         from .uncertain import SAMPLING
-        tokens = SAMPLING.set(self.sampling), WHAT_IF.set(self._what_if)
+        tokens = SAMPLING.set(self.sampling), WHAT_IF.set(self._what_if), WORK.set(self.work)
         with ExitStack() as stack:
             np = sys.modules.get("numpy")
             quiet = None
@@ -544,6 +627,7 @@ class Evaluator:
             finally:
                 SAMPLING.reset(tokens[0])
                 WHAT_IF.reset(tokens[1])
+                WORK.reset(tokens[2])
                 if quiet is not None:
                     _QUIET.reset(quiet)
 

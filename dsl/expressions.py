@@ -234,8 +234,6 @@ class ExpressionResolver:
         if node.func in ir.STATISTICS:
             wanted = ("x", "percent") if node.func == "percentile" else ("condition",) if node.func == "prob" else ("x",)
             args = [self.expr(a, scope) for a in self._arguments(node, wanted)]
-            if len(args) > 1 and isinstance(args[1], ir.Const) and args[1].unit == "%":   # percentile(x, 95%)
-                args[1] = ir.Const(args[1].span, args[1].text, args[1].value * 100, args[1].dim)
             return ir.Stat(node.span, text, node.func, args[0], args[1] if len(args) > 1 else None)
         if node.func in ir.BUILTINS:
             lo, hi = ir.BUILTINS[node.func]

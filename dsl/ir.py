@@ -175,7 +175,7 @@ class Stat(Node):
     """A statistic of an uncertain value: mean median sd percentile prob."""
     func: str
     arg: Node
-    q: Node | None = None        # percentile's percent (0..100)
+    q: Node | None = None        # percentile's level (a fraction, or percent above 1)
     over_samples: bool = False   # whether the argument is uncertain (uncertain.annotate)
 
 

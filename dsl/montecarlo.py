@@ -14,12 +14,17 @@ MAX_BATCH_DRAWS = 25_000_000
 MAX_DRAWS = 1_000_000_000
 
 
+def draw_count(tokens: int, topk: int, experts: int, ranks: int, batches: int, seed: int) -> int:
+    """How many random keys a run draws (8 bytes each, a batch at a time)."""
+    return tokens * experts * batches
+
+
 def check_size(tokens: int, topk: int, experts: int, ranks: int, batches: int, seed: int) -> None:
     """Refuse a run too big to finish in seconds or to fit in memory, before it starts."""
     if tokens * experts > MAX_BATCH_DRAWS:
         raise ValueError(f"one batch draws tokens x experts = {tokens * experts:,} keys; "
                          f"at most {MAX_BATCH_DRAWS:,}")
-    if tokens * experts * batches > MAX_DRAWS:
+    if draw_count(tokens, topk, experts, ranks, batches, seed) > MAX_DRAWS:
         raise ValueError(f"the run draws tokens x experts x batches = {tokens * experts * batches:,} keys; "
                          f"at most {MAX_DRAWS:,}")
 

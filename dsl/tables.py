@@ -12,6 +12,9 @@ from .evaluate import row_overrides
 from .units import suggest
 
 MAX_ROWS = 1_000_000     # a table's rows, within a worksheet's 1,048,576 with room for its headings
+# A table whose shown cells are uncertain is computed row by row, each row
+# over every sample (0.4 ms a row at 10,000 samples): rows x samples at most.
+MAX_ROW_SAMPLES = 200_000_000
 
 
 @dataclass
@@ -209,7 +212,7 @@ def run_table(model, name: str):
             columns.append(model.graph.cells[axis.var].name)
             units.append(model.units[axis.var])
             data.append(column / factor(units[-1]))
-    swept, failed = _sweep(model, overrides, table.show, size)
+    swept, failed = _sweep(model, overrides, table.show, size, table.span)
     names = {cid: model.graph.cells[cid].name for cid in table.show}
     errors = [(row, names[cid], error) for row, cid, error in failed]
     missing = set()
@@ -217,15 +220,16 @@ def run_table(model, name: str):
         first = len(columns)
         rows = [row for row, failed_cid, _ in failed if failed_cid == cid]
         name, unit = model.graph.cells[cid].name, model.units[cid]
-        # a column swept row by row (a list) may hold samples: the median, and where 90% of them fall
-        if isinstance(column, list) and any(np.ndim(v) for v in column):
-            if any(getattr(v, "dtype", None) == bool for v in column):   # a condition: how often it holds
+        # a column swept row by row (a list) may hold samples' spreads: the median, and where 90% of them fall
+        if isinstance(column, list) and any(isinstance(v, Spread) for v in column):
+            if any(isinstance(v, Spread) and v.share is not None for v in column):   # a condition: how often
                 columns.append(f"prob({name})")
                 units.append("")
-                data.append(np.array([float(np.mean(v)) for v in column]))
+                data.append(np.array([v.share if isinstance(v, Spread) else float(v) for v in column]))
                 missing.update((row, first) for row in rows)
                 continue
-            stats = np.array([np.percentile(v, [50, 5, 95]) if np.ndim(v) else [v, v, v] for v in column])
+            stats = np.array([[v.median, v.p5, v.p95] if isinstance(v, Spread) else [v, v, v] for v in column],
+                             dtype=float)
             for j, label in enumerate((name, f"{name} p5", f"{name} p95")):
                 columns.append(label)
                 units.append(unit)
@@ -248,10 +252,11 @@ def _record_fields(model, alias, records) -> dict:
             for field, cid in alias.fields.items()}
 
 
-def _sweep(model, overrides: dict, shown: list, size: int) -> tuple[list, list]:
+def _sweep(model, overrides: dict, shown: list, size: int, span=None) -> tuple[list, list]:
     """Each shown cell's values over the sweep, and why a shown cell has none
     in a row ((row, cell, IfrError) each): one vectorised pass, or, where a
-    cell cannot take arrays (a Monte Carlo), one evaluation per row.
+    cell cannot take arrays (a Monte Carlo), one evaluation per row, each
+    row's samples kept as their Spread.
 
     Arrays divide by zero and take roots of negatives without a word (inf,
     NaN): a row where a cell of the pass is not finite is evaluated again on
@@ -276,13 +281,48 @@ def _sweep(model, overrides: dict, shown: list, size: int) -> tuple[list, list]:
                     columns[k][i] = value
                 failed += row_failed
             return columns, failed
+    _check_row_samples(model, size, span)
     columns, failed = [[] for _ in shown], []
     for i in range(size):
         values, row_failed = _row(model, overrides, only, shown, i)
         for column, value in zip(columns, values):
-            column.append(value)
+            column.append(_summarised(value))   # a row's samples are let go: memory grows with rows, not samples
         failed += row_failed
     return columns, failed
+
+
+@dataclass(frozen=True)
+class Spread:
+    """What a table keeps of one row's samples: how often a condition holds
+    (``share``), or a value's median and 5th and 95th percentiles."""
+
+    share: float | None = None
+    median: float = 0.0
+    p5: float = 0.0
+    p95: float = 0.0
+
+
+def _summarised(value):
+    """A row's value as a table shows it: samples as their Spread, a number as it is."""
+    if not np.ndim(value):
+        return value
+    if value.dtype == bool:
+        return Spread(share=float(np.mean(value)))
+    median, p5, p95 = np.percentile(value, [50, 5, 95])
+    return Spread(median=float(median), p5=float(p5), p95=float(p95))
+
+
+def _check_row_samples(model, size: int, span) -> None:
+    """Refuse, before a row is computed, a table of uncertain cells whose rows
+    times samples exceed MAX_ROW_SAMPLES."""
+    samples = model.sampling.samples
+    if size * samples <= MAX_ROW_SAMPLES:
+        return
+    rows = max(1, MAX_ROW_SAMPLES // samples)
+    raise IfrError("too-much-work", f"the table has {size:,} rows of uncertain cells, each over {samples:,} samples; "
+                   f"a table computes at most {MAX_ROW_SAMPLES:,} rows x samples", span,
+                   hint=f"vary over at most {rows:,} values, or run with fewer --samples "
+                        f"(at most {max(2, MAX_ROW_SAMPLES // size):,} for these rows)")
 
 
 def _row(model, overrides: dict, only: set, shown: list, i: int) -> tuple[list, list]:

@@ -188,10 +188,7 @@ def statistic(node: ir.Stat, x, q=None):
             return np.where(x, 1.0, 0.0) if np.ndim(x) else float(bool(x))
         raise _not_condition(node)
     if node.func == "percentile":
-        q = float(q)
-        if not 0 <= q <= 100:
-            raise IfrError("bad-argument", f"percentile(..., {q:g}): the percentile must be between 0 and 100",
-                           node.q.span, hint="percentile(x, 95) is the 95th percentile")
+        q = percentile_level(node, q, samples)
     if not samples:
         if node.func == "sd":
             return x * 0.0
@@ -203,7 +200,26 @@ def statistic(node: ir.Stat, x, q=None):
         return float(np.median(x))
     if node.func == "sd":
         return float(np.std(x, ddof=1))
-    return float(np.percentile(x, q))
+    return float(np.quantile(x, q))
+
+
+def percentile_level(node: ir.Stat, q, samples: bool):
+    """A percentile's level as a fraction from 0 to 1, whichever way it is
+    written: a level from 0 to 1 is that fraction (`95%`, a cell of `95%`,
+    `0.95`; 1 is the largest sample), one above 1 and up to 100 is in percent
+    (`95`).  A table's rows may give an array of levels, a certain value's."""
+    import numpy as np
+    level = np.asarray(q, dtype=float)
+    if level.ndim and samples:
+        raise IfrError("uncertain-value", f"`{node.q.text}` is uncertain; a percentile's level is one number",
+                       node.q.span, hint="write the level as a number, e.g. percentile(x, 95%)")
+    if not (np.isfinite(level) & (level >= 0) & (level <= 100)).all():
+        bad = float(level.flat[np.argmax(~(np.isfinite(level) & (level >= 0) & (level <= 100)))])
+        raise IfrError("bad-argument", f"`{node.q.text}` is {bad:g}; a percentile's level is from 0 to 1 "
+                       "(a fraction) or above 1 up to 100 (in percent)", node.q.span,
+                       hint="percentile(x, 95%), percentile(x, 0.95) and percentile(x, 95) are the 95th percentile")
+    fraction = np.where(level > 1, level / 100, level)
+    return float(fraction) if not fraction.ndim else fraction
 
 
 def _not_condition(node: ir.Stat) -> IfrError:

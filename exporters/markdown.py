@@ -5,6 +5,7 @@ significant digits in their display units, as `ifr run` prints them.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import ifr
@@ -23,9 +24,9 @@ def write(model, path) -> None:
 
 def render(model) -> str:
     title, rest = title_and_text(model)
-    lines = [f"# {_text(title)}", "", f"Exported by ifr {ifr.__version__} from `{model.file}`.", ""]
+    lines = [f"# {_text(title)}", "", f"Exported by ifr {ifr.__version__} from {_code(model.file)}.", ""]
     if rest:
-        lines += [rest, ""]
+        lines += [_paragraphs(rest), ""]
     groups: dict[str, list[str]] = {}
     for cid in exported_cells(model):
         cell = model.graph.cells[cid]
@@ -142,11 +143,57 @@ def _number(value) -> str:
     return format_number(float(value))
 
 
+# A code span as CommonMark reads one: a run of backticks, then the shortest
+# text up to a run of exactly as many.  Inside one a renderer shows HTML and
+# Markdown as written, so text between backticks is kept as code.
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+# Characters that make Markdown of text: HTML and entities (< > &), links and
+# images ([ ]), emphasis and strike-through (* ~ _, except where they cannot
+# start or end one: between spaces, and _ inside a word), headings (#), and
+# the escape itself.
+_SPECIAL = re.compile(r"[\\<>&\[\]#|`]|(?<!\s)[*~_]|[*~_](?!\s)")
+_INSIDE_A_WORD = re.compile(r"(?<=[^\W_])_(?=[^\W_])")
+# What only the start of a line makes of text: a quote, a list, a setext rule.
+_LINE_START = re.compile(r"^([-+=>]|\d+[.)])")
+
+
+def _escaped(text: str, cell: bool = True) -> str:
+    """``text`` as Markdown that a renderer shows as that text: each special
+    character escaped with a backslash, code spans kept (in a table ``cell``
+    with their pipes escaped, as a table needs)."""
+    out, at = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        out.append(_plain(text[at:span.start()]))
+        out.append(span.group(0).replace("|", "\\|") if cell else span.group(0))
+        at = span.end()
+    out.append(_plain(text[at:]))
+    return "".join(out)
+
+
+def _plain(text: str) -> str:
+    return _SPECIAL.sub(lambda m: m.group(0) if _INSIDE_A_WORD.match(text, m.start()) else "\\" + m.group(0), text)
+
+
 def _text(text) -> str:
-    """Plain text for a table cell: pipes escaped, on one line."""
-    return str(text or "").replace("|", "\\|").replace("\n", " ")
+    """Text from the model (a name, a description, a message) for a table
+    cell or a heading: on one line, shown as written, never as HTML or links."""
+    return _escaped(" ".join(str(text or "").splitlines()))
+
+
+def _paragraphs(text: str) -> str:
+    """The docstring's paragraphs, their line breaks kept, shown as written
+    (a line's indent dropped: after a blank line it would make code of it)."""
+    return "\n".join(_LINE_START.sub(lambda m: m.group(1)[:-1] + "\\" + m.group(1)[-1],
+                                     _escaped(line.strip(), cell=False))
+                     for line in text.splitlines())
 
 
 def _code(text: str) -> str:
-    text = _text(text)
-    return f"`{text}`" if text and "`" not in text else text
+    """``text`` as one code span (fenced by more backticks than it holds in a
+    row), pipes escaped for a table cell."""
+    text = " ".join(str(text or "").splitlines())
+    if not text:
+        return ""
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text.replace('|', chr(92) + '|')}{pad}{fence}"

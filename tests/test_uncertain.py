@@ -136,7 +136,7 @@ def test_mistakes(tmp_path):
     e = error(tmp_path, "x = uniform(1 s)\n")
     assert e.code == "wrong-arity" and "lo, hi" in e.message
     e = error(tmp_path, "x = 1 s to 2 s\np = percentile(x, 101)\n")
-    assert "between 0 and 100" in e.message
+    assert e.code == "bad-argument" and "from 0 to 1 (a fraction) or above 1 up to 100 (in percent)" in e.message
     e = error(tmp_path, "x = uniform(-1, 1)\ny = sqrt(x)\n")
     assert e.code == "not-a-number" and "% of the samples" in e.message
 
