@@ -62,3 +62,28 @@ def test_a_bracketed_solve_through_an_imported_module_exports_live(tmp_path, sof
     assert math.isclose(model["p_even"].to("token").magnitude, by_hand, rel_tol=1e-9)
     shown = _recalculated(model, tmp_path, soffice)
     assert math.isclose(shown["p_even"], by_hand, rel_tol=1e-9)
+
+
+def test_a_table_over_records_of_certain_and_uncertain_fields(tmp_path):
+    path = _write(tmp_path, {"main.ifr": "a = { bw = 10 GB/s }\nb = { bw = 4 GB/s to 6 GB/s }\nt = a\n"
+                             "x = 1 GB / t.bw in s\ntable tt: vary t over [a, b] show x\n"})
+    model = ifr.load(path)
+    result = model.table("tt")
+    assert result.columns == ["t", "x", "x p5", "x p95"]
+    (_, *certain), (_, median, p5, p95) = result.rows
+    assert certain == [0.1, 0.1, 0.1]
+    # 1 GB over a lognormal whose 5th and 95th percentiles are 4 and 6 GB/s: its 5th and
+    # 95th percentiles are 1/6 and 1/4 s, its median 1/sqrt(24) s (to the sampling's precision)
+    assert math.isclose(median, 1 / math.sqrt(24), rel_tol=0.02)
+    assert math.isclose(p5, 1 / 6, rel_tol=0.02) and math.isclose(p95, 1 / 4, rel_tol=0.02)
+    for suffix in ("xlsx", "md", "json"):
+        model.export(tmp_path / f"out.{suffix}")
+
+
+def test_a_table_showing_an_uncertain_cell_the_varied_one_does_not_reach(tmp_path):
+    path = _write(tmp_path, {"main.ifr": "n = 3 GB\nu = 4 GB/s to 6 GB/s\n"
+                             "table tt: vary n over [1 GB, 2 GB, 3 GB] show u\n"})
+    model = ifr.load(path)
+    rows = model.table("tt").rows
+    assert len(rows) == 3 and len({tuple(row[1:]) for row in rows}) == 1
+    assert math.isclose(rows[0][1], math.sqrt(24), rel_tol=0.02)
