@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -198,7 +199,7 @@ async def prepare_rename(ls: IfrServer, params: types.PrepareRenameParams):
         return None
     answer = navigation.prepare_rename(result, *_cursor(result, params.position), _open_files(ls))
     if isinstance(answer, str):
-        raise ValueError(answer)
+        raise JsonRpcException(answer, code=int(types.LSPErrorCodes.RequestFailed))
     return answer
 
 
@@ -210,7 +211,7 @@ async def rename(ls: IfrServer, params: types.RenameParams):
     answer = navigation.rename(result, await ls.results(), *_cursor(result, params.position), params.new_name,
                                _open_files(ls))
     if isinstance(answer, str):
-        raise ValueError(answer)
+        raise JsonRpcException(answer, code=int(types.LSPErrorCodes.RequestFailed))
     return answer
 
 
