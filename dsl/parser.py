@@ -74,6 +74,16 @@ def _parser() -> tuple[Lark, _Brackets, list]:
     return lark, brackets, comments
 
 
+def name_rule() -> tuple[str, frozenset[str]]:
+    """The lexer's pattern of a name (a regular expression) and the grammar's keywords: its literal
+    words that the pattern would match, which no name may be."""
+    from lark.lexer import PatternStr
+    terminals = _parser()[0].terminals
+    name = next(t.pattern.to_regexp() for t in terminals if t.name == "NAME")
+    words = {t.pattern.value for t in terminals if isinstance(t.pattern, PatternStr)}
+    return name, frozenset(w for w in words if re.fullmatch(name, w))
+
+
 def shipped_tables(grammar: str) -> dict | None:
     """The shipped tables, if they were built from this grammar by this lark."""
     import lark as lark_module

@@ -10,6 +10,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 # The standard library the server reads: the installed package's (in site-packages
 # when ifr is installed, the repository's stdlib/ when it is installed editable).
 import ifr.stdlib as _stdlib  # noqa: E402
+from ifr.lines import split_lines  # noqa: E402
 
 STDLIB = Path(_stdlib.__file__).resolve().parent
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,8 +84,8 @@ async def inlay_hints(client: LanguageClient, uri: str, lines: int) -> list[type
 
 
 def apply_edits(text: str, edits: list[types.TextEdit]) -> str:
-    """Apply LSP text edits (ASCII columns) to a text, last first."""
-    lines = text.splitlines(keepends=True)
+    """Apply LSP text edits (ASCII columns) to a text, last first, its lines split as an editor splits them."""
+    lines = split_lines(text, keepends=True)
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line))

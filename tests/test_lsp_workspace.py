@@ -111,10 +111,10 @@ async def test_rename_reaches_every_open_file(client: LanguageClient, workspace)
         await diagnostics(client, lib)
         edit = await client.text_document_rename_async(types.RenameParams(
             text_document=doc(main), position=types.Position(line=2, character=MAIN.splitlines()[2].index("size") + 1),
-            new_name="bytes"))
-        assert apply_edits(MAIN, edit.changes[main]).splitlines()[2].startswith("t_local = kv.bytes / a100")
+            new_name="footprint"))   # not `bytes`, a unit
+        assert apply_edits(MAIN, edit.changes[main]).splitlines()[2].startswith("t_local = kv.footprint / a100")
         renamed_lib = apply_edits(LIB_BUFFER, edit.changes[lib])
-        assert "kv = { bytes = 2 GiB" in renamed_lib and "t_lib = kv.bytes / kv.rate" in renamed_lib
+        assert "kv = { footprint = 2 GiB" in renamed_lib and "t_lib = kv.footprint / kv.rate" in renamed_lib
     finally:
         close(client, main)
         close(client, lib)

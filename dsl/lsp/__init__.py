@@ -6,6 +6,8 @@ navigation, completion and formatting for .ifr files, over stdio.
     positions     spans <-> LSP ranges
     navigation    definition, references, rename, outline
     presentation  diagnostics, hover, inlay hints, completion, quick fixes
+    documents     the open documents, their lines split as the editor splits them
+    protocol      reading messages within bounds; the JSON-RPC errors pygls leaves out
     server        documents, scheduling off the event loop, the handlers
 """
 from __future__ import annotations

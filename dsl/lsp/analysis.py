@@ -26,12 +26,12 @@ from ..display import auto_unit, format_number
 from ..errors import IfrError, IfrErrors, Sources, Span
 from ..model import Analysis, Model, allow_deep_recursion
 from ..parse_cache import parse
-from ..resolve import Loader
+from ..resolve import MAX_SOURCE_BYTES, Loader
 from .. import ir, syntax
 from .occurrences import Occurrence, Symbol, absolute_path, index_modules, key_of, pickled_by_fields
 
 # The interface: analyse() and what it returns (Span, Symbol and Occurrence included).
-__all__ = ["analyse", "Result", "Diagnostic", "CellInfo", "CheckInfo", "Symbol", "Occurrence", "Span",
+__all__ = ["analyse", "too_large", "Result", "Diagnostic", "CellInfo", "CheckInfo", "Symbol", "Occurrence", "Span",
            "describe_unit", "unit_suggestions", "available_modules", "KEYWORDS", "BUILTIN_FUNCTIONS"]
 
 KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", "vary", "over", "by", "to", "show",
@@ -138,6 +138,16 @@ def analyse(path: str, text: str, open_buffers: dict[str, str]) -> Result:
     return Result(path, _diagnostics(path, main_program, run.errors, warnings, run.checks, run.model),
                   _cells(run.binder, run.model), _checks(run.model, run.checks), symbols, occurrences, scope,
                   sections, texts, set(run.programs) | {path})
+
+
+def too_large(path: str, size: int) -> Result:
+    """What a buffer of ``size`` UTF-8 bytes, over MAX_SOURCE_BYTES, is: one `too-large` error at its top,
+    as `ifr check` refuses such a file; it is not analysed."""
+    path = absolute_path(path)
+    message = (f"this buffer has {size:,} bytes; an .ifr file may have at most {MAX_SOURCE_BYTES:,}, so it is not "
+               "analysed\nhint: split the model into modules")
+    diagnostic = Diagnostic("error", "too-large", message, Span(path, 1, 1, 1, 1), "split the model into modules")
+    return Result(path, [diagnostic], {}, [], {}, [], None, [], {path: ""}, {path})
 
 
 @dataclass

@@ -2,15 +2,16 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from importlib import resources
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from .analysis import Result
+from .analysis import BUILTIN_FUNCTIONS, Result
 from .analysis import Occurrence, Symbol
 from .positions import Lines, contains
 
-_NAME = re.compile(r"^[^\W\d]\w*$")
 RENAMEABLE = ("cell", "field", "function", "record")
 
 
@@ -91,9 +92,10 @@ def rename(result: Result, results: list[Result], line: int, column: int, new_na
     checked = prepare_rename(result, line, column, open_files)
     if isinstance(checked, str):
         return checked
-    if not _NAME.match(new_name):
-        return f"`{new_name}` is not a name: letters, digits and _, not starting with a digit"
     symbol = symbol_at(result, line, column)
+    refused = refuse_name(new_name, symbol, results)
+    if refused is not None:
+        return refused
     texts = {}
     for r in results:
         texts.update(r.texts)
@@ -104,6 +106,82 @@ def rename(result: Result, results: list[Result], line: int, column: int, new_na
             changes.setdefault(from_fs_path(occ.span.file), []).append(
                 types.TextEdit(range=lines.range(occ.span), new_text=new_name))
     return types.WorkspaceEdit(changes=changes)
+
+
+def refuse_name(new_name: str, symbol: Symbol, results: list[Result]) -> str | None:
+    """Why ``symbol`` cannot be renamed ``new_name`` without breaking a file or changing a value, or None.
+
+    A name must be one the lexer reads as a name and not a keyword; not a unit, a built-in function or a
+    standard module (a cell of that name would take its place: `x / token` would divide by the cell);
+    and not a name already seen where the symbol is used.
+    """
+    if new_name == symbol.name.rsplit(".", 1)[-1]:
+        return None   # no change
+    shown = new_name.encode("unicode_escape").decode("ascii")
+    pattern, keywords = _name_rule()
+    if not re.fullmatch(pattern, new_name):
+        return f"`{shown}` is not a name: letters, digits and _, not starting with a digit"
+    if new_name in keywords:
+        return f"`{new_name}` is a keyword of ifr; choose another name"
+    if new_name in BUILTIN_FUNCTIONS or new_name in _stdlib_modules():
+        what = "built-in function" if new_name in BUILTIN_FUNCTIONS else "module of the standard library"
+        return f"`{new_name}` is a {what}; a name `{new_name}` would hide it"
+    if _is_unit(new_name):
+        return (f"`{new_name}` is a unit; a name `{new_name}` would take its place in formulas "
+                f"(`x / {new_name}` would divide by it)")
+    clash = _clash(new_name, symbol, results)
+    return f"`{new_name}` is already {clash}; choose another name" if clash else None
+
+
+def _clash(new_name: str, symbol: Symbol, results: list[Result]) -> str | None:
+    """What ``new_name`` already names where ``symbol`` is defined or used (a cell, record, function,
+    module alias, table or scenario of such a file, a field of the same record, a function's parameter)."""
+    want = _identity(symbol)
+    for result in results:
+        keys = {k for k, s in result.symbols.items() if _identity(s) == want}
+        files = {o.span.file for o in result.occurrences if o.key in keys}
+        if not keys or not files:
+            continue
+        named = result.scope.get(new_name) if result.scope and result.path in files else None
+        if named is not None and named not in keys:
+            return f"{_KIND_NAMES.get(named.split(':')[0], 'a name')} in {result.path}"
+        for other in result.symbols.values():
+            if other.span.file not in files:
+                continue
+            if other.kind == "record" and new_name in other.members and (
+                    symbol.kind != "field" or set(other.members.values()) & keys):   # its formulas read fields first
+                return f"a field of {other.name}"
+            if other.kind == "function" and new_name in other.params:
+                return f"a parameter of {other.name}, whose formula would read it instead"
+            if other.kind in ("table", "scenario") and other.name == new_name:
+                return f"a {other.kind} in {other.span.file}"
+    return None
+
+
+_KIND_NAMES = {"cell": "a cell", "record": "a record", "fn": "a function", "module": "a module",
+               "scenario": "a scenario", "table": "a table"}
+
+
+@lru_cache(maxsize=1)
+def _name_rule() -> tuple[str, frozenset[str]]:
+    from ..parser import name_rule
+    return name_rule()
+
+
+@lru_cache(maxsize=1)
+def _stdlib_modules() -> frozenset[str]:
+    return frozenset(f.name[: -len(".ifr")] for f in resources.files("ifr.stdlib").iterdir()
+                     if f.name.endswith(".ifr"))
+
+
+def _is_unit(name: str) -> bool:
+    from ..errors import IfrError
+    from ..units import unit
+    try:
+        unit(name)
+    except IfrError:
+        return False
+    return True
 
 
 _KINDS = {"cell": types.SymbolKind.Variable, "field": types.SymbolKind.Field, "record": types.SymbolKind.Struct,

@@ -19,6 +19,7 @@ from functools import lru_cache
 
 from .. import syntax as ast
 from ..errors import Span
+from ..lines import split_lines
 from ..resolve import FnBinding, ModuleDef, RecordDef, ScenarioName
 
 
@@ -283,7 +284,7 @@ def _children(node) -> list:
 
 def _module_name_span(text: str, stmt: ast.Use) -> Span | None:
     """The module's name in `use name` / `use name: a, b` (the parser keeps only the statement's span)."""
-    lines = text.splitlines()
+    lines = split_lines(text)
     if stmt.span.line > len(lines):
         return None
     line = lines[stmt.span.line - 1]

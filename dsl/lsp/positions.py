@@ -5,6 +5,9 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from ..errors import IfrError
+from ..lines import split_lines
+from ..resolve import read_source
 from .analysis import Span
 
 
@@ -22,12 +25,12 @@ class Lines:
     def line(self, file: str, line: int) -> str:
         if file not in self.split:
             text = self.texts.get(file)
-            if text is None:
+            if text is None:   # a file the analysis read from disk: read it as it did, within bounds
                 try:
-                    text = Path(file).read_text(encoding="utf-8", errors="replace")
-                except OSError:
+                    text = read_source(Path(file))
+                except IfrError:
                     text = ""
-            self.split[file] = text.splitlines()
+            self.split[file] = split_lines(text)
         lines = self.split[file]
         return lines[line - 1] if 0 < line <= len(lines) else ""
 

@@ -1,5 +1,11 @@
 """The language server: documents, scheduling of analyses, and the LSP handlers.
 
+Only documents the editor opened are analysed, and only those of at most
+MAX_SOURCE_BYTES (a larger one gets one `too-large` error); a request about a
+document that is not open gets an empty answer (null, or an empty list), and
+nothing is read from its URI.  The messages themselves are read by
+:mod:`ifr.lsp.protocol`, within bounds.
+
 Analyses run in one worker process (the engine keeps shared parser state, so
 one owner runs it, and a process can be stopped when an analysis of an old
 text runs long), after a short debounce; a result for a version that has
@@ -9,18 +15,27 @@ version, so an answer never describes text the editor no longer shows.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
 from . import navigation, presentation
-from .analysis import Result
+from .analysis import Result, too_large
+from .documents import SYNC_KIND, Document, utf8_size_over_limit
+from .protocol import IfrProtocol, serve
 from .worker import AnalysisWorker, Stopped
+
+logger = logging.getLogger(__name__)
 
 DEBOUNCE_SECONDS = 0.02
 # A request waits this long for the analysis of the latest text, then answers from the one before.
@@ -33,23 +48,51 @@ class _Document:
     task: asyncio.Task | None = None
     result: Result | None = None
     scope_result: Result | None = None    # the latest result in which the file's names resolved
+    too_large: bool = False                # over MAX_SOURCE_BYTES: not analysed, not a buffer for others
 
 
 class IfrServer(LanguageServer):
     def __init__(self):
-        super().__init__("ifr", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("ifr", __version__, text_document_sync_kind=SYNC_KIND, protocol_cls=IfrProtocol)
         self.documents: dict[str, _Document] = {}
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ifr-analysis")  # waits on the process
         self.analysis: AnalysisWorker | None = None
         self.running: tuple[str, int] | None = None   # (uri, version) being analysed
 
+    def start_io(self, stdin=None, stdout=None) -> None:
+        """Serve over stdio until the input ends or the client says exit (pygls' loop, with a bounded reader)."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(serve(self.protocol, stdin or sys.stdin.buffer, self._stop_event, self.thread_pool))
+        except BrokenPipeError:
+            logger.error("the connection to the editor is lost")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def open_document(self, uri: str) -> Document | None:
+        """The text the editor opened at ``uri``; None before ``initialize`` and for a document not open."""
+        if not self.protocol.initialized:
+            return None
+        return self.workspace.open_document(uri)
+
     # --- scheduling
     def schedule(self, uri: str, debounce: float = DEBOUNCE_SECONDS, cascade: bool = True) -> None:
         """Analyse a document soon; with ``cascade``, then the open documents that import it."""
-        if not uri.startswith("file:"):
-            return  # an unsaved, untitled buffer has no folder to find its modules in
+        document = self.open_document(uri)
+        if not uri.startswith("file:") or document is None:
+            return  # an unsaved, untitled buffer has no folder to find its modules in; or it is not open
         doc = self.documents.setdefault(uri, _Document())
         doc.version += 1
+        size = utf8_size_over_limit(document.source)
+        doc.too_large = size is not None
+        if doc.too_large:
+            doc.task, doc.result, doc.scope_result = None, too_large(to_fs_path(uri), size), None
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                uri=uri, diagnostics=presentation.diagnostics(doc.result), version=document.version))
+            return
         doc.task = asyncio.ensure_future(self._analyse(uri, doc.version, debounce, cascade))
 
     async def _analyse(self, uri: str, version: int, debounce: float, cascade: bool) -> None:
@@ -58,9 +101,11 @@ class IfrServer(LanguageServer):
             await asyncio.sleep(debounce)
         if doc.version != version or uri not in self.documents:
             return  # a newer change is scheduled, or the document was closed
-        document = self.workspace.get_text_document(uri)
+        document = self.open_document(uri)
+        if document is None:
+            return
         text_version = document.version
-        buffers = {to_fs_path(u): self.workspace.get_text_document(u).source for u in self.documents}
+        buffers = {to_fs_path(u): self.open_document(u).source for u in self._buffers()}
         result = await self._in_worker(uri, version, document.source, buffers)
         if result is None or doc.version != version or uri not in self.documents:
             return  # stale
@@ -103,6 +148,10 @@ class IfrServer(LanguageServer):
                 self.analysis.stop_if_slow()
             await asyncio.wait([pending], timeout=0.1)
         return pending.result()
+
+    def _buffers(self) -> list[str]:
+        """The open documents other analyses read from their buffers (not one too large to analyse)."""
+        return [u for u, d in self.documents.items() if not d.too_large and self.open_document(u) is not None]
 
     def _stale(self, running: tuple[str, int]) -> bool:
         doc = self.documents.get(running[0])
@@ -198,7 +247,7 @@ async def prepare_rename(ls: IfrServer, params: types.PrepareRenameParams):
         return None
     answer = navigation.prepare_rename(result, *_cursor(result, params.position), _open_files(ls))
     if isinstance(answer, str):
-        raise ValueError(answer)
+        raise JsonRpcException(answer, code=int(types.LSPErrorCodes.RequestFailed))
     return answer
 
 
@@ -210,7 +259,7 @@ async def rename(ls: IfrServer, params: types.RenameParams):
     answer = navigation.rename(result, await ls.results(), *_cursor(result, params.position), params.new_name,
                                _open_files(ls))
     if isinstance(answer, str):
-        raise ValueError(answer)
+        raise JsonRpcException(answer, code=int(types.LSPErrorCodes.RequestFailed))
     return answer
 
 
@@ -220,9 +269,11 @@ async def completion(ls: IfrServer, params: types.CompletionParams):
     result = await ls.current(uri)
     if result is None:
         return []
-    doc = ls.documents[uri]
-    line = ls.workspace.get_text_document(uri).lines[params.position.line] if params.position.line < len(
-        ls.workspace.get_text_document(uri).lines) else ""
+    doc, document = ls.documents.get(uri), ls.open_document(uri)
+    if doc is None or document is None:
+        return []   # closed while its analysis was awaited
+    lines = document.lines
+    line = lines[params.position.line] if params.position.line < len(lines) else ""
     prefix = _utf16_prefix(line, params.position.character)
     return types.CompletionList(is_incomplete=False,
                                 items=presentation.completion(result, doc.scope_result or result, prefix))
@@ -259,7 +310,10 @@ def code_action(ls: IfrServer, params: types.CodeActionParams):
 @server.feature(types.TEXT_DOCUMENT_FORMATTING)
 def formatting(ls: IfrServer, params: types.DocumentFormattingParams):
     from ..fmt import format_text
-    doc = ls.workspace.get_text_document(params.text_document.uri)
+    uri = params.text_document.uri
+    doc = ls.open_document(uri)
+    if doc is None or utf8_size_over_limit(doc.source) is not None:
+        return []   # nothing to edit: not open, or too large to read as a model
     formatted = format_text(doc.source)
     if formatted == doc.source:
         return []
