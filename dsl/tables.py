@@ -264,10 +264,20 @@ def run_table(model, name: str):
 
 def _record_fields(model, alias, records) -> dict:
     """Each field of a record alias over a list of records, as arrays.  A field
-    a listed record lacks is one nothing uses (the binder checked): NaN marks it."""
-    return {cid: np.array([model.values[r.fields[field]] if field in r.fields else np.nan for r in records],
-                          dtype=float)
-            for field, cid in alias.fields.items()}
+    a listed record lacks is one nothing uses (the binder checked): NaN marks it.
+    A field that is uncertain in some record (samples in one row, a number in
+    another) is an object array of each row's value, which the sweep takes row
+    by row."""
+    fields = {}
+    for field, cid in alias.fields.items():
+        values = [model.values[r.fields[field]] if field in r.fields else np.nan for r in records]
+        if any(getattr(v, "ndim", 0) for v in values):
+            column = np.empty(len(values), dtype=object)
+            column[:] = values
+            fields[cid] = column
+        else:
+            fields[cid] = np.array(values, dtype=float)
+    return fields
 
 
 def _sweep(model, overrides: dict, shown: list, size: int, span=None) -> tuple[list, list]:
@@ -281,7 +291,11 @@ def _sweep(model, overrides: dict, shown: list, size: int, span=None) -> tuple[l
     its own, as `ifr run --set` would, for its error; a cell computed from
     such a value (1 / inf is 0) is never shown as a number."""
     only = model.needed_for(overrides, shown)
-    if not only & model.graph.uncertain:   # (uncertain cells are arrays of samples: one row at a time)
+    # Uncertain cells are arrays of samples: a sweep that reads one (a shown cell, or a
+    # varied record's field) goes one row at a time.
+    by_row = bool((only | set(shown)) & model.graph.uncertain) or any(
+        getattr(v, "dtype", None) == object for v in overrides.values())
+    if not by_row:
         env, errors = model.evaluator.run(overrides, only=only, base=model.values, base_errors=model.errors)
         if not errors.keys() - model.errors.keys():   # a row may fail where others do not: go row by row
             columns = [np.array(np.broadcast_to(np.asarray(env[cid]), (size,))) for cid in shown]
