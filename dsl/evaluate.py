@@ -193,10 +193,19 @@ def _choose(cond, then: Fn, other: Fn, env, var):
     if is_array(cond) and cond.ndim > 0:
         np = _np()
         if _QUIET.get():
-            return np.where(cond, then(env, var), other(env, var))
+            return np.where(cond, *_branches(cond, then, other, env, var))
         with np.errstate(all="ignore"):
-            return np.where(cond, then(env, var), other(env, var))
+            return np.where(cond, *_branches(cond, then, other, env, var))
     return then(env, var) if cond else other(env, var)
+
+
+def _branches(cond, then: Fn, other: Fn, env, var):
+    """The two branches of an `if` over arrays, each computed only if some value
+    takes it: a branch no sample or row takes (an empty `max` there) is never an
+    error of the cell, as it is not for a single value."""
+    a = then(env, var) if cond.any() else None
+    b = other(env, var) if not cond.all() else None
+    return (b if a is None else a), (a if b is None else b)
 
 
 def _scalar_or_array(fn_scalar, fn_array):

@@ -591,7 +591,10 @@ def _cached(fn, env, local, default):
         value = fn(env, local)
     except Exception:    # an error of this row only: the cached value is #N/A or the row is left out
         return default
-    return value if is_truth_value(value) else float(value)
+    if is_truth_value(value):
+        return value
+    # samples (a row's body reads an uncertain cell): no one number to cache; the formula shows it
+    return float(value) if not getattr(value, "ndim", 0) else default
 
 
 def _typical_inner(inner: ir.Reduce, outer: ir.Reduce, lo: int, values: dict) -> float:

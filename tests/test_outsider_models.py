@@ -87,3 +87,19 @@ def test_a_table_showing_an_uncertain_cell_the_varied_one_does_not_reach(tmp_pat
     rows = model.table("tt").rows
     assert len(rows) == 3 and len({tuple(row[1:]) for row in rows}) == 1
     assert math.isclose(rows[0][1], math.sqrt(24), rel_tol=0.02)
+
+
+def test_an_error_in_the_branch_no_sample_takes_is_not_the_cells(tmp_path):
+    # For one value the branch not taken is never computed; over samples both were, and an
+    # empty max() there made the whole cell an error.
+    path = _write(tmp_path, {"main.ifr": "u = uniform(0, 10)\nk = 3\n"
+                             "e = if u > 20 then max(n for n in 1..k if n > 5) else u\n"
+                             "f = if k > 5 then max(n * u for n in 1..k if n > 5) else 2 * u\n"
+                             "g = if u > 5 then max(n for n in 1..k if n > 5) else u\n"})
+    model = ifr.load(path)
+    assert model.error("e") is None and model.error("f") is None
+    assert (model.samples("e") == model.samples("u")).all()
+    assert (model.samples("f") == 2 * model.samples("u")).all()
+    # where some samples do take it, the empty max is still the cell's error
+    assert model.error("g") is not None and model.error("g").error.code == "no-value"
+    model.export(tmp_path / "out.xlsx")
