@@ -348,13 +348,15 @@ def _cache(args) -> int:
 # --- check ---------------------------------------------------------------------
 
 def _check_files(paths: list[str]) -> list[Path]:
-    import os
-    import stat
+    """The files to check: each file given, and the models in each folder given.  In a folder,
+    what is not an .ifr file once its links are followed (a device, a link that loops or leads
+    to another kind of file) is not a model, and is passed over."""
+    from .resolve import ifr_file
     files = []
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            found = sorted(f for f in path.rglob("*.ifr") if stat.S_ISREG(os.stat(f).st_mode))
+            found = sorted(f for f in path.rglob("*.ifr") if ifr_file(f) is not None)
             if not found:
                 raise IfrError("no-files", f"no .ifr files in {p}", None, hint="give a file or a folder of .ifr files")
             files += found
