@@ -327,17 +327,24 @@ def _json_default(o):
 
 def _cache(args) -> int:
     from . import cache
+    cache.WARN = False   # said here, in its place, rather than as a warning
     folder = cache.cache_dir()
+    refused = cache.refused()
+    if refused is not None and args.action == "clear":
+        print(cache.refusal(refused, "error"), file=sys.stderr)
+        return 2
     if args.action == "clear":
         print(f"removed {cache.clear()} entries from {folder}")
         return 0
+    if refused is not None:
+        print(f"not used: {refused} holds files ifr did not write (point IFR_CACHE_DIR at an empty or new folder)")
     found = cache.entries(folder)
     by_kind: dict[str, list] = {}
     for path, st in found:
         kind = path.relative_to(folder).parts[0] if len(path.relative_to(folder).parts) > 1 else "units and parser"
         by_kind.setdefault(kind, []).append(st.st_size)
     total = sum(sum(v) for v in by_kind.values())
-    print(f"folder: {folder}")
+    print(f"folder: {folder}" + (" (a temporary one, removed when the command ends)" if refused is not None else ""))
     for kind, sizes in sorted(by_kind.items()):
         print(f"  {kind:<18} {len(sizes):>6} entries  {sum(sizes) / 2**20:8.1f} MiB")
     print(f"total: {len(found)} entries, {total / 2**20:.1f} MiB of at most {cache.max_bytes() / 2**20:.0f} MiB "
