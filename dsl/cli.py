@@ -327,17 +327,24 @@ def _json_default(o):
 
 def _cache(args) -> int:
     from . import cache
+    cache.WARN = False   # said here, in its place, rather than as a warning
     folder = cache.cache_dir()
+    refused = cache.refused()
+    if refused is not None and args.action == "clear":
+        print(cache.refusal(refused, "error"), file=sys.stderr)
+        return 2
     if args.action == "clear":
         print(f"removed {cache.clear()} entries from {folder}")
         return 0
+    if refused is not None:
+        print(f"not used: {refused} holds files ifr did not write (point IFR_CACHE_DIR at an empty or new folder)")
     found = cache.entries(folder)
     by_kind: dict[str, list] = {}
     for path, st in found:
         kind = path.relative_to(folder).parts[0] if len(path.relative_to(folder).parts) > 1 else "units and parser"
         by_kind.setdefault(kind, []).append(st.st_size)
     total = sum(sum(v) for v in by_kind.values())
-    print(f"folder: {folder}")
+    print(f"folder: {folder}" + (" (a temporary one, removed when the command ends)" if refused is not None else ""))
     for kind, sizes in sorted(by_kind.items()):
         print(f"  {kind:<18} {len(sizes):>6} entries  {sum(sizes) / 2**20:8.1f} MiB")
     print(f"total: {len(found)} entries, {total / 2**20:.1f} MiB of at most {cache.max_bytes() / 2**20:.0f} MiB "
@@ -348,13 +355,15 @@ def _cache(args) -> int:
 # --- check ---------------------------------------------------------------------
 
 def _check_files(paths: list[str]) -> list[Path]:
-    import os
-    import stat
+    """The files to check: each file given, and the models in each folder given.  In a folder,
+    what is not an .ifr file once its links are followed (a device, a link that loops or leads
+    to another kind of file) is not a model, and is passed over."""
+    from .resolve import ifr_file
     files = []
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            found = sorted(f for f in path.rglob("*.ifr") if stat.S_ISREG(os.stat(f).st_mode))
+            found = sorted(f for f in path.rglob("*.ifr") if ifr_file(f) is not None)
             if not found:
                 raise IfrError("no-files", f"no .ifr files in {p}", None, hint="give a file or a folder of .ifr files")
             files += found

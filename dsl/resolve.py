@@ -6,12 +6,14 @@ record alias, and orders the cells with ``graphlib`` (cycles are errors).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import ir
 from . import syntax as ast
 from .errors import DEFAULT_SOURCES, IfrError, Sources, Span
+from .lines import split_lines
 from .units import suggest
 
 STDLIB = Path(__file__).resolve().parent.parent / "stdlib"
@@ -187,18 +189,45 @@ class Unresolved:
 UNRESOLVED = Unresolved()
 
 
-def read_source(path: Path, span: Span | None = None) -> str:
-    """A file's text: only a regular file, of at most MAX_SOURCE_BYTES, in UTF-8.
+def ifr_file(path: Path) -> Path | None:
+    """The regular file named .ifr that ``path`` leads to once its symbolic links
+    are followed, or None: a folder, a device, a link that loops or leads nowhere,
+    a file of another name (a link `x.ifr` to `.env` is not a model)."""
+    import os
+    import stat
+    try:
+        real = Path(os.path.realpath(path, strict=True))
+        return real if real.suffix == ".ifr" and stat.S_ISREG(real.stat().st_mode) else None
+    except (OSError, RuntimeError, ValueError):
+        return None
 
-    A FIFO, a device or a folder is refused before anything is read from it;
-    its content is never quoted.
+
+def not_an_ifr_file(path: Path, real: Path, span: Span | None) -> IfrError:
+    """The error for a file reached as ``path`` that is ``real``, not named .ifr."""
+    import os
+    through = "" if os.path.abspath(path) == str(real) else f" (a link to {_display_path(real)})"
+    return IfrError("unreadable", f"{path} is not an .ifr file{through}", span,
+                    hint="ifr reads models and modules from files named .ifr only")
+
+
+def read_source(path: Path, span: Span | None = None) -> str:
+    """A file's text: only a regular file named .ifr (the name of what its links
+    lead to, not the name as written), of at most MAX_SOURCE_BYTES, in UTF-8.
+
+    A file of another name, a FIFO, a device or a folder is refused before
+    anything is read from it; its content is never quoted.
     """
     import errno
     import os
     import stat
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(path, flags)
+        real = Path(os.path.realpath(path))
+    except ValueError:   # a NUL in the name
+        raise IfrError("unreadable", f"cannot read {path}: a file's name cannot hold a NUL character", span) from None
+    # O_NOFOLLOW: the file opened is the one whose name was checked, not a link swapped in since
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(real, flags)
     except FileNotFoundError:
         raise IfrError("no-such-file", f"no such file: {path}", span, hint="check the path") from None
     except IsADirectoryError:
@@ -213,6 +242,8 @@ def read_source(path: Path, span: Span | None = None) -> str:
         if not stat.S_ISREG(st.st_mode):
             raise IfrError("unreadable", f"{path} is not a regular file (a device, a pipe or a socket)", span,
                            hint="give the path of an .ifr file")
+        if real.suffix != ".ifr":
+            raise not_an_ifr_file(path, real, span)
         if st.st_size > MAX_SOURCE_BYTES:
             raise IfrError("too-large", f"{path} has {st.st_size:,} bytes; an .ifr file may have at most "
                            f"{MAX_SOURCE_BYTES:,}", span, hint="split the model into modules")
@@ -237,6 +268,22 @@ def read_source(path: Path, span: Span | None = None) -> str:
                          Span(str(path), line, col, line, col + 1), hint="save the file as UTF-8")
         error.text = data.decode("utf-8", errors="replace")   # to quote the line, for an .ifr file
         raise error from None
+
+
+# A UTF-16 surrogate on its own is no character: UTF-8 cannot encode it (hashing the text would fail).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def surrogates_replaced(text: str) -> str:
+    """``text`` with each lone surrogate as U+FFFD: the same length, in characters and in UTF-16 units."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def _surrogate_error(name: str, text: str, at: int) -> IfrError:
+    lines = split_lines(text[:at] + "\ufffd")
+    line, column = len(lines), len(lines[-1])
+    return IfrError("encoding", f"{name} holds a lone UTF-16 surrogate (U+{ord(text[at]):04X}), which is no character",
+                    Span(name, line, column, line, column + 1), hint="delete it, and type the character again")
 
 
 def _display_path(path: Path) -> str:
@@ -271,6 +318,11 @@ class Loader:
             path = path.resolve()
         except (RuntimeError, OSError):   # a symbolic link that loops
             raise IfrError("unreadable", f"cannot read {given}: a symbolic link that loops", span) from None
+        except ValueError:   # a NUL in the name (a document's address in an editor may carry one)
+            raise IfrError("unreadable", f"cannot read {given}: a file's name cannot hold a NUL character",
+                           span) from None
+        if key and path.suffix != ".ifr":   # a module from an editor's buffer: read_source checks the others
+            raise not_an_ifr_file(Path(_display_path(given)), path, span)
         if len(self.loading) >= MAX_MODULE_DEPTH:
             raise IfrError("too-deep", f"modules are nested more than {MAX_MODULE_DEPTH} deep", span,
                            hint="import the modules a model needs from the model itself")
@@ -294,7 +346,12 @@ class Loader:
                 raise
         if text.startswith("\ufeff"):
             text = text[1:]
-        self.sources.put(name, text, quote=path.suffix == ".ifr" or str(path) in self.sources.buffers)
+        quote = path.suffix == ".ifr" or str(path) in self.sources.buffers
+        lone = _SURROGATE.search(text)
+        if lone is not None:   # an editor's text (JSON can carry one) or a caller's: no file holds one
+            self.sources.put(name, surrogates_replaced(text), quote=quote)
+            raise _surrogate_error(name, text, lone.start())
+        self.sources.put(name, text, quote=quote)
         program = self.parse(text, name)
         self.diagnostics += program.diagnostics
         while key in self.modules:
@@ -318,10 +375,10 @@ class Loader:
     def _use(self, module: ModuleDef, path: Path, stmt: ast.Use) -> None:
         if stmt.path is not None:
             target = (path.parent / stmt.path)
-            if target.suffix != ".ifr":
+            if target.suffix != ".ifr" and ifr_file(target) is None:   # a link `x.txt` to an .ifr file is one
                 raise IfrError("missing-module", f"`{stmt.path}` is not an .ifr file", stmt.span,
                                hint="a module is an .ifr file: use \"lib/name.ifr\" as name")
-            if not target.exists() and str(target.resolve()) not in self.sources.buffers:
+            if not self._present(target):
                 raise IfrError("missing-module", f"no module file `{stmt.path}`", stmt.span,
                                hint=f"the path is relative to {path.parent}")
             stmt.loaded = self.load(target, stmt.alias, stmt.span)
@@ -329,7 +386,7 @@ class Loader:
         rel = Path(*stmt.module.split(".")).with_suffix(".ifr")
         for folder in (path.parent, _stdlib_dir()):
             candidate = folder / rel
-            if candidate.exists() or str(candidate.resolve()) in self.sources.buffers:
+            if self._present(candidate):
                 stmt.loaded = self.load(candidate, stmt.module.replace(".", "_"), stmt.span)
                 return
         known = sorted({p.stem for p in _stdlib_dir().glob("*.ifr")} | {p.stem for p in path.parent.glob("*.ifr")})
@@ -337,3 +394,12 @@ class Loader:
         hint = f"did you mean {close}?" if close else (
             "modules are found beside the file, then in the standard library: " + ", ".join(known))
         raise IfrError("missing-module", f"no module named `{stmt.module}`", stmt.span, hint=hint)
+
+    def _present(self, path: Path) -> bool:
+        """Whether there is something at ``path`` to load (a link that loops or
+        leads nowhere included: loading it says what is wrong), on disk or in a buffer."""
+        import os
+        try:
+            return os.path.lexists(path) or str(path.resolve()) in self.sources.buffers
+        except (OSError, RuntimeError, ValueError):   # a link that loops, a NUL in the name
+            return True

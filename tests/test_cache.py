@@ -2,6 +2,7 @@
 plain data checked on load, and a cache cut short is rebuilt."""
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import stat
@@ -122,7 +123,7 @@ def test_the_cache_folder_is_made_private(tmp_path):
     assert _ifr("check", str(MODEL), "-q", env=_env(IFR_CACHE_DIR=str(folder))).returncode == 0
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     for p in folder.rglob("*"):   # JSON entries and the units' definitions text only: nothing to unpickle
-        assert p.is_dir() or p.suffix in (".json", ".txt"), p
+        assert p.is_dir() or p.suffix in (".json", ".txt") or p.name == "CACHEDIR.TAG", p
 
 
 def test_a_planted_units_file_is_not_believed(tmp_path):
@@ -172,7 +173,8 @@ def test_the_cache_is_bounded_and_can_be_listed_and_cleared(tmp_path):
     info = _ifr("cache", "info", env=_env(IFR_CACHE_DIR=str(folder)))
     assert info.returncode == 0 and "entries" in info.stdout and str(folder) in info.stdout
     cleared = _ifr("cache", "clear", env=_env(IFR_CACHE_DIR=str(folder)))
-    assert cleared.returncode == 0 and not [p for p in folder.rglob("*") if p.is_file()]
+    assert cleared.returncode == 0
+    assert [p.name for p in folder.rglob("*") if p.is_file()] == ["CACHEDIR.TAG"]   # it stays ifr's folder
 
 
 def test_one_file_under_two_names_is_parsed_once(tmp_path):
@@ -194,3 +196,99 @@ def test_a_cold_and_a_warm_cache_give_the_same_digits(tmp_path):
     cold = _ifr("run", str(model), "--format", "json", env=env)
     warm = _ifr("run", str(model), "--format", "json", env=env)
     assert cold.returncode == 0 and cold.stdout == warm.stdout
+
+
+# --- a folder that is not only ifr's --------------------------------------------------
+
+# The Cache Directory Tagging spec's signature (https://bford.info/cachedir/).
+CACHEDIR_SIGNATURE = b"Signature: 8a477f597d28d172789f06886806bc55"
+KEY = "ab" * 32   # a name of ifr's entries
+
+
+def _users_files(folder: Path) -> dict[Path, bytes]:
+    """A project's files where a cache might be pointed, some named as ifr names its entries."""
+    files = {Path("plan.ifr"): b"x = 1 s\ncheck x = 1 s\n", Path("notes.txt"): b"mine\n",
+             Path("units-lookups.json"): b"{}\n", Path("syntax") / f"{KEY}.json": b"{}\n",
+             Path("syntax") / "keep.json": b"{}\n"}
+    for rel, data in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_bytes(data)
+    return files
+
+
+def _unchanged(folder: Path, files: dict[Path, bytes]) -> None:
+    assert {rel: (folder / rel).read_bytes() for rel in files} == files
+    assert not (folder / "CACHEDIR.TAG").exists()
+
+
+def test_a_folder_holding_other_files_is_neither_used_nor_emptied(tmp_path):
+    project = tmp_path / "project"
+    files = _users_files(project)
+    env = _env(IFR_CACHE_DIR=str(project), IFR_CACHE_MAX_MB="0")   # evict everything ifr may
+    run = _ifr("run", str(MODEL), "--format", "json", env=env)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["cells"]   # the warning is on stderr only
+    assert run.stderr.count("warning[cache-folder]") == 1, run.stderr
+    assert f"{project} holds files ifr did not write; using a temporary cache" in run.stderr
+    assert "hint: point IFR_CACHE_DIR at an empty or new folder" in run.stderr
+    _unchanged(project, files)
+    cleared = _ifr("cache", "clear", env=env)
+    assert cleared.returncode == 2 and "error[cache-folder]" in cleared.stderr, cleared.stderr
+    _unchanged(project, files)
+    info = _ifr("cache", "info", env=env)
+    assert info.returncode == 0 and "holds files ifr did not write" in info.stdout, info.stdout
+    assert "warning" not in info.stderr
+
+
+def test_eviction_and_clear_delete_only_ifrs_entries(tmp_path):
+    folder = _filled_cache(tmp_path)
+    tag = (folder / "CACHEDIR.TAG").read_bytes()
+    assert tag.startswith(CACHEDIR_SIGNATURE)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    victim = outside / f"{KEY}.json"
+    victim.write_text("the target of a planted link\n")
+    link = folder / "syntax" / f"{'cd' * 32}.json"   # an entry's name, but a link
+    link.symlink_to(victim)
+    foreign = [link]
+    for rel, text in [("solutions/readme.txt", "not an entry's name"), (f"montecarlo/{KEY}", "not an entry's name"),
+                      ("units-notes.txt", "not an entry's name"), (f"pint/{KEY}.json", "an earlier version's"),
+                      (f"elsewhere/{KEY}.json", "not in ifr's subfolders")]:
+        (folder / rel).parent.mkdir(exist_ok=True)
+        (folder / rel).write_text(text + "\n")
+        foreign.append(folder / rel)
+    env = _env(IFR_CACHE_DIR=str(folder), IFR_CACHE_MAX_MB="0")
+    run = _ifr("check", str(MODEL), "-q", env=env)   # writes, then evicts all it may
+    assert run.returncode == 0 and "warning" not in run.stderr, run.stderr
+    assert all(p.is_symlink() or p.exists() for p in foreign)
+    cleared = _ifr("cache", "clear", env=env)
+    assert cleared.returncode == 0, cleared.stderr
+    left = sorted(p for p in folder.rglob("*") if p.is_symlink() or not p.is_dir())
+    assert left == sorted([*foreign, folder / "CACHEDIR.TAG"])
+    assert victim.read_text() == "the target of a planted link\n"
+    assert (folder / "CACHEDIR.TAG").read_bytes() == tag
+
+
+def test_an_earlier_versions_cache_is_adopted(tmp_path):
+    """A folder of ifr's entries without a tag (as versions before it left one) is still ifr's."""
+    folder = _filled_cache(tmp_path)
+    (folder / "CACHEDIR.TAG").unlink()
+    (folder / "parser.lark.cache").write_bytes(b"an old pickle")
+    (folder / "pint").mkdir()
+    (folder / "pint" / "registry.pickle").write_bytes(b"an old pickle")
+    entries = sorted(p for p in folder.rglob("*.json"))
+    run = _ifr("check", str(MODEL), "-q", env=_env(IFR_CACHE_DIR=str(folder)))
+    assert run.returncode == 0 and "warning" not in run.stderr, run.stderr
+    assert (folder / "CACHEDIR.TAG").read_bytes().startswith(CACHEDIR_SIGNATURE)
+    assert sorted(p for p in folder.rglob("*.json")) == entries   # read, not written elsewhere
+
+
+def test_a_new_or_empty_folder_is_tagged(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for folder in (empty, tmp_path / "new" / "cache"):
+        run = _ifr("check", str(MODEL), "-q", env=_env(IFR_CACHE_DIR=str(folder)))
+        assert run.returncode == 0 and "warning" not in run.stderr, run.stderr
+        tag = (folder / "CACHEDIR.TAG").read_bytes()
+        assert tag.startswith(CACHEDIR_SIGNATURE) and b"ifr" in tag.splitlines()[-1]
+        assert (folder / "syntax").is_dir()

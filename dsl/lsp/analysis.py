@@ -26,7 +26,7 @@ from ..display import auto_unit, format_number
 from ..errors import IfrError, IfrErrors, Sources, Span
 from ..model import Analysis, Model, allow_deep_recursion
 from ..parse_cache import parse
-from ..resolve import MAX_SOURCE_BYTES, Loader
+from ..resolve import MAX_SOURCE_BYTES, Loader, ifr_file, surrogates_replaced
 from .. import ir, syntax
 from .occurrences import Occurrence, Symbol, absolute_path, index_modules, key_of, pickled_by_fields
 
@@ -125,7 +125,7 @@ def analyse(path: str, text: str, open_buffers: dict[str, str]) -> Result:
     modules = list(run.loader.modules.values()) if run.binder is not None else []
     symbols, occurrences = index_modules(modules, run.binder, main_program)
     texts = {p: program.text for p, program in run.programs.items() if p == path or p in buffers}
-    texts.setdefault(path, text)
+    texts.setdefault(path, surrogates_replaced(text))   # a text with one is not parsed; its columns still count
     warnings = run.warnings
     main_module = next((m for m in modules if m.key == ""), None)
     scope = None
@@ -342,10 +342,15 @@ def unit_suggestions() -> list[str]:
 def available_modules(path: str) -> list[tuple[str, str]]:
     """Modules a `use` in ``path`` can name: (name, file), the files beside it first."""
     from .. import stdlib
-    here = Path(path).resolve().parent
+    me = ifr_file(Path(path)) or Path(os.path.abspath(path))   # modules are found beside what a link leads to
     found = {}
-    for folder in (here, Path(stdlib.__file__).resolve().parent):
-        for f in sorted(folder.glob("*.ifr")):
-            if f.resolve() != Path(path).resolve():
+    for folder in (me.parent, Path(stdlib.__file__).resolve().parent):
+        try:
+            files = sorted(folder.glob("*.ifr"))
+        except (OSError, ValueError):   # a folder that cannot be listed, a NUL in the document's path
+            continue
+        for f in files:
+            target = ifr_file(f)   # a link that loops or leads to another kind of file is no module
+            if target is not None and target != me:
                 found.setdefault(f.stem, str(f))
     return list(found.items())

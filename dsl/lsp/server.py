@@ -284,7 +284,7 @@ def _utf16_prefix(line: str, units: int) -> str:
     for i, ch in enumerate(line):
         if count >= units:
             return line[:i]
-        count += len(ch.encode("utf-16-le")) // 2
+        count += len(ch.encode("utf-16-le", "surrogatepass")) // 2   # a lone surrogate (JSON carries them) is one
     return line.rstrip("\r\n")
 
 
