@@ -73,26 +73,19 @@ def cache_dir() -> Path:
 
 
 def write_atomic(path: Path, data: str) -> None:
-    """Write ``data`` to ``path`` through a private temporary file and a rename.
+    """Write ``data`` to ``path`` as every file ifr writes (`ifr.safe_write`),
+    private to the user and without an fsync: an entry torn by a power cut
+    fails its check on read and is rebuilt.
 
     Failures are swallowed: a cache that cannot be written only costs time.
     """
-    tmp = None
+    from .errors import IfrError
+    from .safe_write import write_file
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(data)
-        os.replace(tmp, path)
-        tmp = None
-    except OSError:
+        write_file(path, data, mode=0o600, durable=False)
+    except (OSError, IfrError):
         pass
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
 
 
 def save(path: Path, kind: str, key: str, payload) -> None:

@@ -134,6 +134,7 @@ def _align(block: list[_CellLine]) -> list[str]:
 def main(args) -> int:
     """`ifr fmt FILE ... [--check]`: rewrite files in place, or with --check list those that would change."""
     from .errors import IfrError
+    from .safe_write import write_file
     changed = []
     for name in args.files:
         path = Path(name)
@@ -145,7 +146,7 @@ def main(args) -> int:
         if formatted != text:
             changed.append(name)
             if not args.check:
-                path.write_bytes(formatted.encode("utf-8"))
+                write_file(path, formatted.encode("utf-8"))
     for name in changed:
         print(f"would reformat {name}" if args.check else f"reformatted {name}", file=sys.stdout)
     return 1 if args.check and changed else 0
