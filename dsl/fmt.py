@@ -22,6 +22,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .lines import split_lines
+
 _CELL = re.compile(r"([^\W\d]\w*)[ \t]*=(?!=)[ \t]*")
 _KEYWORDS = {"use", "section", "fn", "check", "table", "scenario"}
 _DISPLAY = re.compile(r"[ \t]+in[ \t]+(\S+)[ \t]*$")
@@ -39,7 +41,7 @@ class _CellLine:
 
 def format_text(text: str) -> str:
     """The text with its cell blocks aligned."""
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text, keepends=True)   # a form feed or U+2028 in a comment is a character, not a line end
     out, block = [], []
     for line, cell in zip(lines, _classify(lines)):
         if cell is not None:

@@ -12,6 +12,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import syntax as ast
 from .errors import IfrError, Span
+from .lines import split_lines
 from .parse_cache import GRAMMAR, MAX_DEPTH
 
 
@@ -397,7 +398,7 @@ class _ToAst(Transformer):
 
     def _expr_source(self, meta, expr) -> str:
         s = expr.span
-        lines = self.source.splitlines()
+        lines = split_lines(self.source)   # as lark counts lines: a form feed in a comment is not a line end
         if s.line == s.end_line:
             return lines[s.line - 1][s.column - 1: s.end_column - 1]
         parts = [lines[s.line - 1][s.column - 1:]] + lines[s.line: s.end_line - 1] + [lines[s.end_line - 1][: s.end_column - 1]]

@@ -132,3 +132,22 @@ def test_fmt_keeps_a_byte_order_mark(tmp_path):
     path.write_bytes(b"\xef\xbb\xbfa = 1\nbb = 2\n")
     assert main(["fmt", str(path)]) == 0
     assert path.read_bytes() == b"\xef\xbb\xbfa  = 1\nbb = 2\n"
+
+
+# --- line ends: only \n, \r\n and \r, as editors and the parser count them -------------
+
+# Characters str.splitlines also breaks at, which are plain characters in a comment.
+NOT_LINE_ENDS = ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+
+
+@pytest.mark.parametrize("char", NOT_LINE_ENDS, ids=[f"U+{ord(c):04X}" for c in NOT_LINE_ENDS])
+def test_fmt_keeps_a_comment_with_a_form_feed_as_it_is(char):
+    text = f"x = 1   # page{char}break = 2 in GB\nlonger = 3\n"
+    assert format_text(text) == f"x      = 1   # page{char}break = 2 in GB\nlonger = 3\n"
+
+
+@pytest.mark.parametrize("char", NOT_LINE_ENDS, ids=[f"U+{ord(c):04X}" for c in NOT_LINE_ENDS])
+def test_a_function_body_is_read_from_its_own_line_after_a_form_feed(char):
+    text = f"# page{char}break\nfn f(x) = x * 2\nfn g(y) = (y +\n    1)\n"
+    functions = [s for s in parse(text, "t.ifr").statements if isinstance(s, ast.FnDef)]
+    assert [f.source for f in functions] == ["x * 2", "(y + 1)"]
