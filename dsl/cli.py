@@ -100,7 +100,7 @@ def entry() -> None:
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
-            except (OSError, ValueError):   # a closed pipe: nothing more can be written
+            except (OSError, ValueError, AttributeError):   # a closed pipe or none: nothing more can be written
                 pass
         os._exit(status[0])
 
@@ -120,8 +120,14 @@ def main(argv: list[str] | None = None, keep: bool = False) -> int:
     warnings.simplefilter("ignore")   # a library's warning names its own files, nothing the user can act on
     collecting = gc.isenabled()
     gc.disable()   # one command builds a model that lives until it ends: nothing for the collector to find
+    stdout = sys.stdout
+    sys.stdout = _Output(stdout)
     try:
-        return _main(argv if argv is not None else sys.argv[1:], _KEPT if keep else [])
+        code = _main(argv if argv is not None else sys.argv[1:], _KEPT if keep else [])
+        sys.stdout.flush()   # what is still buffered: a full disk shows here, at the latest
+        return code
+    except OutputFailed as failed:
+        return _output_failed(failed.error)
     except IfrErrors as errs:
         for e in errs.errors:
             print(render(e), file=sys.stderr)
@@ -152,8 +158,62 @@ def main(argv: list[str] | None = None, keep: bool = False) -> int:
             traceback.print_exc()
         return 3
     finally:
+        sys.stdout = stdout
         if collecting:      # a caller in the same process (a test, a script) gets its collector back
             gc.enable()
+
+
+class OutputFailed(Exception):
+    """Standard output could not be written (a full disk, a closed pipe): not one of the command's own OSErrors."""
+
+    def __init__(self, error: OSError):
+        super().__init__(str(error))
+        self.error = error
+
+
+class _Output:
+    """Standard output, whose failures to write raise `OutputFailed`; a closed one (None) fails on first use."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._target().write(text)
+        except OSError as exc:
+            raise OutputFailed(exc) from None
+
+    def flush(self) -> None:
+        try:
+            if self._stream is not None:
+                self._stream.flush()
+        except OSError as exc:
+            raise OutputFailed(exc) from None
+
+    def _target(self):
+        if self._stream is None:
+            import errno
+            raise OSError(errno.EBADF, "standard output is closed")
+        return self._stream
+
+    def __getattr__(self, name):
+        return getattr(self._target(), name)
+
+
+def _output_failed(error: OSError) -> int:
+    """A closed pipe (`ifr run plan.ifr | head`) ends the command quietly, with 0; any other
+    failure to write the output is the user's `write-failed` error, exit 2."""
+    import errno
+    if error.errno == errno.EPIPE:
+        return 0
+    hint = ("free some space, or send the output elsewhere" if error.errno in (errno.ENOSPC, errno.EDQUOT)
+            else "send the output to a file or a pipe that can be written")
+    try:
+        print(render(IfrError("write-failed", f"could not write the output: {error.strerror or error}", None,
+                              hint=hint)), file=sys.stderr)
+    except OSError:
+        pass
+    return 2
 
 
 def _main(argv: list[str], kept: list) -> int:

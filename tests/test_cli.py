@@ -290,3 +290,46 @@ def test_a_failed_check_says_how_far_off_it_is(tmp_path, capsys):
     assert lines[2].endswith("[48.3184 ms is not < 40 ms]")
     assert lines[3].endswith("[25 vs 30%: off by 5 percentage points; it rounds to 25, not 30]")
     assert lines[4].endswith("[48.3184 vs 48.3 ms (rounds to 48.3)]")     # a check that passes: the rule it met
+
+
+# --- output that cannot be written ----------------------------------------------------
+
+def _ifr(argv, **streams):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "ifr.cli", *argv], stderr=subprocess.PIPE, text=True, timeout=120,
+                          **streams)
+
+
+def _many_cells(tmp_path, cells):
+    path = tmp_path / "plan.ifr"
+    path.write_text("base = 1 GB\n" + "".join(f"c{i} = base * {i + 1}\n" for i in range(cells)), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("cells", [1, 5000], ids=["a line", "more than a buffer"])
+def test_output_to_a_full_disk_is_write_failed(tmp_path, cells):
+    with open("/dev/full", "w") as full:
+        done = _ifr(["run", _many_cells(tmp_path, cells)], stdout=full)
+    assert done.returncode == 2
+    assert done.stderr == ("error[write-failed]: could not write the output: No space left on device\n"
+                           "  hint: free some space, or send the output elsewhere\n")
+
+
+def test_output_to_a_closed_stdout_is_write_failed(tmp_path):
+    import os
+    done = _ifr(["run", _many_cells(tmp_path, 1)], preexec_fn=lambda: os.close(1))   # as `ifr run plan.ifr >&-`
+    assert done.returncode == 2
+    assert done.stderr == ("error[write-failed]: could not write the output: standard output is closed\n"
+                           "  hint: send the output to a file or a pipe that can be written\n")
+
+
+def test_a_pipe_closed_by_its_reader_ends_the_command_quietly(tmp_path):
+    import subprocess
+    import sys
+    reader = subprocess.Popen([sys.executable, "-m", "ifr.cli", "run", "--format", "json",
+                               _many_cells(tmp_path, 5000)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert reader.stdout.readline() == b"{\n"     # as `| head -1`: one line read, then the pipe is closed
+    reader.stdout.close()
+    assert reader.wait(timeout=120) == 0
+    assert reader.stderr.read() == b""
