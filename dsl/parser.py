@@ -328,6 +328,16 @@ def _si_suffix(num: Token, unit: Token, file: str) -> IfrError:
                          f"{num} {unit}B/s)")
 
 
+def _refuse_repeated(func: str, keywords: list[tuple[str, ast.Expr]]) -> None:
+    """A named argument given twice is a mistake (as in Python), not the last one winning."""
+    first: dict[str, ast.Expr] = {}
+    for key, value in keywords:
+        if key in first:
+            raise IfrError("wrong-arity", f"{func}() is given `{key}` twice", value.span,
+                           hint=f"give `{key}=` once", related=[(first[key].span, f"`{key}` is first given here")])
+        first[key] = value
+
+
 def _unquote(text: str) -> str:
     body = text[1:-1]
     return body.replace('\\"', '"').replace("\\\\", "\\")
@@ -543,6 +553,7 @@ class _ToAst(Transformer):
         args = [a for a in args if a is not None]
         positional = [a for a in args if not isinstance(a, tuple)]
         keywords = [a for a in args if isinstance(a, tuple)]
+        _refuse_repeated(str(name), keywords)
         return ast.Call(self._span(meta), str(name), self._tok_span(name), positional, keywords)
 
     def qualified_call(self, meta, items):
