@@ -105,10 +105,16 @@ def _evict_at_exit() -> None:
 
 
 def max_bytes() -> int:
+    """The cache's size cap in bytes: ``$IFR_CACHE_MAX_MB`` when it is a finite
+    number of at least 0, else the default (a cap read at exit must not fail)."""
+    import math
     try:
-        return int(float(os.environ.get("IFR_CACHE_MAX_MB", DEFAULT_MAX_MB)) * 1024 * 1024)
+        megabytes = float(os.environ.get("IFR_CACHE_MAX_MB", DEFAULT_MAX_MB))
     except ValueError:
-        return DEFAULT_MAX_MB * 1024 * 1024
+        megabytes = DEFAULT_MAX_MB
+    if not math.isfinite(megabytes) or megabytes < 0:
+        megabytes = DEFAULT_MAX_MB
+    return int(megabytes * 1024 * 1024)
 
 
 def entries(folder: Path | None = None) -> list[tuple[Path, os.stat_result]]:

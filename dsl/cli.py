@@ -16,6 +16,25 @@ class _Parser(argparse.ArgumentParser):
         raise IfrError("usage", message, None, hint=USAGE_HINT)
 
 
+def _whole(low: int, high: str | None = None):
+    """An option's type: a whole number from ``low`` to the `ifr.uncertain` limit named ``high``
+    (`--samples 0` is a mistake, not the default)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number, got `{text}`") from None
+        if high is not None:
+            from . import uncertain
+            top = getattr(uncertain, high)
+            if not low <= value <= top:
+                raise argparse.ArgumentTypeError(f"must be between {low:,} and {top:,}, got {value:,}")
+        elif value < low:
+            raise argparse.ArgumentTypeError(f"must be a whole number >= {low}, got {value:,}")
+        return value
+    return parse
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="ifr", description="Capacity-planning models for LLM inference, as checked spreadsheets in text.")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
@@ -25,9 +44,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="override a cell, e.g. --set link=50GB/s or --set 'link=50 GB/s'")
         sp.add_argument("--scenario", action="append", default=[], help="apply a scenario defined in the file")
         sp.add_argument("--inputs-from", metavar="XLSX", help="read edited inputs back from an exported workbook")
-        sp.add_argument("--samples", type=int, default=None, metavar="N",
+        sp.add_argument("--samples", type=_whole(2, "MAX_SAMPLES"), default=None, metavar="N",
                         help="Monte Carlo samples of uncertain cells (default 10000)")
-        sp.add_argument("--seed", type=int, default=0, metavar="S",
+        sp.add_argument("--seed", type=_whole(0), default=0, metavar="S",
                         help="the Monte Carlo seed (default 0: the same numbers on every run)")
 
     def model_args(sp):
@@ -251,7 +270,7 @@ def _print_diagnostics(diagnostics) -> None:
 
 def _what_if(model, args):
     """The model with the workbook's edits, a scenario and --set values applied, in that order."""
-    if getattr(args, "inputs_from", None):
+    if getattr(args, "inputs_from", None) is not None:   # `--inputs-from ""` is a mistake, not no workbook
         from .exporters.roundtrip import read_inputs
         model = model.with_inputs(**read_inputs(model, Path(args.inputs_from)))
     scenarios = getattr(args, "scenario", None) or []
@@ -517,7 +536,7 @@ def _table(model, args) -> int:
         print("  ".join(h.rjust(w) for h, w in zip(heads, widths)))
         for r in cells:
             print("  ".join(v.rjust(w) for v, w in zip(r, widths)))
-    if args.plot:
+    if args.plot is not None:   # `--plot ""` is a mistake, not no plot
         from .plot import plot_table
         plot_table(t, Path(args.plot))
     if t.errors:
@@ -552,7 +571,7 @@ def _hist(model, args) -> int:
         print(f"  {label:<7} {format_number(value)}{u}")
     for q in (1, 5, 25, 50, 75, 95, 99):
         print(f"  {'p' + str(q):<7} {format_number(float(np.percentile(samples, q)))}{u}")
-    if args.plot:
+    if args.plot is not None:   # `--plot ""` is a mistake, not no plot
         from .plot import plot_histogram
         plot_histogram(name, unit, samples, stats, Path(args.plot))
     return 0
@@ -566,7 +585,7 @@ def _sensitivity(model, args) -> int:
         print()
     else:
         print("\n".join(printable(line) for line in render(result).splitlines()))
-    if args.plot:
+    if args.plot is not None:   # `--plot ""` is a mistake, not no plot
         plot_tornado(result, Path(args.plot))
     return 0
 
