@@ -134,21 +134,39 @@ def _range(model, table) -> tuple[float, float, int]:
         if d != model.dims[table.var]:
             raise IfrError("unit-mismatch", f"the range `{n.text}` is {d}, but `{model.graph.cells[table.var].name}`"
                            f" is {model.dims[table.var]}", n.span)
-    if not all(np.isfinite((lo, hi, step))):
-        raise IfrError("bad-range", "a range's ends and step must be finite numbers", table.range[0].span)
+    for node, value in zip(table.range, (lo, hi, step)):
+        if not np.isfinite(value):
+            raise IfrError("bad-range", "a range's ends and step must be finite numbers", node.span)
     if step <= 0:
         raise IfrError("bad-range", "a range step must be positive", table.range[2].span)
     if hi < lo:
         lo_node, hi_node = table.range[0], table.range[1]
         raise IfrError("bad-range", f"the range {lo_node.text}..{hi_node.text} is empty: it ends below its start",
                        lo_node.span, hint=f"write the smaller end first: {hi_node.text}..{lo_node.text}")
-    count = int(np.floor((hi - lo) / step * (1 + 1e-12))) + 1
-    if count > MAX_ROWS:
-        times = -(-count // MAX_ROWS)
-        raise IfrError("range-too-large", f"the range has {count:,} values; a table holds at most {MAX_ROWS:,} rows",
-                       table.span, hint=f"take a step {times} times as large ({(count - 1) // times + 1:,} rows), "
-                                        "or a narrower range")
-    return lo, step, count
+    steps = (hi - lo) / step * (1 + 1e-12)   # inf when the width or the count overflows a float
+    if not steps < MAX_ROWS:
+        raise _too_many_values(table, steps)
+    return lo, step, int(steps) + 1
+
+
+# Counts up to this are said digit by digit; larger ones (0..1e300 by 1) to three figures.
+_EXACT_COUNT = 10 ** 15
+
+
+def _too_many_values(table, steps: float) -> IfrError:
+    """The error for a range of more than MAX_ROWS values (`steps` + 1 of them, perhaps inf)."""
+    if not np.isfinite(steps):
+        return IfrError("range-too-large", f"the range has more values than a float can count; a table holds at "
+                        f"most {MAX_ROWS:,} rows", table.span, hint="take a larger step, or a narrower range")
+    if steps >= _EXACT_COUNT:
+        return IfrError("range-too-large", f"the range has about {steps:.3g} values; a table holds at most "
+                        f"{MAX_ROWS:,} rows", table.span,
+                        hint=f"take a step about {steps / MAX_ROWS:.3g} times as large, or a narrower range")
+    count = int(steps) + 1
+    times = -(-count // MAX_ROWS)
+    return IfrError("range-too-large", f"the range has {count:,} values; a table holds at most {MAX_ROWS:,} rows",
+                    table.span, hint=f"take a step {times:,} times as large ({(count - 1) // times + 1:,} rows), "
+                                     "or a narrower range")
 
 
 def _listed(model, table) -> list[float]:
