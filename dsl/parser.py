@@ -520,7 +520,19 @@ class _ToAst(Transformer):
     product = sum
 
     def power(self, meta, items):
-        return ast.BinOp(self._span(meta), "^", items[0], items[2])
+        base, op, exponent = items
+        if isinstance(base, ast.Quantity) and not self.source.startswith("(", meta.start_pos):
+            raise self._quantity_power(meta, base, op, exponent)
+        return ast.BinOp(self._span(meta), "^", base, exponent)
+
+    def _quantity_power(self, meta, base: ast.Quantity, op: Token, exponent) -> IfrError:
+        """`1 m^2^3` (and `2 m ^ 2`) would raise the whole quantity, number and all, left to right,
+        where `2^2^3` is right-associative: the reader's meaning is asked for in brackets."""
+        written = " ".join(self._slice(meta).split())
+        power = f"{op}{self._expr_source(None, exponent)}"
+        return IfrError("syntax", f"`{written}` is ambiguous: a power of a quantity needs brackets", self._span(meta),
+                        hint=f"write ({base.number_text} {base.unit}){power} to raise the number and the unit "
+                             "together, or give the unit a single exponent")
 
     def comparison(self, meta, items):
         return ast.Compare(self._span(meta), str(items[1]), items[0], items[2])
