@@ -125,6 +125,22 @@ def artifacts() -> dict:
     return found
 
 
+def _write(path: Path, text: str) -> bool:
+    """Replace a shipped file as every file ifr writes (`ifr.safe_write`); False, said, if it cannot be."""
+    from .errors import IfrError, render
+    from .safe_write import write_file
+    try:
+        path.parent.mkdir(exist_ok=True)
+        write_file(path, text)
+    except OSError as exc:
+        print(f"cannot make the folder {path.parent}: {exc.strerror}", file=sys.stderr)
+        return False
+    except IfrError as exc:
+        print(render(exc), file=sys.stderr)
+        return False
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ifr.build", description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if a shipped file is out of date")
@@ -142,8 +158,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         stale.append(path)
         if not args.check:
-            path.parent.mkdir(exist_ok=True)
-            path.write_text(make(), encoding="utf-8")
+            if not _write(path, make()):
+                return 2
             print(f"wrote {path}")
     if args.check and stale:
         print("out of date: " + ", ".join(p.name for p in stale)

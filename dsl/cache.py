@@ -192,26 +192,19 @@ def _files(folder: Path, names: re.Pattern) -> list[tuple[Path, os.stat_result]]
 
 
 def write_atomic(path: Path, data: str) -> None:
-    """Write ``data`` to ``path`` through a private temporary file and a rename.
+    """Write ``data`` to ``path`` as every file ifr writes (`ifr.safe_write`),
+    private to the user and without an fsync: an entry torn by a power cut
+    fails its check on read and is rebuilt.
 
     Failures are swallowed: a cache that cannot be written only costs time.
     """
-    tmp = None
+    from .errors import IfrError
+    from .safe_write import write_file
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(data)
-        os.replace(tmp, path)
-        tmp = None
-    except OSError:
+        write_file(path, data, mode=0o600, durable=False)
+    except (OSError, IfrError):
         pass
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
 
 
 def save(path: Path, kind: str, key: str, payload) -> None:
@@ -231,10 +224,16 @@ def _evict_at_exit() -> None:
 
 
 def max_bytes() -> int:
+    """The cache's size cap in bytes: ``$IFR_CACHE_MAX_MB`` when it is a finite
+    number of at least 0, else the default (a cap read at exit must not fail)."""
+    import math
     try:
-        return int(float(os.environ.get("IFR_CACHE_MAX_MB", DEFAULT_MAX_MB)) * 1024 * 1024)
+        megabytes = float(os.environ.get("IFR_CACHE_MAX_MB", DEFAULT_MAX_MB))
     except ValueError:
-        return DEFAULT_MAX_MB * 1024 * 1024
+        megabytes = DEFAULT_MAX_MB
+    if not math.isfinite(megabytes) or megabytes < 0:
+        megabytes = DEFAULT_MAX_MB
+    return int(megabytes * 1024 * 1024)
 
 
 def entries(folder: Path | None = None) -> list[tuple[Path, os.stat_result]]:

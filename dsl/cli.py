@@ -16,6 +16,25 @@ class _Parser(argparse.ArgumentParser):
         raise IfrError("usage", message, None, hint=USAGE_HINT)
 
 
+def _whole(low: int, high: str | None = None):
+    """An option's type: a whole number from ``low`` to the `ifr.uncertain` limit named ``high``
+    (`--samples 0` is a mistake, not the default)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number, got `{text}`") from None
+        if high is not None:
+            from . import uncertain
+            top = getattr(uncertain, high)
+            if not low <= value <= top:
+                raise argparse.ArgumentTypeError(f"must be between {low:,} and {top:,}, got {value:,}")
+        elif value < low:
+            raise argparse.ArgumentTypeError(f"must be a whole number >= {low}, got {value:,}")
+        return value
+    return parse
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="ifr", description="Capacity-planning models for LLM inference, as checked spreadsheets in text.")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
@@ -25,9 +44,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="override a cell, e.g. --set link=50GB/s or --set 'link=50 GB/s'")
         sp.add_argument("--scenario", action="append", default=[], help="apply a scenario defined in the file")
         sp.add_argument("--inputs-from", metavar="XLSX", help="read edited inputs back from an exported workbook")
-        sp.add_argument("--samples", type=int, default=None, metavar="N",
+        sp.add_argument("--samples", type=_whole(2, "MAX_SAMPLES"), default=None, metavar="N",
                         help="Monte Carlo samples of uncertain cells (default 10000)")
-        sp.add_argument("--seed", type=int, default=0, metavar="S",
+        sp.add_argument("--seed", type=_whole(0), default=0, metavar="S",
                         help="the Monte Carlo seed (default 0: the same numbers on every run)")
 
     def model_args(sp):
@@ -100,7 +119,7 @@ def entry() -> None:
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
-            except (OSError, ValueError):   # a closed pipe: nothing more can be written
+            except (OSError, ValueError, AttributeError):   # a closed pipe or none: nothing more can be written
                 pass
         os._exit(status[0])
 
@@ -120,8 +139,14 @@ def main(argv: list[str] | None = None, keep: bool = False) -> int:
     warnings.simplefilter("ignore")   # a library's warning names its own files, nothing the user can act on
     collecting = gc.isenabled()
     gc.disable()   # one command builds a model that lives until it ends: nothing for the collector to find
+    stdout = sys.stdout
+    sys.stdout = _Output(stdout)
     try:
-        return _main(argv if argv is not None else sys.argv[1:], _KEPT if keep else [])
+        code = _main(argv if argv is not None else sys.argv[1:], _KEPT if keep else [])
+        sys.stdout.flush()   # what is still buffered: a full disk shows here, at the latest
+        return code
+    except OutputFailed as failed:
+        return _output_failed(failed.error)
     except IfrErrors as errs:
         for e in errs.errors:
             print(render(e), file=sys.stderr)
@@ -152,8 +177,62 @@ def main(argv: list[str] | None = None, keep: bool = False) -> int:
             traceback.print_exc()
         return 3
     finally:
+        sys.stdout = stdout
         if collecting:      # a caller in the same process (a test, a script) gets its collector back
             gc.enable()
+
+
+class OutputFailed(Exception):
+    """Standard output could not be written (a full disk, a closed pipe): not one of the command's own OSErrors."""
+
+    def __init__(self, error: OSError):
+        super().__init__(str(error))
+        self.error = error
+
+
+class _Output:
+    """Standard output, whose failures to write raise `OutputFailed`; a closed one (None) fails on first use."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._target().write(text)
+        except OSError as exc:
+            raise OutputFailed(exc) from None
+
+    def flush(self) -> None:
+        try:
+            if self._stream is not None:
+                self._stream.flush()
+        except OSError as exc:
+            raise OutputFailed(exc) from None
+
+    def _target(self):
+        if self._stream is None:
+            import errno
+            raise OSError(errno.EBADF, "standard output is closed")
+        return self._stream
+
+    def __getattr__(self, name):
+        return getattr(self._target(), name)
+
+
+def _output_failed(error: OSError) -> int:
+    """A closed pipe (`ifr run plan.ifr | head`) ends the command quietly, with 0; any other
+    failure to write the output is the user's `write-failed` error, exit 2."""
+    import errno
+    if error.errno == errno.EPIPE:
+        return 0
+    hint = ("free some space, or send the output elsewhere" if error.errno in (errno.ENOSPC, errno.EDQUOT)
+            else "send the output to a file or a pipe that can be written")
+    try:
+        print(render(IfrError("write-failed", f"could not write the output: {error.strerror or error}", None,
+                              hint=hint)), file=sys.stderr)
+    except OSError:
+        pass
+    return 2
 
 
 def _main(argv: list[str], kept: list) -> int:
@@ -191,7 +270,7 @@ def _print_diagnostics(diagnostics) -> None:
 
 def _what_if(model, args):
     """The model with the workbook's edits, a scenario and --set values applied, in that order."""
-    if getattr(args, "inputs_from", None):
+    if getattr(args, "inputs_from", None) is not None:   # `--inputs-from ""` is a mistake, not no workbook
         from .exporters.roundtrip import read_inputs
         model = model.with_inputs(**read_inputs(model, Path(args.inputs_from)))
     scenarios = getattr(args, "scenario", None) or []
@@ -466,7 +545,7 @@ def _table(model, args) -> int:
         print("  ".join(h.rjust(w) for h, w in zip(heads, widths)))
         for r in cells:
             print("  ".join(v.rjust(w) for v, w in zip(r, widths)))
-    if args.plot:
+    if args.plot is not None:   # `--plot ""` is a mistake, not no plot
         from .plot import plot_table
         plot_table(t, Path(args.plot))
     if t.errors:
@@ -501,7 +580,7 @@ def _hist(model, args) -> int:
         print(f"  {label:<7} {format_number(value)}{u}")
     for q in (1, 5, 25, 50, 75, 95, 99):
         print(f"  {'p' + str(q):<7} {format_number(float(np.percentile(samples, q)))}{u}")
-    if args.plot:
+    if args.plot is not None:   # `--plot ""` is a mistake, not no plot
         from .plot import plot_histogram
         plot_histogram(name, unit, samples, stats, Path(args.plot))
     return 0
@@ -515,7 +594,7 @@ def _sensitivity(model, args) -> int:
         print()
     else:
         print("\n".join(printable(line) for line in render(result).splitlines()))
-    if args.plot:
+    if args.plot is not None:   # `--plot ""` is a mistake, not no plot
         plot_tornado(result, Path(args.plot))
     return 0
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -101,13 +100,8 @@ class ClosedFormCache:
             self.recording[key] = entry
             return
         self.memory[key] = entry
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            tmp = self.folder / f"{key}.{os.getpid()}.tmp"
-            tmp.write_text(json.dumps(entry))
-            os.replace(tmp, self.folder / f"{key}.json")
-        except OSError:
-            pass  # a cache that cannot be written only costs time
+        from .cache import write_atomic
+        write_atomic(self.folder / f"{key}.json", json.dumps(entry))   # a failure only costs time
 
 
 def _well_formed(entry) -> bool:

@@ -22,6 +22,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .lines import split_lines
+
 _CELL = re.compile(r"([^\W\d]\w*)[ \t]*=(?!=)[ \t]*")
 _KEYWORDS = {"use", "section", "fn", "check", "table", "scenario"}
 _DISPLAY = re.compile(r"[ \t]+in[ \t]+(\S+)[ \t]*$")
@@ -39,7 +41,7 @@ class _CellLine:
 
 def format_text(text: str) -> str:
     """The text with its cell blocks aligned."""
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text, keepends=True)   # a form feed or U+2028 in a comment is a character, not a line end
     out, block = [], []
     for line, cell in zip(lines, _classify(lines)):
         if cell is not None:
@@ -132,20 +134,53 @@ def _align(block: list[_CellLine]) -> list[str]:
 
 
 def main(args) -> int:
-    """`ifr fmt FILE ... [--check]`: rewrite files in place, or with --check list those that would change."""
-    from .errors import IfrError
-    changed = []
+    """`ifr fmt FILE ... [--check]`: rewrite files in place, or with --check list those that would change.
+
+    A file is read as `ifr run` reads one (a regular file, of bounded size, in
+    UTF-8) and written back through a temporary file and a rename, with its
+    permissions and byte-order mark kept."""
+    from .safe_write import write_file
+    changed = 0
     for name in args.files:
         path = Path(name)
-        try:
-            text = path.read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise IfrError("unreadable", f"cannot read {name}: {exc}", None) from None
+        text = _read(path)
         formatted = format_text(text)
-        if formatted != text:
-            changed.append(name)
-            if not args.check:
-                path.write_bytes(formatted.encode("utf-8"))
-    for name in changed:
-        print(f"would reformat {name}" if args.check else f"reformatted {name}", file=sys.stdout)
+        if formatted == text:
+            continue
+        changed += 1
+        if args.check:
+            print(f"would reformat {name}", file=sys.stdout)
+            continue
+        write_file(path, (_BOM if _has_bom(path) else b"") + formatted.encode("utf-8"))
+        print(f"reformatted {name}", file=sys.stdout)
     return 1 if args.check and changed else 0
+
+
+def _read(path: Path) -> str:
+    """The file's text as `ifr run` reads it, with the same errors (a line that is not UTF-8 quoted)."""
+    from .errors import IfrError, remember_source
+    from .resolve import read_source
+    try:
+        return read_source(path)
+    except IfrError as exc:
+        if getattr(exc, "text", None) is not None and exc.span is not None:
+            remember_source(exc.span.file, exc.text)
+        raise
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _has_bom(path: Path) -> bool:
+    """Whether the file opens with the UTF-8 byte-order mark that `read_source` drops."""
+    import os
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return False
+    try:
+        return os.read(fd, len(_BOM)) == _BOM
+    except OSError:
+        return False
+    finally:
+        os.close(fd)

@@ -123,7 +123,7 @@ class Analysis:
     def evaluate(self, overrides: dict | None = None, samples: int | None = None, seed: int = 0) -> "Model":
         """The model's values; uncertain cells hold ``samples`` Monte Carlo draws from ``seed``."""
         from .uncertain import DEFAULT_SAMPLES, Sampling, check_settings
-        sampling = Sampling(samples or DEFAULT_SAMPLES, seed)
+        sampling = Sampling(DEFAULT_SAMPLES if samples is None else samples, seed)   # 0 is a mistake, not the default
         check_settings(sampling.samples, sampling.seed)
         return Model(self, overrides, sampling)
 

@@ -12,6 +12,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import syntax as ast
 from .errors import IfrError, Span
+from .lines import split_lines
 from .parse_cache import GRAMMAR, MAX_DEPTH
 
 
@@ -337,6 +338,16 @@ def _si_suffix(num: Token, unit: Token, file: str) -> IfrError:
                          f"{num} {unit}B/s)")
 
 
+def _refuse_repeated(func: str, keywords: list[tuple[str, ast.Expr]]) -> None:
+    """A named argument given twice is a mistake (as in Python), not the last one winning."""
+    first: dict[str, ast.Expr] = {}
+    for key, value in keywords:
+        if key in first:
+            raise IfrError("wrong-arity", f"{func}() is given `{key}` twice", value.span,
+                           hint=f"give `{key}=` once", related=[(first[key].span, f"`{key}` is first given here")])
+        first[key] = value
+
+
 def _unquote(text: str) -> str:
     body = text[1:-1]
     return body.replace('\\"', '"').replace("\\\\", "\\")
@@ -407,7 +418,7 @@ class _ToAst(Transformer):
 
     def _expr_source(self, meta, expr) -> str:
         s = expr.span
-        lines = self.source.splitlines()
+        lines = split_lines(self.source)   # as lark counts lines: a form feed in a comment is not a line end
         if s.line == s.end_line:
             return lines[s.line - 1][s.column - 1: s.end_column - 1]
         parts = [lines[s.line - 1][s.column - 1:]] + lines[s.line: s.end_line - 1] + [lines[s.end_line - 1][: s.end_column - 1]]
@@ -519,7 +530,19 @@ class _ToAst(Transformer):
     product = sum
 
     def power(self, meta, items):
-        return ast.BinOp(self._span(meta), "^", items[0], items[2])
+        base, op, exponent = items
+        if isinstance(base, ast.Quantity) and not self.source.startswith("(", meta.start_pos):
+            raise self._quantity_power(meta, base, op, exponent)
+        return ast.BinOp(self._span(meta), "^", base, exponent)
+
+    def _quantity_power(self, meta, base: ast.Quantity, op: Token, exponent) -> IfrError:
+        """`1 m^2^3` (and `2 m ^ 2`) would raise the whole quantity, number and all, left to right,
+        where `2^2^3` is right-associative: the reader's meaning is asked for in brackets."""
+        written = " ".join(self._slice(meta).split())
+        power = f"{op}{self._expr_source(None, exponent)}"
+        return IfrError("syntax", f"`{written}` is ambiguous: a power of a quantity needs brackets", self._span(meta),
+                        hint=f"write ({base.number_text} {base.unit}){power} to raise the number and the unit "
+                             "together, or give the unit a single exponent")
 
     def comparison(self, meta, items):
         return ast.Compare(self._span(meta), str(items[1]), items[0], items[2])
@@ -552,6 +575,7 @@ class _ToAst(Transformer):
         args = [a for a in args if a is not None]
         positional = [a for a in args if not isinstance(a, tuple)]
         keywords = [a for a in args if isinstance(a, tuple)]
+        _refuse_repeated(str(name), keywords)
         return ast.Call(self._span(meta), str(name), self._tok_span(name), positional, keywords)
 
     def qualified_call(self, meta, items):

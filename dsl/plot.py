@@ -1,7 +1,6 @@
 """`ifr table NAME --plot out.png`: the shown columns against the varied one."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from .errors import IfrError
@@ -19,12 +18,11 @@ def _pyplot():
 
 
 def _save(fig, path: Path, plt) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.png")
+    """Write the figure as a PNG, as every file ifr writes (`ifr.safe_write`)."""
+    from .safe_write import atomic_output
     try:
-        fig.savefig(tmp, dpi=100)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise IfrError("unwritable", f"cannot write {path}: {exc.strerror}", None) from None
+        with atomic_output(path) as stream:
+            fig.savefig(stream, format="png", dpi=100)
     finally:
         plt.close(fig)
 

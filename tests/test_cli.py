@@ -290,3 +290,102 @@ def test_a_failed_check_says_how_far_off_it_is(tmp_path, capsys):
     assert lines[2].endswith("[48.3184 ms is not < 40 ms]")
     assert lines[3].endswith("[25 vs 30%: off by 5 percentage points; it rounds to 25, not 30]")
     assert lines[4].endswith("[48.3184 vs 48.3 ms (rounds to 48.3)]")     # a check that passes: the rule it met
+
+
+# --- output that cannot be written ----------------------------------------------------
+
+def _ifr(argv, **streams):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "ifr.cli", *argv], stderr=subprocess.PIPE, text=True, timeout=120,
+                          **streams)
+
+
+def _many_cells(tmp_path, cells):
+    path = tmp_path / "plan.ifr"
+    path.write_text("base = 1 GB\n" + "".join(f"c{i} = base * {i + 1}\n" for i in range(cells)), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("cells", [1, 5000], ids=["a line", "more than a buffer"])
+def test_output_to_a_full_disk_is_write_failed(tmp_path, cells):
+    with open("/dev/full", "w") as full:
+        done = _ifr(["run", _many_cells(tmp_path, cells)], stdout=full)
+    assert done.returncode == 2
+    assert done.stderr == ("error[write-failed]: could not write the output: No space left on device\n"
+                           "  hint: free some space, or send the output elsewhere\n")
+
+
+def test_output_to_a_closed_stdout_is_write_failed(tmp_path):
+    import os
+    done = _ifr(["run", _many_cells(tmp_path, 1)], preexec_fn=lambda: os.close(1))   # as `ifr run plan.ifr >&-`
+    assert done.returncode == 2
+    assert done.stderr == ("error[write-failed]: could not write the output: standard output is closed\n"
+                           "  hint: send the output to a file or a pipe that can be written\n")
+
+
+def test_a_pipe_closed_by_its_reader_ends_the_command_quietly(tmp_path):
+    import subprocess
+    import sys
+    reader = subprocess.Popen([sys.executable, "-m", "ifr.cli", "run", "--format", "json",
+                               _many_cells(tmp_path, 5000)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert reader.stdout.readline() == b"{\n"     # as `| head -1`: one line read, then the pipe is closed
+    reader.stdout.close()
+    assert reader.wait(timeout=120) == 0
+    assert reader.stderr.read() == b""
+
+
+# --- options: a value given is used or refused, never taken for the default ---------------
+
+UNCERTAIN = "bw = 4 GB/s to 6 GB/s\nt = 10 GB / bw in s\n"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--samples", "0"], "argument --samples: must be between 2 and 10,000,000, got 0"),
+    (["--samples", "1"], "argument --samples: must be between 2 and 10,000,000, got 1"),
+    (["--samples", "-5"], "argument --samples: must be between 2 and 10,000,000, got -5"),
+    (["--samples", "many"], "argument --samples: must be a whole number, got `many`"),
+    (["--seed", "-1"], "argument --seed: must be a whole number >= 0, got -1"),
+])
+def test_a_monte_carlo_option_out_of_range_is_a_usage_error(tmp_path, capsys, argv, message):
+    path = tmp_path / "u.ifr"
+    path.write_text(UNCERTAIN, encoding="utf-8")
+    code, out, err = run(capsys, "hist", str(path), "t", *argv)
+    assert (code, out) == (2, "")
+    assert err.splitlines()[0] == f"error[usage]: {message}"
+
+
+def test_zero_samples_from_python_is_refused_too():
+    import ifr
+    from ifr.errors import IfrError
+    with pytest.raises(IfrError) as info:
+        ifr.analyse(Path(HANDOFF)).evaluate(samples=0)
+    assert info.value.message == "--samples must be between 2 and 10,000,000, got 0"
+
+
+@pytest.mark.parametrize("option", ["--plot", "--inputs-from"])
+def test_an_empty_path_is_refused_not_ignored(capsys, option):
+    code, _, err = run(capsys, "table", str(ROOT / "models" / "d002_kv_size.ifr"), "kv_by_model", option, "")
+    assert code == 2
+    assert err.startswith("error[unwritable]: cannot write .: it is a folder" if option == "--plot"
+                          else "error[no-such-file]: no such workbook: .")
+
+
+@pytest.mark.parametrize("value, mib", [("inf", 256), ("-inf", 256), ("nan", 256), ("-5", 256), ("lots", 256),
+                                        ("0", 0), ("1.5", 1.5), ("1e3", 1000)])
+def test_the_cache_cap_falls_back_to_its_default_unless_a_finite_size(monkeypatch, value, mib):
+    from ifr import cache
+    monkeypatch.setenv("IFR_CACHE_MAX_MB", value)
+    assert cache.max_bytes() == int(mib * 2**20)
+
+
+def test_an_endless_cache_cap_ends_a_run_without_a_traceback(tmp_path):
+    import os
+    import subprocess
+    import sys
+    path = tmp_path / "m.ifr"
+    path.write_text("x = 1 GB\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "ifr.cli", "run", str(path)], capture_output=True, text=True,
+                          env={**os.environ, "IFR_CACHE_MAX_MB": "inf", "IFR_CACHE_DIR": str(tmp_path / "cache")},
+                          timeout=120)
+    assert (done.returncode, done.stderr) == (0, "")

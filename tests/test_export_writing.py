@@ -14,7 +14,6 @@ from openpyxl import load_workbook
 import ifr
 from ifr.cli import main
 from ifr.errors import IfrError
-from ifr.exporters import output
 
 ROOT = Path(__file__).resolve().parent.parent
 PD_HANDOFF = ROOT / "models" / "pd_handoff.ifr"
@@ -75,7 +74,7 @@ def test_a_full_disk_is_a_write_failed_error_and_the_old_file_survives(model, tm
 
     def full(fd):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-    monkeypatch.setattr(output.os, "fsync", full)
+    monkeypatch.setattr(os, "fsync", full)
     with pytest.raises(IfrError) as info:
         model.export(target)
     error = info.value

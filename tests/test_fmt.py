@@ -71,3 +71,83 @@ def test_fmt_check_reports_a_file_that_would_change(tmp_path, capsys):
     assert main(["fmt", str(path)]) == 0
     assert path.read_text(encoding="utf-8") == "a  = 1\nbb = 2\n"
     assert main(["fmt", "--check", str(path)]) == 0
+
+
+# --- what fmt reads: what `ifr run` reads, with the same messages ----------------------
+
+def _ifr(*argv: str) -> tuple[int, str]:
+    """The command in a fresh process that may not hang or take more than 2 GB (a FIFO, /dev/zero)."""
+    import resource
+    import subprocess
+    import sys
+
+    def bounded():
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+    done = subprocess.run([sys.executable, "-m", "ifr.cli", *argv], capture_output=True, text=True, timeout=60,
+                          preexec_fn=bounded)
+    return done.returncode, done.stderr
+
+
+def _not_a_file(tmp_path, kind):
+    import os
+    if kind == "fifo":
+        os.mkfifo(tmp_path / "plan.ifr")
+        return str(tmp_path / "plan.ifr")
+    return "/dev/zero"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_fmt_refuses_what_is_not_a_regular_file_at_once(tmp_path, kind):
+    path = _not_a_file(tmp_path, kind)
+    code, err = _ifr("fmt", path)
+    assert code == 2
+    assert err == (f"error[unreadable]: {path} is not a regular file (a device, a pipe or a socket)\n"
+                   "  hint: give the path of an .ifr file\n")
+    assert _ifr("run", path) == (code, err)
+
+
+def test_fmt_refuses_a_file_too_large_to_be_a_model(tmp_path, capsys):
+    from ifr.resolve import MAX_SOURCE_BYTES
+    path = tmp_path / "huge.ifr"
+    with open(path, "wb") as f:
+        f.truncate(MAX_SOURCE_BYTES + 1)   # sparse: nothing is written to disk
+    assert main(["fmt", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error[too-large]: {path} has {MAX_SOURCE_BYTES + 1:,} bytes; an .ifr file may have at most")
+    assert path.stat().st_size == MAX_SOURCE_BYTES + 1
+
+
+def test_fmt_says_where_a_file_is_not_utf8_as_run_does(tmp_path, capsys):
+    path = tmp_path / "latin1.ifr"
+    path.write_bytes(b"a = 1\n# caf\xe9\n")
+    assert main(["fmt", str(path)]) == 2
+    fmt_err = capsys.readouterr().err
+    assert fmt_err.startswith(f"{path}:2:6: error[encoding]: {path} is not valid UTF-8 (byte 0xe9)\n   2 | # caf")
+    main(["run", str(path)])
+    assert capsys.readouterr().err == fmt_err
+
+
+def test_fmt_keeps_a_byte_order_mark(tmp_path):
+    path = tmp_path / "bom.ifr"
+    path.write_bytes(b"\xef\xbb\xbfa = 1\nbb = 2\n")
+    assert main(["fmt", str(path)]) == 0
+    assert path.read_bytes() == b"\xef\xbb\xbfa  = 1\nbb = 2\n"
+
+
+# --- line ends: only \n, \r\n and \r, as editors and the parser count them -------------
+
+# Characters str.splitlines also breaks at, which are plain characters in a comment.
+NOT_LINE_ENDS = ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+
+
+@pytest.mark.parametrize("char", NOT_LINE_ENDS, ids=[f"U+{ord(c):04X}" for c in NOT_LINE_ENDS])
+def test_fmt_keeps_a_comment_with_a_form_feed_as_it_is(char):
+    text = f"x = 1   # page{char}break = 2 in GB\nlonger = 3\n"
+    assert format_text(text) == f"x      = 1   # page{char}break = 2 in GB\nlonger = 3\n"
+
+
+@pytest.mark.parametrize("char", NOT_LINE_ENDS, ids=[f"U+{ord(c):04X}" for c in NOT_LINE_ENDS])
+def test_a_function_body_is_read_from_its_own_line_after_a_form_feed(char):
+    text = f"# page{char}break\nfn f(x) = x * 2\nfn g(y) = (y +\n    1)\n"
+    functions = [s for s in parse(text, "t.ifr").statements if isinstance(s, ast.FnDef)]
+    assert [f.source for f in functions] == ["x * 2", "(y + 1)"]

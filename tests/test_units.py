@@ -68,7 +68,7 @@ def test_only_unit_text_reaches_pint():
 
 
 def test_a_power_after_a_unit_is_ifrs_own_arithmetic(tmp_path):
-    m = model(tmp_path, "x = 3 m**9**2\n")  # (3 m^9)^2, right-associative on the quantity
+    m = model(tmp_path, "x = (3 m**9)**2\n")  # a power of a quantity literal is bracketed
     assert m.values["x"] == pytest.approx(9.0)
     assert str(m.dims["x"]) == "[length]^18"
 
