@@ -10,15 +10,18 @@ applies those edits as overrides:
 Each cell is found through its defined name (so it is still found when rows
 were inserted or moved) and its row is checked against the model. A value is
 read in the unit the workbook shows beside it, parsed by the unit registry
-(`1/s`, `%`, `GPU*s/request`, no unit at all). A changed unit, a value that
-is not a number, a formula typed into an input cell, or an edit of a cell ifr
-does not read back (a table's varied value, a scenario's override) is an
-error naming the sheet and the cell. The workbook is read by the bounded
+(`1/s`, `%`, `GPU*s/request`, no unit at all); a cell holding text is read
+only when the text is plainly one number (`number_in_text`: `1.5`, `1e-3`,
+never `1,5` or `1.500`). A changed unit, a value that is not a number, a
+formula typed into an input cell, or an edit of a cell ifr does not read
+back (a table's varied value, a scenario's override) is an error naming the
+sheet and the cell. The workbook is read by the bounded
 reader of `xlsx_reader`: it is the user's file, not ours.
 """
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 from ifr.display import auto_unit, format_number
@@ -32,6 +35,8 @@ from .xlsx_reader import CellContent, Workbook
 # Values the workbook stores are the model's own floats; anything further
 # away than this was edited.
 _UNCHANGED = 1e-12
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_THOUSANDS_DOT = re.compile(r"[+-]?[1-9][0-9]{0,2}\.[0-9]{3}")
 
 
 def read_inputs(model, path) -> dict:
@@ -120,13 +125,13 @@ class _Reader:
         if content.kind == "number":
             number = content.value
         elif content.kind == "text":
-            try:
-                number = float(str(content.value).strip().replace(",", ""))
-            except ValueError:
+            number = number_in_text(str(content.value))
+            if number is None:
                 raise self.book.error(
-                    "not-a-number", f"`{str(content.value)[:80]}` is not a number (the value of `{cell.name}`"
-                    f"{in_unit})", hint=f"type a plain number; the unit ({unit}) is in the next column" if unit
-                    else "type a plain number", cell=at) from None
+                    "not-a-number", f"`{str(content.value).strip()[:80]}` is text, not plainly one number (the "
+                    f"value of `{cell.name}`{in_unit})", hint="type the number as a number, with a dot for "
+                    "decimals and no thousands separator (1.5, 1500, 1e-3)" +
+                    (f"; the unit ({unit}) is in the next column" if unit else ""), cell=at)
         else:
             shown = {"empty": "empty", "bool": f"`{str(content.value).upper()}`",
                      "error": f"the error `{content.value}`"}[content.kind]
@@ -161,6 +166,23 @@ class _Reader:
             raise self.book.error("not-an-input", f"{cell.what} was changed to {now}, but only the .ifr file "
                                   "sets it: ifr does not read it back", hint=f"{cell.how}, then export again",
                                   cell=(cell.sheet, cell.row, cell.column))
+
+
+def number_in_text(text: str) -> float | None:
+    """The number a cell's text plainly is, or None.
+
+    Plainly a number: ASCII digits with at most one dot as the decimal point
+    and an optional sign and exponent (`1.5`, `-4`, `.25`, `1e-3`), with
+    spaces around it. Anything else is None rather than a guess: a comma
+    (`1,5` and `1,500` read as a decimal comma in one locale and a thousands
+    separator in another), a dot followed by exactly three digits after one
+    to three others (`1.500`, `12.345`: a thousands dot in those locales), a
+    space or `_` inside, a percent sign (the unit is in its own column),
+    `inf` and `nan`, other scripts' digits."""
+    text = text.strip()
+    if not _PLAIN_NUMBER.fullmatch(text) or _THOUSANDS_DOT.fullmatch(text):
+        return None
+    return float(text)
 
 
 def _not_computed(model, cid: str, content: CellContent) -> bool:
