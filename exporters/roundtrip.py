@@ -81,7 +81,7 @@ class _Reader:
             original = display_value(model, cid)
             if isinstance(original, bool) or _same(value, original):
                 continue
-            changes[model.graph.cells[cid].name] = self._quantity(cid, value)
+            changes[model.graph.cells[cid].name] = self._quantity(cid, value, (sheet, row, column))
         for cell in fixed:
             if cell.sheet in book.sheet_names:
                 self._check_fixed(cell, contents[(cell.sheet, cell.row, cell.column)])
@@ -142,12 +142,21 @@ class _Reader:
                                   hint=f"type a number{in_unit}", cell=at)
         return number
 
-    def _quantity(self, cid: str, number: float):
-        """`number` in the cell's display unit, as a pint Quantity the model accepts."""
+    def _quantity(self, cid: str, number: float, at: tuple[str, int, int]):
+        """`number` in the cell's display unit, as a pint Quantity the model accepts
+        (finite in base SI units, as the model keeps it)."""
         unit = self.model.units[cid]
         if unit.startswith("["):       # no unit of the field fits: the workbook shows base SI
-            return _in_base_units(number, self.model.dims[cid])
-        return quantity(number, unit)
+            value = _in_base_units(number, self.model.dims[cid])
+        else:
+            value = quantity(number, unit)
+        if not math.isfinite(value.to_base_units().magnitude):
+            raise self.book.error("overflow", f"the value of `{self.model.graph.cells[cid].name}`, "
+                                  f"{format_number(number)}{' ' + unit if unit else ''}, is too large to compute: "
+                                  "in base SI units it is past the largest number (about 1.8e308)",
+                                  hint=f"check the number: it is read in {unit}, the unit in the next column" if unit
+                                  else "check the number", cell=at)
+        return value
 
     def _check_fixed(self, cell, content: CellContent) -> None:
         if content.formula is not None:
