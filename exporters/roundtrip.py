@@ -8,7 +8,10 @@ applies those edits as overrides:
     edited = model.with_inputs(**changes)             # or with_workbook_inputs(model, path)
 
 Each cell is found through its defined name (so it is still found when rows
-were inserted or moved) and its row is checked against the model. A value is
+were inserted or moved, or its sheet renamed) and its row is checked against
+the model; each sheet of fixed values through its hidden marker name
+(`xlsx_layout.fixed_sheets`), and a workbook in which one can no longer be
+found is refused rather than read without checking it. A value is
 read in the unit the workbook shows beside it, parsed by the unit registry
 (`1/s`, `%`, `GPU*s/request`, no unit at all); a cell holding text is read
 only when the text is plainly one number (`number_in_text`: `1.5`, `1e-3`,
@@ -29,7 +32,7 @@ from ifr.units import Dim, quantity, registry
 
 from .cells import display_value, exported_cells
 from .xlsx import NAME_COL, UNIT_COL, cell_names
-from .xlsx_layout import fixed_cells
+from .xlsx_layout import fixed_cells, fixed_sheets
 from .xlsx_reader import CellContent, Workbook
 
 # Values the workbook stores are the model's own floats; anything further
@@ -63,13 +66,13 @@ class _Reader:
         cells = exported_cells(model)
         names = cell_names(model, cells)
         places = {cid: self._locate(names[cid], model.graph.cells[cid].name) for cid in cells}
+        sheets = self._fixed_sheets()
         fixed = fixed_cells(model)
         wanted: dict[str, set[tuple[int, int]]] = {}
         for sheet, row, column in places.values():
             wanted.setdefault(sheet, set()).update({(row, NAME_COL + 1), (row, column), (row, UNIT_COL + 1)})
         for cell in fixed:
-            if cell.sheet in book.sheet_names:
-                wanted.setdefault(cell.sheet, set()).add((cell.row, cell.column))
+            wanted.setdefault(sheets[cell.sheet], set()).add((cell.row, cell.column))
         contents = book.cells(wanted)
         changes = {}
         for cid, (sheet, row, column) in places.items():
@@ -83,9 +86,30 @@ class _Reader:
                 continue
             changes[model.graph.cells[cid].name] = self._quantity(cid, value, (sheet, row, column))
         for cell in fixed:
-            if cell.sheet in book.sheet_names:
-                self._check_fixed(cell, contents[(cell.sheet, cell.row, cell.column)])
+            self._check_fixed(cell, sheets[cell.sheet], contents[(sheets[cell.sheet], cell.row, cell.column)])
         return changes
+
+    def _fixed_sheets(self) -> dict[str, str]:
+        """The sheet of this workbook that holds each exported title's fixed cells.
+
+        Found by the sheet's marker, whatever it was renamed to; by its title
+        in a workbook without markers (exported before they were written, or
+        saved by a program that drops hidden names). A sheet found neither
+        way was deleted or renamed out of reach: its edits cannot be checked,
+        so the workbook is refused rather than read without them."""
+        found = {}
+        for fixed in fixed_sheets(self.model):
+            target = self.book.defined_target(fixed.marker)
+            if target is not None:
+                sheet = self.book.sheet_of(target)[0]
+            else:
+                sheet = fixed.title if fixed.title in self.book.sheet_names else None
+            if sheet is None:
+                raise self.book.error("workbook-mismatch", f"the sheet {fixed.title}, which holds {fixed.what}, "
+                                      "is missing or renamed, so ifr cannot check that they were not edited",
+                                      hint=f"put the sheet back, or {self.hint[0].lower()}{self.hint[1:]}")
+            found[fixed.title] = sheet
+        return found
 
     def _locate(self, defined_name: str, cell_name: str) -> tuple[str, int, int]:
         place = self.book.defined_cell(defined_name)
@@ -158,7 +182,7 @@ class _Reader:
                                   else "check the number", cell=at)
         return value
 
-    def _check_fixed(self, cell, content: CellContent) -> None:
+    def _check_fixed(self, cell, sheet: str, content: CellContent) -> None:
         if content.formula is not None:
             kept = cell.live or not math.isfinite(cell.value)
         elif isinstance(cell.value, bool):
@@ -174,7 +198,7 @@ class _Reader:
                 now = {"empty": "nothing", "error": f"`{content.value}`"}.get(content.kind, f"`{content.value}`")
             raise self.book.error("not-an-input", f"{cell.what} was changed to {now}, but only the .ifr file "
                                   "sets it: ifr does not read it back", hint=f"{cell.how}, then export again",
-                                  cell=(cell.sheet, cell.row, cell.column))
+                                  cell=(sheet, cell.row, cell.column))
 
 
 def number_in_text(text: str) -> float | None:
