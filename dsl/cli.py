@@ -331,7 +331,7 @@ def _cell_rows(model):
             if type(raw) is float:   # most cells: a certain number, neither uncertain nor a condition
                 row["value"] = value = raw / factor(unit)   # (Model.value and value_text, for a number)
                 row["text"] = quantity_text(value, unit)
-                rows.append(row)
+                rows.append(_shown_finite(row, cell))
                 continue
             row["value"] = float(model.value(cid))
             row["text"] = model.value_text(cid)
@@ -342,13 +342,34 @@ def _cell_rows(model):
             if stats is not None:   # an uncertain cell: its median, and where 90% of its samples fall
                 row.update(uncertain=True, mean=stats.mean, median=stats.median, sd=stats.sd, p5=stats.p5,
                            p95=stats.p95, interval=f"{format_number(stats.p5)} to {format_number(stats.p95)}")
+            row = _shown_finite(row, cell)
         else:
-            s = failed.error.span
-            row["error"] = {"code": failed.code, "message": failed.message,
-                            "line": s.line if s else None, "column": s.column if s else None}
-            row["text"] = "#ERROR"
+            _error_row(row, failed.code, failed.message, failed.error.span)
         rows.append(row)
     return rows
+
+
+_SHOWN_NUMBERS = ("value", "mean", "median", "sd", "p5", "p95")
+
+
+def _shown_finite(row: dict, cell) -> dict:
+    """The row, or, when a value finite in SI is not finite in the cell's display
+    unit (`1e306 m in nm`), the row as a cell error: no output shows inf or nan."""
+    import math
+    if all(math.isfinite(row[key]) for key in _SHOWN_NUMBERS if key in row):
+        return row
+    for key in ("mean", "median", "sd", "p5", "p95", "interval", "uncertain"):
+        row.pop(key, None)
+    return _error_row(row, "overflow", f"`{cell.name}` is too large to show in {row['unit'] or 'numbers'}: "
+                      "past the largest number (about 1.8e308)", cell.span)
+
+
+def _error_row(row: dict, code: str, message: str, span) -> dict:
+    row["value"] = None
+    row["error"] = {"code": code, "message": message, "line": span.line if span else None,
+                    "column": span.column if span else None}
+    row["text"] = "#ERROR"
+    return row
 
 
 def _run(model, args) -> int:
@@ -358,7 +379,7 @@ def _run(model, args) -> int:
     _print_diagnostics(sorted(model.own_errors() + tables, key=source_order))
     if args.format == "json":
         json.dump({"file": model.file, "title": model.docstring, "cells": rows}, sys.stdout, indent=2,
-                  ensure_ascii=False, default=_json_default)
+                  ensure_ascii=False, default=_json_default, allow_nan=False)
         print()
         return 2 if failed else 0
     if model.docstring:

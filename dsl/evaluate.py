@@ -676,8 +676,13 @@ class Evaluator:
         for cid in graph.order:
             if only is not None and cid not in only:
                 continue
-            if cid in overrides:
-                env[cid] = overrides[cid]
+            if cid in overrides:     # a value given from outside the file (a scenario's) can overflow too
+                value = overrides[cid]
+                if isinstance(value, float) and not math.isfinite(value):
+                    errors[cid] = CellError(_not_finite(graph.cells[cid], value))
+                    env[cid] = math.nan
+                    continue
+                env[cid] = value
                 errors.pop(cid, None)
                 continue
             failed = static.get(cid)

@@ -367,12 +367,12 @@ class Model:
             given = Dim(dict(q.dimensionality))
             if given != dim:
                 raise IfrError("bad-value", f"`{name}` is {dim}, but {value} is {given}", None)
-            return float(q.magnitude)
+            return _finite_si(name, f"{value:~}", float(q.magnitude), None)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             if not dim.dimensionless:
                 raise IfrError("bad-value", f"`{name}` is {dim}; give a unit with the number", None,
                                hint=f"e.g. {name}=\"{format_number(float(value))} {self.units[cid]}\"")
-            return float(value)
+            return _finite_si(name, str(value), float(value), None)
         text = str(value)
         file = origin or f"<value of {name}>"
         if origin is None:
@@ -407,10 +407,7 @@ class Model:
         if any(isinstance(n, ir.Dist) for n in ir.walk(node)):
             raise IfrError("bad-value", f"a value given for `{name}` is one number, not a distribution", node.span,
                            hint="write the range in the file: " + f"{name} = {text}")
-        value = float(compile_node(node)({}, {}))
-        if not math.isfinite(value):
-            raise IfrError("bad-value", f"`{text}` is too large to compute", node.span)
-        return value
+        return _finite_si(name, text, float(compile_node(node)({}, {})), node.span)
 
     def scenario(self, name: str) -> "Model":
         if name not in self.graph.scenarios:
@@ -484,6 +481,18 @@ class Model:
     def affected(self, cid: str) -> set[str]:
         """Every cell whose value depends on ``cid`` (through formulas and solves)."""
         return self.graph.relations.affected(cid)
+
+
+def _finite_si(name: str, shown: str, value: float, span) -> float:
+    """`value` (a value given for the cell `name`, in base SI), when it is a finite number."""
+    if math.isfinite(value):
+        return value
+    if math.isnan(value):
+        raise IfrError("bad-value", f"`{shown}` is not a number, so it is no value for `{name}`", span,
+                       hint="give a number and a unit, e.g. 50 GB/s")
+    raise IfrError("bad-value", f"`{shown}` is too large to compute as a value for `{name}` (in base SI units "
+                   "it is past the largest number, about 1.8e308)", span,
+                   hint=f"give a smaller value: the model keeps `{name}` in base SI units, where this one overflows")
 
 
 def _shift(error: IfrError, file: str, columns: int) -> IfrError:

@@ -16,6 +16,7 @@ from pathlib import Path
 import ifr
 from ifr import ir
 from ifr.display import si_unit
+from ifr.errors import IfrError
 from ifr.uncertain import is_samples, summary
 
 from .cells import display_value, exported_cells, source_text, table_result, title_and_text
@@ -24,7 +25,7 @@ from .output import atomic_output
 
 def write(model, path) -> None:
     """Write `model` as JSON at `path`, atomically."""
-    text = json.dumps(document(model), indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(document(model), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     with atomic_output(Path(path)) as stream:
         stream.write(text.encode("utf-8"))
 
@@ -73,9 +74,14 @@ def _cell(model, cid: str) -> dict:
            "value": _plain(display_value(model, cid)), "unit": model.units[cid],
            "si": si, "si_unit": si_text, "formula": source_text(cell), "description": cell.description}
     failed = model.errors.get(cid)
+    if failed is None and out["value"] is None:     # finite in SI, not in its display unit (`1e306 m in nm`)
+        failed = IfrError("overflow", f"`{cell.name}` is too large to show in {out['unit'] or 'numbers'}: past "
+                          "the largest number (about 1.8e308)", cell.span)
     if failed is not None:
-        out["value"] = out["si"] = None
-        s = failed.error.span
+        out["value"] = None
+        if cid in model.errors:
+            out["si"] = None
+        s = failed.span if isinstance(failed, IfrError) else failed.error.span
         out["error"] = {"code": failed.code, "message": failed.message,
                         "line": s.line if s else None, "column": s.column if s else None}
     else:
@@ -93,7 +99,6 @@ def _cell(model, cid: str) -> dict:
 
 def _closed_form(model, cid: str) -> str | None:
     """The closed form as `ifr explain` prints it (base SI units), or None."""
-    from ifr.errors import IfrError
     try:
         return model.explain(cid).get("closed_form")
     except IfrError:
@@ -121,10 +126,10 @@ def _scenario(model, name: str, cells: list[str]) -> dict:
 
 
 def _plain(value):
-    """A JSON value: numpy scalars as Python ones, inf and nan as strings."""
+    """A JSON value: numpy scalars as Python ones, inf and nan (no JSON number) as null."""
     if type(value).__name__ in ("bool", "bool_"):
         return bool(value)
     if isinstance(value, str):
         return value
     value = float(value)
-    return value if math.isfinite(value) else str(value)
+    return value if math.isfinite(value) else None

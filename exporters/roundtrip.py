@@ -8,17 +8,23 @@ applies those edits as overrides:
     edited = model.with_inputs(**changes)             # or with_workbook_inputs(model, path)
 
 Each cell is found through its defined name (so it is still found when rows
-were inserted or moved) and its row is checked against the model. A value is
+were inserted or moved, or its sheet renamed) and its row is checked against
+the model; each sheet of fixed values through its hidden marker name
+(`xlsx_layout.fixed_sheets`), and a workbook in which one can no longer be
+found is refused rather than read without checking it. A value is
 read in the unit the workbook shows beside it, parsed by the unit registry
-(`1/s`, `%`, `GPU*s/request`, no unit at all). A changed unit, a value that
-is not a number, a formula typed into an input cell, or an edit of a cell ifr
-does not read back (a table's varied value, a scenario's override) is an
-error naming the sheet and the cell. The workbook is read by the bounded
+(`1/s`, `%`, `GPU*s/request`, no unit at all); a cell holding text is read
+only when the text is plainly one number (`number_in_text`: `1.5`, `1e-3`,
+never `1,5` or `1.500`). A changed unit, a value that is not a number, a
+formula typed into an input cell, or an edit of a cell ifr does not read
+back (a table's varied value, a scenario's override) is an error naming the
+sheet and the cell. The workbook is read by the bounded
 reader of `xlsx_reader`: it is the user's file, not ours.
 """
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 from ifr.display import auto_unit, format_number
@@ -26,12 +32,14 @@ from ifr.units import Dim, quantity, registry
 
 from .cells import display_value, exported_cells
 from .xlsx import NAME_COL, UNIT_COL, cell_names
-from .xlsx_layout import fixed_cells
+from .xlsx_layout import fixed_cells, fixed_sheets
 from .xlsx_reader import CellContent, Workbook
 
 # Values the workbook stores are the model's own floats; anything further
 # away than this was edited.
 _UNCHANGED = 1e-12
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_THOUSANDS_DOT = re.compile(r"[+-]?[1-9][0-9]{0,2}\.[0-9]{3}")
 
 
 def read_inputs(model, path) -> dict:
@@ -58,13 +66,13 @@ class _Reader:
         cells = exported_cells(model)
         names = cell_names(model, cells)
         places = {cid: self._locate(names[cid], model.graph.cells[cid].name) for cid in cells}
+        sheets = self._fixed_sheets()
         fixed = fixed_cells(model)
         wanted: dict[str, set[tuple[int, int]]] = {}
         for sheet, row, column in places.values():
             wanted.setdefault(sheet, set()).update({(row, NAME_COL + 1), (row, column), (row, UNIT_COL + 1)})
         for cell in fixed:
-            if cell.sheet in book.sheet_names:
-                wanted.setdefault(cell.sheet, set()).add((cell.row, cell.column))
+            wanted.setdefault(sheets[cell.sheet], set()).add((cell.row, cell.column))
         contents = book.cells(wanted)
         changes = {}
         for cid, (sheet, row, column) in places.items():
@@ -76,11 +84,32 @@ class _Reader:
             original = display_value(model, cid)
             if isinstance(original, bool) or _same(value, original):
                 continue
-            changes[model.graph.cells[cid].name] = self._quantity(cid, value)
+            changes[model.graph.cells[cid].name] = self._quantity(cid, value, (sheet, row, column))
         for cell in fixed:
-            if cell.sheet in book.sheet_names:
-                self._check_fixed(cell, contents[(cell.sheet, cell.row, cell.column)])
+            self._check_fixed(cell, sheets[cell.sheet], contents[(sheets[cell.sheet], cell.row, cell.column)])
         return changes
+
+    def _fixed_sheets(self) -> dict[str, str]:
+        """The sheet of this workbook that holds each exported title's fixed cells.
+
+        Found by the sheet's marker, whatever it was renamed to; by its title
+        in a workbook without markers (exported before they were written, or
+        saved by a program that drops hidden names). A sheet found neither
+        way was deleted or renamed out of reach: its edits cannot be checked,
+        so the workbook is refused rather than read without them."""
+        found = {}
+        for fixed in fixed_sheets(self.model):
+            target = self.book.defined_target(fixed.marker)
+            if target is not None:
+                sheet = self.book.sheet_of(target)[0]
+            else:
+                sheet = fixed.title if fixed.title in self.book.sheet_names else None
+            if sheet is None:
+                raise self.book.error("workbook-mismatch", f"the sheet {fixed.title}, which holds {fixed.what}, "
+                                      "is missing or renamed, so ifr cannot check that they were not edited",
+                                      hint=f"put the sheet back, or {self.hint[0].lower()}{self.hint[1:]}")
+            found[fixed.title] = sheet
+        return found
 
     def _locate(self, defined_name: str, cell_name: str) -> tuple[str, int, int]:
         place = self.book.defined_cell(defined_name)
@@ -120,13 +149,13 @@ class _Reader:
         if content.kind == "number":
             number = content.value
         elif content.kind == "text":
-            try:
-                number = float(str(content.value).strip().replace(",", ""))
-            except ValueError:
+            number = number_in_text(str(content.value))
+            if number is None:
                 raise self.book.error(
-                    "not-a-number", f"`{str(content.value)[:80]}` is not a number (the value of `{cell.name}`"
-                    f"{in_unit})", hint=f"type a plain number; the unit ({unit}) is in the next column" if unit
-                    else "type a plain number", cell=at) from None
+                    "not-a-number", f"`{str(content.value).strip()[:80]}` is text, not plainly one number (the "
+                    f"value of `{cell.name}`{in_unit})", hint="type the number as a number, with a dot for "
+                    "decimals and no thousands separator (1.5, 1500, 1e-3)" +
+                    (f"; the unit ({unit}) is in the next column" if unit else ""), cell=at)
         else:
             shown = {"empty": "empty", "bool": f"`{str(content.value).upper()}`",
                      "error": f"the error `{content.value}`"}[content.kind]
@@ -137,14 +166,23 @@ class _Reader:
                                   hint=f"type a number{in_unit}", cell=at)
         return number
 
-    def _quantity(self, cid: str, number: float):
-        """`number` in the cell's display unit, as a pint Quantity the model accepts."""
+    def _quantity(self, cid: str, number: float, at: tuple[str, int, int]):
+        """`number` in the cell's display unit, as a pint Quantity the model accepts
+        (finite in base SI units, as the model keeps it)."""
         unit = self.model.units[cid]
         if unit.startswith("["):       # no unit of the field fits: the workbook shows base SI
-            return _in_base_units(number, self.model.dims[cid])
-        return quantity(number, unit)
+            value = _in_base_units(number, self.model.dims[cid])
+        else:
+            value = quantity(number, unit)
+        if not math.isfinite(value.to_base_units().magnitude):
+            raise self.book.error("overflow", f"the value of `{self.model.graph.cells[cid].name}`, "
+                                  f"{format_number(number)}{' ' + unit if unit else ''}, is too large to compute: "
+                                  "in base SI units it is past the largest number (about 1.8e308)",
+                                  hint=f"check the number: it is read in {unit}, the unit in the next column" if unit
+                                  else "check the number", cell=at)
+        return value
 
-    def _check_fixed(self, cell, content: CellContent) -> None:
+    def _check_fixed(self, cell, sheet: str, content: CellContent) -> None:
         if content.formula is not None:
             kept = cell.live or not math.isfinite(cell.value)
         elif isinstance(cell.value, bool):
@@ -160,7 +198,24 @@ class _Reader:
                 now = {"empty": "nothing", "error": f"`{content.value}`"}.get(content.kind, f"`{content.value}`")
             raise self.book.error("not-an-input", f"{cell.what} was changed to {now}, but only the .ifr file "
                                   "sets it: ifr does not read it back", hint=f"{cell.how}, then export again",
-                                  cell=(cell.sheet, cell.row, cell.column))
+                                  cell=(sheet, cell.row, cell.column))
+
+
+def number_in_text(text: str) -> float | None:
+    """The number a cell's text plainly is, or None.
+
+    Plainly a number: ASCII digits with at most one dot as the decimal point
+    and an optional sign and exponent (`1.5`, `-4`, `.25`, `1e-3`), with
+    spaces around it. Anything else is None rather than a guess: a comma
+    (`1,5` and `1,500` read as a decimal comma in one locale and a thousands
+    separator in another), a dot followed by exactly three digits after one
+    to three others (`1.500`, `12.345`: a thousands dot in those locales), a
+    space or `_` inside, a percent sign (the unit is in its own column),
+    `inf` and `nan`, other scripts' digits."""
+    text = text.strip()
+    if not _PLAIN_NUMBER.fullmatch(text) or _THOUSANDS_DOT.fullmatch(text):
+        return None
+    return float(text)
 
 
 def _not_computed(model, cid: str, content: CellContent) -> bool:

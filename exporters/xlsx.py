@@ -12,9 +12,11 @@ Sheets, in order:
   **Scenarios** and the hidden **Comprehensions** helper rows (`xlsx_sheets`).
 
 Every exported cell gets a defined name (`excel_names`), so formulas read
-`=1073.741824*kv_state/link`. The file is written through `output`: an
-exclusive temporary file renamed over the target, so a failed export never
-leaves half a workbook behind.
+`=1073.741824*kv_state/link`; each sheet whose fixed values the read-back
+checks (a table's, the Scenarios sheet) gets a hidden name at its A1
+(`xlsx_layout.fixed_sheets`), which follows it through a rename. The file
+is written through `output`: an exclusive temporary file renamed over the
+target, so a failed export never leaves half a workbook behind.
 """
 from __future__ import annotations
 
@@ -48,7 +50,7 @@ from .excel_names import assign_names, is_excel_name
 from .output import atomic_output
 from .ir_formula import IrPrinter, NotPrintable
 from .xlsx_formulas import FormulaBuilder, IrFormula, NotLive, _find
-from .xlsx_layout import table_titles
+from .xlsx_layout import fixed_sheets, table_titles
 from .xlsx_style import RowHeights, Styles, input_format, number_format, text_width
 
 MODEL_SHEET = "Model"
@@ -331,9 +333,11 @@ class _Packager(Packager):
             if sheet.is_chartsheet:
                 app._add_part_name(sheet.name)
         app._add_heading_pair(["Charts", self.chartsheet_count])
-        if self.named_ranges:
-            app._add_heading_pair(["Named Ranges", len(self.named_ranges)])
-        for name in self.named_ranges:
+        hidden = {defined[0] for defined in self.workbook.defined_names if defined[3]}
+        named = [name for name in self.named_ranges if name not in hidden]   # as Excel lists them
+        if named:
+            app._add_heading_pair(["Named Ranges", len(named)])
+        for name in named:
             app._add_part_name(name)
         app._set_properties(self.workbook.doc_properties)
         app.doc_security = self.workbook.read_only
@@ -381,14 +385,15 @@ def cell_names(model, cells: list[str] | None = None) -> dict[str, str]:
     cells = exported_cells(model) if cells is None else cells
     graph = model.graph
     ordered = sorted(cells, key=lambda cid: bool(graph.cells[cid].module))
-    candidates = []
+    # The sheet markers' names come first, so no cell takes one.
+    candidates = [((None, fixed.marker), [fixed.marker]) for fixed in fixed_sheets(model)]
     for cid in ordered:
         cell = graph.cells[cid]
         spellings = [cell.name]
         if cell.module and cell.name.startswith(cell.module + "."):
             spellings.insert(0, cell.name[len(cell.module) + 1:])
         candidates.append((cid, spellings))
-    return assign_names(candidates)
+    return {cid: name for cid, name in assign_names(candidates).items() if isinstance(cid, str)}
 
 
 # --- the writer ------------------------------------------------------------------
@@ -467,6 +472,7 @@ class WorkbookWriter:
             sheet.write()
         if helpers is not None:
             helpers.write()
+        self._mark_fixed_sheets()
         for worksheet in self.workbook.worksheets():
             worksheet.protect("", PROTECTION)
         model_sheet.activate()
@@ -474,6 +480,12 @@ class WorkbookWriter:
             "title": self._title(), "subject": f"ifr model {self.model.file}",
             "comments": f"Exported by ifr {ifr.__version__} from {self.model.file}",
         })
+
+    def _mark_fixed_sheets(self) -> None:
+        """A hidden name at A1 of each sheet whose fixed cells the read-back checks,
+        which follows the sheet when it is renamed (`xlsx_layout.fixed_sheets`)."""
+        self.workbook.defined_names.extend([fixed.marker, -1, f"{_quote(fixed.title)}!$A$1", True]
+                                           for fixed in fixed_sheets(self.model))
 
     # --- formulas
     def _build_formulas(self) -> None:

@@ -18,8 +18,10 @@ from ifr import ir
 from ifr.evaluate import is_truth_value
 
 from .cells import Share, exported_cells, table_result
+from .excel_names import assign_names
 
 MAX_SHEET_TITLE = 31
+SCENARIOS_TITLE = "Scenarios"
 RESERVED_TITLES = ("model", "library", "checks", "scenarios", "comprehensions")
 TABLE_HEADER_ROW = 3          # 0-based; a table's rows follow it
 SCENARIOS_HEADER_ROW = 2      # 0-based; the cells' rows follow it
@@ -71,6 +73,31 @@ def scenario_layout(model) -> tuple[list[tuple[int, str]], dict[str, int]]:
 
 
 @dataclass(frozen=True)
+class FixedSheet:
+    """A sheet that holds fixed cells: its title as exported, the hidden
+    workbook-wide name the export points at its A1, and what it holds."""
+
+    title: str
+    marker: str
+    what: str
+
+
+def fixed_sheets(model) -> list[FixedSheet]:
+    """The sheets `fixed_cells` are on: each table's that varies a cell, and the Scenarios sheet.
+
+    A sheet is found by its marker, not by its title: Excel and LibreOffice
+    rewrite a defined name's reference when its sheet is renamed (and make it
+    `#REF!` when the sheet is deleted), so the marker follows the sheet."""
+    titles = table_titles(model)
+    sheets = [(titles[t.name], f"_ifr_table_{t.name}", f"the values of table `{t.name}`")
+              for t in model.graph.tables if not t.var_is_record]
+    if model.graph.scenarios:
+        sheets.append((SCENARIOS_TITLE, "_ifr_scenarios", "the scenarios' values"))
+    markers = assign_names([(title, [marker]) for title, marker, _ in sheets])
+    return [FixedSheet(title, markers[title], what) for title, _, what in sheets]
+
+
+@dataclass(frozen=True)
 class FixedCell:
     """A number the workbook shows that is not an input (1-based row and column).
 
@@ -106,7 +133,7 @@ def fixed_cells(model) -> list[FixedCell]:
             variant = model.scenario(name)
             for cid, node, _ in scenario.overrides:
                 cell = model.graph.cells[cid]
-                out.append(FixedCell("Scenarios", position[cid] + 1, SCENARIOS_FIRST_COLUMN + k + 1,
+                out.append(FixedCell(SCENARIOS_TITLE, position[cid] + 1, SCENARIOS_FIRST_COLUMN + k + 1,
                                      in_unit(variant, cid, model.units[cid]), bool(ir.refs(node)),
                                      f"the value of `{cell.name}` in scenario `{name}`",
                                      f"change the `scenario {name}` lines of {model.file}, or edit "

@@ -11,7 +11,9 @@ workbook needs.
 """
 from __future__ import annotations
 
+import struct
 import zipfile
+import zlib
 from pathlib import Path
 from xml.parsers import expat
 
@@ -24,6 +26,19 @@ MAX_FILE_BYTES = 256 * 2 ** 20
 MAX_DEPTH = 64                      # SpreadsheetML nests a dozen elements deep at most
 HINT = "give the workbook that `ifr export` wrote, saved as .xlsx"
 _CHUNK = 64 * 1024
+
+# What zipfile and the decompressors under it raise for a damaged archive: bad
+# deflate data (zlib.error), a bad CRC or header (BadZipFile), data cut short
+# (EOFError), an unsupported or mislabelled method (NotImplementedError, OSError
+# from bz2, LZMAError, which is an Exception), an encrypted member (RuntimeError),
+# fields out of range (struct.error, OverflowError, ValueError), a name missing
+# from the directory (KeyError). Any of them makes the file unreadable, not a bug.
+try:
+    from lzma import LZMAError
+except ImportError:                 # a Python built without lzma cannot open such a member at all
+    LZMAError = zlib.error
+DAMAGED = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, LZMAError, EOFError, OSError, ValueError,
+           NotImplementedError, RuntimeError, struct.error, OverflowError, KeyError, IndexError)
 
 
 class Parts:
@@ -78,8 +93,8 @@ class Parts:
             raise self.error("unreadable", f"the part {part} declares a DOCTYPE, which no .xlsx part has") from None
         except _TooDeep:
             raise self.error("unreadable", f"the part {part} nests elements more than {MAX_DEPTH} deep") from None
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
-            raise self.error("unreadable", f"the part {part} cannot be unpacked ({exc})") from None
+        except DAMAGED as exc:
+            raise self.error("unreadable", f"the part {part} cannot be unpacked ({_reason(exc)})") from None
 
 
 class _RefuseDoctype(Exception):
@@ -132,8 +147,8 @@ def _open_zip(path: Path) -> zipfile.ZipFile:
                        f"{MAX_FILE_BYTES // 2 ** 20} MB", None, hint=HINT)
     try:
         archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
-        raise IfrError("unreadable", f"cannot read {path}: it is not an .xlsx workbook ({exc})", None,
+    except DAMAGED as exc:
+        raise IfrError("unreadable", f"cannot read {path}: it is not an .xlsx workbook ({_reason(exc)})", None,
                        hint=HINT) from None
     infos = archive.infolist()
     if len(infos) > MAX_PARTS:
@@ -147,3 +162,9 @@ def _open_zip(path: Path) -> zipfile.ZipFile:
                            f"{info.file_size // 2 ** 20} MB uncompressed; ifr reads parts up to "
                            f"{MAX_PART_BYTES // 2 ** 20} MB", None, hint=HINT)
     return archive
+
+
+def _reason(exc: BaseException) -> str:
+    """What went wrong, in a few words: the exception's own text, or its kind when it has none."""
+    text = str(exc).strip()
+    return text[:200] if text else type(exc).__name__

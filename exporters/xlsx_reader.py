@@ -106,20 +106,33 @@ class Workbook:
 
     # --- names
 
-    def defined_cell(self, name: str) -> tuple[str, int, int] | None:
-        """(sheet, row, column), 1-based, of the one cell a workbook-wide defined
-        name points at; None when there is no such name."""
+    def defined_target(self, name: str) -> str | None:
+        """What a workbook-wide defined name points at, as written (`Model!$B$7`,
+        `#REF!`); None when there is no such name (names ignore case, as in Excel)."""
         target = self._names.get(name)
         if target is None:
             target = next((t for n, t in self._names.items() if n.lower() == name.lower()), None)
-        if target is None:
-            return None
+        return target
+
+    def sheet_of(self, target: str) -> tuple[str | None, str]:
+        """The sheet of a `Sheet!$B$7` reference when this workbook has that sheet
+        (else None: deleted, as `#REF!`, or renamed), and the rest of the reference."""
         sheet, _, reference = target.strip().lstrip("=").rpartition("!")
         if sheet.startswith("'") and sheet.endswith("'") and len(sheet) >= 2:
             sheet = sheet[1:-1].replace("''", "'")
-        if sheet not in self._sheets:
+        return (sheet if sheet in self._sheets else None), reference
+
+    def defined_cell(self, name: str) -> tuple[str, int, int] | None:
+        """(sheet, row, column), 1-based, of the one cell a workbook-wide defined
+        name points at; None when there is no such name."""
+        target = self.defined_target(name)
+        if target is None:
+            return None
+        sheet, reference = self.sheet_of(target)
+        if sheet is None:
             raise self.error("workbook-mismatch", f"the name `{name}` points at `{target}`, which is not a cell "
-                             "of a sheet of this workbook", hint="export the workbook again from this .ifr file")
+                             "of a sheet of this workbook (was its sheet deleted, or renamed by a program that "
+                             "did not follow it?)", hint="export the workbook again from this .ifr file")
         cell = parse_reference(reference)
         if cell is None:
             what = "a range, not one cell" if ":" in reference else "outside Excel's grid (A1 to XFD1048576)"

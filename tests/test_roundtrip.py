@@ -123,6 +123,30 @@ def test_a_value_that_is_not_a_number_names_the_sheet_and_cell(model, workbook, 
     assert f"{sheet}!{ref}" in info.value.message and "context" in info.value.message
 
 
+@pytest.mark.parametrize("typed, number", [("1.5", 1.5), (" 2.5 ", 2.5), ("1e-3", 0.001), ("-4", -4.0),
+                                           ("+7.", 7.0), (".25", 0.25), ("0.125", 0.125), ("3E2", 300.0),
+                                           ("8000", 8000.0), ("\u00a012\t", 12.0)])
+def test_a_plain_number_typed_as_text_is_read(model, workbook, tmp_path, typed, number):
+    sheet, ref = where(model, workbook, "context")
+    edited = edit(workbook, tmp_path / "edited.xlsx", {(sheet, ref): typed})
+    assert read_inputs(model, edited) == {"context": quantity(number, "token")}
+
+
+@pytest.mark.parametrize("typed", ["1,5", "1,500", "1.500,5", "1.500", "12.345", "1 500", "1_500", "15%",
+                                   "inf", "nan", "Infinity", "\u0661\u0662", "0x10", "1.5.2", "1e", "--1", "1.5 token"])
+def test_text_that_is_not_plainly_one_number_names_the_cell(model, workbook, tmp_path, typed):
+    """A comma or a dot before three digits may be a decimal or a thousands separator; a
+    percent sign, an underscore, a space inside, other digits or words are no plain number."""
+    sheet, ref = where(model, workbook, "context")
+    edited = edit(workbook, tmp_path / "edited.xlsx", {(sheet, ref): typed})
+    with pytest.raises(IfrError) as info:
+        read_inputs(model, edited)
+    error = info.value
+    assert error.code == "not-a-number" and error.message.startswith(f"{sheet}!{ref}: "), error
+    assert typed.strip() in error.message and "`context`" in error.message
+    assert "1.5" in error.hint
+
+
 def test_a_workbook_of_another_model_is_refused(model, tmp_path):
     other = tmp_path / "other.xlsx"
     ifr.load(ROOT / "tests" / "export" / "features.ifr").export(other)

@@ -4,6 +4,7 @@ traceback, and never more memory than the caps allow."""
 from __future__ import annotations
 
 import re
+import struct
 import subprocess
 import sys
 import tracemalloc
@@ -193,3 +194,126 @@ def test_the_command_line_prints_one_error_and_no_traceback(exported, tmp_path):
                          capture_output=True, text=True)
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert run.stderr.startswith("error[unreadable]: ") and str(broken) in run.stderr and "hint:" in run.stderr
+
+
+
+# --- damaged zip data --------------------------------------------------------------------
+
+def member_data(path: Path, name: str) -> tuple[int, int]:
+    """Where a member's compressed data starts in the file, and its length (from its local header)."""
+    raw = path.read_bytes()
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo(name)
+    start = info.header_offset
+    assert raw[start:start + 4] == b"PK\x03\x04"
+    name_length, extra_length = struct.unpack("<HH", raw[start + 26:start + 30])
+    return start + 30 + name_length + extra_length, info.compress_size
+
+
+def central_entry(data: bytes, name: str) -> int:
+    """Where a member's central directory entry starts."""
+    entry = data.find(b"PK\x01\x02")
+    while data[entry + 46:entry + 46 + len(name)] != name.encode():
+        entry = data.find(b"PK\x01\x02", entry + 1)
+    return entry
+
+
+def in_headers(exported: Path, local: int | None, central: int | None, value: bytes):
+    """A damage writing `value` at a field of the Model sheet's local header and
+    of its central directory entry (offsets into each; None leaves that one)."""
+    with zipfile.ZipFile(exported) as archive:
+        header = archive.getinfo(SHEET).header_offset
+
+    def damage(data: bytearray) -> None:
+        if local is not None:
+            data[header + local:header + local + len(value)] = value
+        if central is not None:
+            entry = central_entry(data, SHEET) + central
+            data[entry:entry + len(value)] = value
+    return damage
+
+
+def flipped(start: int, length: int):
+    def damage(data: bytearray) -> None:
+        for i in range(start, start + length):
+            data[i] ^= 0xA5
+    return damage
+
+
+def cut(start: int):
+    def damage(data: bytearray) -> None:
+        del data[start:]
+    return damage
+
+
+def at_end(offset: int, value: bytes):
+    """A damage of the end of central directory record (the file's last 22 bytes)."""
+    def damage(data: bytearray) -> None:
+        start = len(data) - 22 + offset
+        data[start:start + len(value)] = value
+    return damage
+
+
+def damages(exported: Path) -> dict:
+    """Each way a zip comes back broken, as a change of the exported file's bytes,
+    and what Python's zipfile raises for it unless caught."""
+    start, size = member_data(exported, SHEET)
+    method = lambda code: in_headers(exported, 8, 10, struct.pack("<H", code))   # noqa: E731
+    total = exported.stat().st_size
+    return {
+        "deflate data flipped": flipped(start + size // 3, 16),                 # zlib.error
+        "deflate data's end flipped": flipped(start + size - 6, 4),             # zlib.error or a short stream
+        "crc in both headers": in_headers(exported, 14, 16, bytes(4)),          # BadZipFile: Bad CRC-32
+        "unknown compression method": method(99),                               # NotImplementedError
+        "lzma method on deflate data": method(zipfile.ZIP_LZMA),                # lzma.LZMAError
+        "bzip2 method on deflate data": method(zipfile.ZIP_BZIP2),              # OSError
+        "encrypted flag": in_headers(exported, 6, 8, struct.pack("<H", 1)),     # RuntimeError
+        "local header's name length": in_headers(exported, 26, None, struct.pack("<H", 0xFFFF)),
+        "member offset past the end": in_headers(exported, None, 42, struct.pack("<I", total + 10)),
+        "truncated in a member": cut(start + size // 2),
+        "truncated in the directory": cut(total - 30),
+        "directory size": at_end(12, b"\xff\xff\x00\x00"),
+        "directory offset": at_end(16, b"\xff\xff\xff\x7f"),
+    }
+
+
+DAMAGES = ["deflate data flipped", "deflate data's end flipped", "crc in both headers", "unknown compression method",
+           "lzma method on deflate data", "bzip2 method on deflate data", "encrypted flag",
+           "local header's name length", "member offset past the end", "truncated in a member",
+           "truncated in the directory", "directory size", "directory offset"]
+
+
+def damaged(exported: Path, out: Path, damage) -> Path:
+    data = bytearray(exported.read_bytes())
+    damage(data)
+    out.write_bytes(bytes(data))
+    return out
+
+
+@pytest.mark.parametrize("how", DAMAGES)
+def test_a_damaged_zip_is_one_unreadable_error(model, exported, tmp_path, how):
+    broken = damaged(exported, tmp_path / "damaged.xlsx", damages(exported)[how])
+    assert broken.read_bytes() != exported.read_bytes()
+    error = refused(model, broken)
+    assert error.code == "unreadable", error
+
+
+def test_any_flipped_byte_is_an_ifr_error_or_read(model, exported, tmp_path):
+    """Every byte of the file is in some member's data, a header or the directory: a
+    flip anywhere is an IfrError naming the file (or, in a part ifr does not read, nothing)."""
+    size = exported.stat().st_size
+    for position in range(0, size, max(1, size // 400)):
+        broken = damaged(exported, tmp_path / "flipped.xlsx", flipped(position, 1))
+        try:
+            read_inputs(model, broken)
+        except IfrError as error:
+            assert error.hint and str(broken) in str(error), (position, error)
+
+
+def test_a_damaged_zip_exits_2_on_the_command_line(exported, tmp_path):
+    start, size = member_data(exported, SHEET)
+    broken = damaged(exported, tmp_path / "damaged.xlsx", flipped(start + size // 3, 16))
+    run = subprocess.run([sys.executable, "-m", "ifr.cli", "run", str(PD_HANDOFF), "--inputs-from", str(broken)],
+                         capture_output=True, text=True)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert run.stderr.startswith("error[unreadable]: ") and "hint:" in run.stderr
