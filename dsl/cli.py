@@ -378,9 +378,7 @@ def _run(model, args) -> int:
     failed = bool(tables) or any("error" in r for r in rows)
     _print_diagnostics(sorted(model.own_errors() + tables, key=source_order))
     if args.format == "json":
-        json.dump({"file": model.file, "title": model.docstring, "cells": rows}, sys.stdout, indent=2,
-                  ensure_ascii=False, default=_json_default, allow_nan=False)
-        print()
+        _write_json({"file": model.file, "title": model.docstring, "cells": rows})
         return 2 if failed else 0
     if model.docstring:
         print("\n".join(printable(line) for line in model.docstring.splitlines()))
@@ -416,6 +414,29 @@ def _run(model, args) -> int:
     if said:
         print("\n" + "; ".join(said), file=sys.stderr)
     return 2 if failed else 0
+
+
+def _write_json(data) -> None:
+    """`data` as JSON on stdout. JSON has no Infinity or NaN: a value that is not
+    finite (a cell error says why, where one does) is written as null."""
+    try:
+        text = json.dumps(data, indent=2, ensure_ascii=False, default=_json_default, allow_nan=False)
+    except ValueError:
+        text = json.dumps(_finite_or_null(data), indent=2, ensure_ascii=False, default=_json_default,
+                          allow_nan=False)
+    print(text)
+
+
+def _finite_or_null(data):
+    import math
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: _finite_or_null(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_finite_or_null(v) for v in data]
+    converted = _json_default(data) if not isinstance(data, (str, int, bool, type(None))) else data
+    return _finite_or_null(converted) if isinstance(converted, float) else converted
 
 
 def _json_default(o):
@@ -501,10 +522,8 @@ def _check(args) -> int:
             failed += not r.passed
     errored = sum(r.error is not None for r in results)   # could not be computed: exit 2, like a cell error
     if args.format == "json":
-        json.dump({"checks": [r.as_json() for r in results], "passed": len(results) - failed, "failed": failed,
-                   "files": len(files), "files_with_errors": broken}, sys.stdout, indent=2,
-                  ensure_ascii=False)
-        print()
+        _write_json({"checks": [r.as_json() for r in results], "passed": len(results) - failed, "failed": failed,
+                     "files": len(files), "files_with_errors": broken})
     else:
         for r in results:
             if r.passed and args.quiet:
@@ -551,9 +570,8 @@ def _table(model, args) -> int:
     heads = [c + (f" [{u}]" if u else "") for c, u in zip(t.columns, t.units)]
     if args.format == "json":   # a value an error replaces is null, and the errors say why
         errors = t.error_records()
-        json.dump({"name": t.name, "columns": t.columns, "units": t.units, "rows": t.rows_with_gaps()}
-                  | ({"errors": errors} if errors else {}), sys.stdout, indent=2, default=_json_default)
-        print()
+        _write_json({"name": t.name, "columns": t.columns, "units": t.units, "rows": t.rows_with_gaps()}
+                    | ({"errors": errors} if errors else {}))
     elif args.format == "csv":   # a value an error replaces is an empty field
         import csv
         csv.writer(sys.stdout, lineterminator="\n").writerow(heads)
@@ -611,8 +629,7 @@ def _sensitivity(model, args) -> int:
     from .sensitivity import plot_tornado, render, sensitivity
     result = sensitivity(model, args.name)
     if args.format == "json":
-        json.dump(result.as_json(), sys.stdout, indent=2, default=_json_default)
-        print()
+        _write_json(result.as_json())
     else:
         print("\n".join(printable(line) for line in render(result).splitlines()))
     if args.plot is not None:   # `--plot ""` is a mistake, not no plot

@@ -137,3 +137,17 @@ def test_the_json_export_holds_no_infinity(tmp_path, source):
     assert cells["far"]["si"] == 1e306
     huge = strict_json((tmp_path / "links.json").read_text())["scenarios"]["huge"]
     assert huge["sets"]["link"] is None and huge["cells"]["size"]["value"] == 8.0
+
+
+def test_every_json_output_of_the_command_line_is_json(tmp_path):
+    # A table row whose varied value overflows in SI, and a check of a cell with no value:
+    # json.dump without allow_nan=False wrote Infinity and NaN, which no JSON reader takes.
+    path = tmp_path / "wide.ifr"
+    path.write_text("big = 1e300 GB/s\nx = big * 1e10 / (1 GB/s)\n"
+                    "table t: vary big over [1e300 GB/s, 1 GB/s] show x\ncheck x < 1\n", encoding="utf-8")
+    for argv in (("run", path), ("check", path), ("table", path, "t")):
+        done = run(*argv, "--format", "json")
+        document = strict_json(done.stdout)
+        assert document
+    rows = strict_json(run("table", path, "t", "--format", "json").stdout)["rows"]
+    assert rows[0] == [None, None] and rows[1] == [1.0, 1e10]
