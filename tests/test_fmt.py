@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from ifr import syntax as ast
 from ifr.cli import main
@@ -151,3 +152,31 @@ def test_a_function_body_is_read_from_its_own_line_after_a_form_feed(char):
     text = f"# page{char}break\nfn f(x) = x * 2\nfn g(y) = (y +\n    1)\n"
     functions = [s for s in parse(text, "t.ifr").statements if isinstance(s, ast.FnDef)]
     assert [f.source for f in functions] == ["x * 2", "(y + 1)"]
+
+
+_PIECES = ["x", "kv_a", " = ", "=", "  ", "\t", "in ms", " in GiB", "# note", "\"s\"", '"""', "(", ")", "{",
+           "}", ",", "\\", "\n", "\r\n", "\x0c", "\u2028", "1 GB", "2 * x", "solve x: x = 1", "check x = 1",
+           "table t: vary x over [1, 2] show x", "fn f(a) = a", "in", "==", "é"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=30))
+def test_any_text_formats_idempotently_keeping_what_it_says(pieces):
+    text = "".join(pieces)
+    once = format_text(text)
+    assert format_text(once) == once
+    assert "".join(once.split()) == "".join(text.split())   # only spaces move
+    try:
+        before = _statements(text, "fuzz.ifr")
+    except Exception:   # a text that does not parse may only have its spacing changed, checked above
+        return
+    assert _statements(once, "fuzz.ifr") == before
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_generated_models_format_idempotently_keeping_their_statements(seed):
+    from modelgen import generate
+    text = generate(seed).main
+    once = format_text(text)
+    assert format_text(once) == once
+    assert _statements(once, "m.ifr") == _statements(text, "m.ifr")
