@@ -601,6 +601,8 @@ class Evaluator:
         self.compiled: dict[str, Fn] = {}
         self.runs = 0
         self.work = Work()   # what all its runs have taken (tables' rows, what-ifs), against the model's limits
+        self.under = None    # a table's row's values -> every value it sets, under the model's scenarios
+        self.under_cells: frozenset = frozenset()   # the cells those scenarios set
 
     def _closure(self, cid: str, cell) -> Fn:
         fn = self.compiled.get(cid)
@@ -611,11 +613,15 @@ class Evaluator:
         return fn
 
     def run(self, overrides: dict | None = None, only: set | None = None, base: Env | None = None,
-            base_errors: dict | None = None) -> tuple[Env, dict[str, CellError]]:
+            base_errors: dict | None = None, as_given: bool = False) -> tuple[Env, dict[str, CellError]]:
         """Evaluate every cell (or only those in ``only``, taking others from
-        ``base``): the values, and the errors of the cells that have none."""
+        ``base``): the values, and the errors of the cells that have none.
+        A what-if of an evaluation (``base`` given) stays under its scenario
+        unless ``as_given``."""
         self.runs += 1
         with self.active():
+            if base is not None and self.under is not None and not as_given:
+                overrides = self.under(overrides or {})
             return self._run(overrides or {}, only, base, base_errors)
 
     @contextmanager
@@ -649,11 +655,13 @@ class Evaluator:
             if scenario is None:
                 raise IfrError("invalid", f"scenario `{node.scenario}` has an error", node.span)
             overrides = {cid: compile_node(expr)(env, {}) for cid, expr, _span in scenario.overrides}
-            target = node.cell
+            target, varied = node.cell, overrides.keys()
         else:
             overrides = row_overrides(graph, node, lambda x: env[x] if isinstance(x, str) else compile_node(x)(env, {}))
-            target = node.column
-        out, errors = self._run(overrides, graph.relations.needed_for(overrides, [target]), env,
+            target, varied = node.column, overrides.keys() | self.under_cells
+            if self.under is not None:   # a row of a model under a scenario: the scenario's formulas read the row
+                overrides = self.under(overrides)
+        out, errors = self._run(overrides, graph.relations.needed_for(varied, [target]), env,
                                 self._errors_now[-1] if self._errors_now else None)
         if target in errors:
             cause = errors[target].error

@@ -1,0 +1,107 @@
+"""A scenario's values are formulas: they stay live under every later what-if.
+
+What-ifs apply in order: the workbook's edits, the scenario, then `--set`
+values (and a table's row, which is a `--set` of its own).  A scenario's
+formula reads the model beneath it with every value set after it, so a later
+value it reads flows into it, while a later value of a cell it sets wins.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from openpyxl import load_workbook
+
+from helpers import model
+from ifr.cli import main
+from ifr.exporters.xlsx import cell_names
+
+LINK = """\
+link      = 25 GB/s
+link_fast = 50 GB/s
+size      = 2 GB
+t         = size / link in ms
+scenario fast_link: link = link_fast
+scenario double: link = link * 2
+table by_fast: vary link_fast over [50 GB/s, 100 GB/s] show t
+"""
+
+
+def _run(capsys, *argv) -> dict:
+    code = main(["run", *argv, "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return {c["name"]: c for c in json.loads(out)["cells"]}
+
+
+def test_a_set_value_a_scenario_reads_flows_into_it(tmp_path, capsys):
+    path = tmp_path / "m.ifr"
+    path.write_text(LINK)
+    cells = _run(capsys, str(path), "--scenario", "fast_link", "--set", "link_fast=100GB/s")
+    assert cells["link"]["value"] == pytest.approx(100)     # link = link_fast, now 100 GB/s
+    assert cells["t"]["value"] == pytest.approx(20)         # 2 GB / 100 GB/s
+
+
+def test_a_set_value_of_a_cell_the_scenario_sets_still_wins(tmp_path, capsys):
+    path = tmp_path / "m.ifr"
+    path.write_text(LINK)
+    cells = _run(capsys, str(path), "--scenario", "fast_link", "--set", "link=10GB/s", "--set", "link_fast=100GB/s")
+    assert cells["t"]["value"] == pytest.approx(200)        # 2 GB / 10 GB/s
+
+
+def test_inputs_set_after_a_scenario_flow_into_it_in_python(tmp_path):
+    m = model(tmp_path, LINK)
+    assert m.scenario("fast_link").with_inputs(link_fast="100 GB/s").value("t") == pytest.approx(20)
+    assert m.with_inputs(link_fast="100 GB/s").scenario("fast_link").value("t") == pytest.approx(20)
+    assert m.scenario("fast_link").value("t") == pytest.approx(40)      # the scenario alone: 2 GB / 50 GB/s
+
+
+def test_a_scenario_reading_its_own_cell_reads_the_value_beneath_it(tmp_path):
+    m = model(tmp_path, LINK)
+    # link = link * 2 over an edit of link to 10 GB/s: 20 GB/s, kept when another input changes after it
+    doubled = m.with_inputs(link="10 GB/s").scenario("double").with_inputs(size="4 GB")
+    assert doubled.value("link") == pytest.approx(20)
+    assert doubled.value("t") == pytest.approx(200)           # 4 GB / 20 GB/s
+    assert m.scenario("double").with_inputs(link="10 GB/s").value("t") == pytest.approx(200)   # the later edit wins
+
+
+def test_a_workbook_edit_a_scenario_reads_flows_into_it(tmp_path, capsys):
+    path = tmp_path / "m.ifr"
+    path.write_text(LINK)
+    m = model(tmp_path, LINK)
+    workbook = tmp_path / "m.xlsx"
+    m.export(workbook)
+    book = load_workbook(workbook)
+    (sheet, ref), = book.defined_names[cell_names(m)[m.cell_id("link_fast")]].destinations
+    book[sheet][ref.replace("$", "")].value = 100             # link_fast is shown in GB/s
+    book.save(workbook)
+    cells = _run(capsys, str(path), "--inputs-from", str(workbook), "--scenario", "fast_link",
+                 "--set", "size=4GB")
+    assert cells["t"]["value"] == pytest.approx(40)         # 4 GB / 100 GB/s
+
+
+def test_a_table_under_a_scenario_varies_what_the_scenario_reads(tmp_path):
+    m = model(tmp_path, LINK)
+    rows = m.scenario("fast_link").table("by_fast").rows
+    assert [row[-1] for row in rows] == pytest.approx([40, 20])    # 2 GB over 50 and 100 GB/s
+    assert [row[-1] for row in m.table("by_fast").rows] == pytest.approx([80, 80])   # the base: link stays 25 GB/s
+
+
+def test_a_row_read_in_a_formula_under_a_scenario(tmp_path, capsys):
+    text = LINK + "t_row = by_fast[100 GB/s].t\nt_fast = fast_link.t\n"
+    m = model(tmp_path, text)
+    assert m.scenario("fast_link").value("t_row") == pytest.approx(20)
+    assert m.value("t_row") == pytest.approx(80)
+    path = tmp_path / "r.ifr"
+    path.write_text(text)
+    cells = _run(capsys, str(path), "--set", "link_fast=200GB/s")
+    assert cells["t_fast"]["value"] == pytest.approx(10)    # fast_link.t reads the set link_fast: 2 GB / 200 GB/s
+    cells = _run(capsys, str(path), "--scenario", "fast_link", "--set", "link_fast=200GB/s")
+    assert cells["t_row"]["value"] == pytest.approx(20)     # the row sets link_fast again: 2 GB / 100 GB/s
+
+
+def test_scenarios_one_over_another(tmp_path):
+    m = model(tmp_path, LINK)
+    both = m.scenario("fast_link").scenario("double").with_inputs(link_fast="100 GB/s")
+    assert both.value("link") == pytest.approx(200)          # double reads fast_link's link_fast, set after both
+    assert both.value("t") == pytest.approx(10)
