@@ -603,6 +603,7 @@ class Evaluator:
         self.work = Work()   # what all its runs have taken (tables' rows, what-ifs), against the model's limits
         self.under = None    # a table's row's values -> every value it sets, under the model's scenarios
         self.under_cells: frozenset = frozenset()   # the cells those scenarios set
+        self._solve_deps: dict[str, set] = {}         # solve -> the cells whose errors it takes
 
     def _closure(self, cid: str, cell) -> Fn:
         fn = self.compiled.get(cid)
@@ -680,7 +681,7 @@ class Evaluator:
     def _run_cells(self, env, errors, overrides, only):
         graph, var = self.graph, {}
         uncertain = getattr(graph, "uncertain", ())
-        static, deps = graph.cell_errors, graph.deps
+        static = graph.cell_errors
         for cid in graph.order:
             if only is not None and cid not in only:
                 continue
@@ -694,7 +695,7 @@ class Evaluator:
                 env[cid] = math.nan
                 continue
             if errors:
-                bad = next((d for d in deps[cid] if d in errors), None)
+                bad = next((d for d in self._error_deps(cid) if d in errors), None)
                 if bad is not None:
                     errors[cid] = self._depends(cid, bad, errors)
                     env[cid] = math.nan
@@ -713,6 +714,20 @@ class Evaluator:
             env[cid] = value
             errors.pop(cid, None)
         return env, errors
+
+    def _error_deps(self, cid: str) -> set[str]:
+        """The cells whose error is a cell's too: all it needs, but for a solve
+        not its unknown nor the cells between it and the equation, which it
+        computes again for every value it tries (their current values, such as
+        a division by zero at `link = 0`, are what it replaces)."""
+        cell = self.graph.cells[cid]
+        if cell.kind != "solve":
+            return self.graph.deps[cid]
+        found = self._solve_deps.get(cid)
+        if found is None:
+            tried = self.graph.relations.through_formulas(cell.unknown) - self.graph.cell_errors.keys()
+            found = self._solve_deps[cid] = self.graph.deps[cid] - tried
+        return found
 
     def _depends(self, cid: str, bad: str, errors: dict) -> CellError:
         root = errors[bad].cause or bad

@@ -319,14 +319,28 @@ class Solver:
         return Solution(values, "closed form", tree, [], "closed form, verified")
 
     def scale(self, cell, env) -> float:
-        """A typical size of the unknown: its current value, else the bracket's."""
+        """A typical size of the unknown: the bracket's, else the unknown's value
+        as its own formula gives it (a what-if's value in its place is what the
+        solve replaces, so the search does not depend on it), else 1."""
         if cell.bracket is not None:
             lo, hi = self._bracket(cell, env)
             return max(abs(lo), abs(hi)) or 1.0
-        x0 = env.get(cell.unknown)
+        x0 = self._own_value(cell.unknown, env)
         if isinstance(x0, (int, float)) and x0 != 0 and math.isfinite(x0):
             return abs(float(x0))
         return 1.0
+
+    def _own_value(self, cid: str, env):
+        """A cell's value from its formula and ``env``'s other cells (a distribution's
+        samples, or a formula that fails, give the value ``env`` holds)."""
+        c = self.graph.cells[cid]
+        if c.kind == "solve" or c.expr is None or cid in self.graph.cell_errors or \
+                any(isinstance(n, (ir.Dist, ir.ScenarioValue, ir.TableRow)) for n in ir.walk(c.expr)):
+            return env.get(cid)
+        try:
+            return self._compile(cid)(env, {})
+        except IfrError:
+            return env.get(cid)
 
     # --- brackets and display
     def _bracket(self, cell, env):
