@@ -169,7 +169,8 @@ class Model:
             after.update(later or {})
             env = self._beneath_env(i, {**merged, **after}, later)
             with self.evaluator.active():
-                merged.update({cid: compile_node(node)(env, {}) for cid, node, _ in self.graph.scenarios[layer].overrides})
+                for cid, node, _span in self.graph.scenarios[layer].overrides:
+                    merged[cid] = compile_node(node)(env, {})
         merged.update(later or {})
         return merged
 

@@ -169,3 +169,29 @@ def test_a_numeric_search_does_not_scale_with_a_what_if_of_its_unknown(tmp_path)
     assert written.code == "several-solutions"
     for value in ("0 GB/s", "1 B/s", "1 PB/s"):
         assert m.with_inputs(link=value).error("link_free").error.message == written.message
+
+
+# --- a linear equation whose term in the unknown is tiny beside its constant
+
+def test_a_term_tiny_beside_the_constant_both_sides_share_is_solved(tmp_path):
+    text = """\
+k = 6.51e-3 GiB*ms/token/request
+c = 5e15 B/token
+x = 1 request/min
+s = solve x: x * k + c = 104.25 request/min * k + c
+"""
+    for _ in range(2):    # the closed form fresh from sympy, then from the cache
+        m = model(tmp_path, text)
+        assert m.value("s") == pytest.approx(104.25 / 60, rel=1e-9) and m.units[m.cell_id("s")] == "request/s"
+        assert m.solver.solutions[m.cell_id("s")].method == "closed form"
+
+
+def test_a_root_verified_to_the_rounding_of_its_terms_is_kept(tmp_path):
+    # x * k - c with c = 1e22 B/token cancels to 102.4 GB/token: the residual's rounding is
+    # that of 1e22, far above 1e-9 of the sides
+    text = "k = 6.51e-3 GiB*ms/token/request\nc = 1e22 B/token\nx = 1 request/min\n" \
+           "s = solve x: x * k - c = 102.4 GB/token\n"
+    for _ in range(2):
+        m = model(tmp_path, text)
+        assert m["s"].to("request/s").magnitude == pytest.approx((102.4e9 + 1e22) / (6.51e-3 * 2 ** 30 * 1e-3),
+                                                                 rel=1e-9)
