@@ -601,6 +601,9 @@ class Evaluator:
         self.compiled: dict[str, Fn] = {}
         self.runs = 0
         self.work = Work()   # what all its runs have taken (tables' rows, what-ifs), against the model's limits
+        self.under = None    # a table's row's values -> every value it sets, under the model's scenarios
+        self.under_cells: frozenset = frozenset()   # the cells those scenarios set
+        self._solve_deps: dict[str, set] = {}         # solve -> the cells whose errors it takes
 
     def _closure(self, cid: str, cell) -> Fn:
         fn = self.compiled.get(cid)
@@ -611,11 +614,15 @@ class Evaluator:
         return fn
 
     def run(self, overrides: dict | None = None, only: set | None = None, base: Env | None = None,
-            base_errors: dict | None = None) -> tuple[Env, dict[str, CellError]]:
+            base_errors: dict | None = None, as_given: bool = False) -> tuple[Env, dict[str, CellError]]:
         """Evaluate every cell (or only those in ``only``, taking others from
-        ``base``): the values, and the errors of the cells that have none."""
+        ``base``): the values, and the errors of the cells that have none.
+        A what-if of an evaluation (``base`` given) stays under its scenario
+        unless ``as_given``."""
         self.runs += 1
         with self.active():
+            if base is not None and self.under is not None and not as_given:
+                overrides = self.under(overrides or {})
             return self._run(overrides or {}, only, base, base_errors)
 
     @contextmanager
@@ -649,11 +656,13 @@ class Evaluator:
             if scenario is None:
                 raise IfrError("invalid", f"scenario `{node.scenario}` has an error", node.span)
             overrides = {cid: compile_node(expr)(env, {}) for cid, expr, _span in scenario.overrides}
-            target = node.cell
+            target, varied = node.cell, overrides.keys()
         else:
             overrides = row_overrides(graph, node, lambda x: env[x] if isinstance(x, str) else compile_node(x)(env, {}))
-            target = node.column
-        out, errors = self._run(overrides, graph.relations.needed_for(overrides, [target]), env,
+            target, varied = node.column, overrides.keys() | self.under_cells
+            if self.under is not None:   # a row of a model under a scenario: the scenario's formulas read the row
+                overrides = self.under(overrides)
+        out, errors = self._run(overrides, graph.relations.needed_for(varied, [target]), env,
                                 self._errors_now[-1] if self._errors_now else None)
         if target in errors:
             cause = errors[target].error
@@ -672,7 +681,7 @@ class Evaluator:
     def _run_cells(self, env, errors, overrides, only):
         graph, var = self.graph, {}
         uncertain = getattr(graph, "uncertain", ())
-        static, deps = graph.cell_errors, graph.deps
+        static = graph.cell_errors
         for cid in graph.order:
             if only is not None and cid not in only:
                 continue
@@ -691,7 +700,7 @@ class Evaluator:
                 env[cid] = math.nan
                 continue
             if errors:
-                bad = next((d for d in deps[cid] if d in errors), None)
+                bad = next((d for d in self._error_deps(cid) if d in errors), None)
                 if bad is not None:
                     errors[cid] = self._depends(cid, bad, errors)
                     env[cid] = math.nan
@@ -710,6 +719,20 @@ class Evaluator:
             env[cid] = value
             errors.pop(cid, None)
         return env, errors
+
+    def _error_deps(self, cid: str) -> set[str]:
+        """The cells whose error is a cell's too: all it needs, but for a solve
+        not its unknown nor the cells between it and the equation, which it
+        computes again for every value it tries (their current values, such as
+        a division by zero at `link = 0`, are what it replaces)."""
+        cell = self.graph.cells[cid]
+        if cell.kind != "solve":
+            return self.graph.deps[cid]
+        found = self._solve_deps.get(cid)
+        if found is None:
+            tried = self.graph.relations.through_formulas(cell.unknown) - self.graph.cell_errors.keys()
+            found = self._solve_deps[cid] = self.graph.deps[cid] - tried
+        return found
 
     def _depends(self, cid: str, bad: str, errors: dict) -> CellError:
         root = errors[bad].cause or bad

@@ -131,15 +131,67 @@ class Analysis:
 class Model:
     """An evaluation of an Analysis, with some inputs overridden."""
 
-    def __init__(self, analysis: Analysis, overrides: dict | None = None, sampling=None):
+    def __init__(self, analysis: Analysis, overrides: dict | None = None, sampling=None,
+                 layers: tuple | None = None, beneath: tuple | None = None):
+        """``layers`` are the what-ifs in the order they apply (a dict of base-SI
+        values, or a scenario's name), in place of ``overrides``; ``beneath`` is
+        the (values, errors) of the model beneath a last layer that is a scenario."""
         self.analysis = analysis
-        self.overrides = dict(overrides or {})
+        self.layers = tuple(layers) if layers is not None else ((dict(overrides),) if overrides else ())
         self._solver = None
+        self._beneath = {len(self.layers) - 1: beneath} if beneath is not None else {}
         with _no_collection():
             self.evaluator = Evaluator(analysis.graph, lambda cell, env: self.solver(cell, env), sampling)
             self.sampling = self.evaluator.sampling
+            self.overrides = self._what_ifs()
+            if any(isinstance(layer, str) for layer in self.layers):   # a what-if of it keeps the scenario live
+                self.evaluator.under = self._what_ifs
+                self.evaluator.under_cells = frozenset(cid for layer in self.layers if isinstance(layer, str)
+                                                       for cid, _node, _span in self.graph.scenarios[layer].overrides)
             self.values, self.errors = self.evaluator.run(self.overrides)
             self.units = self._display_units()
+
+    def _what_ifs(self, later: dict | None = None) -> dict:
+        """The values this model's layers set, in order, and then ``later`` (a
+        table's row): a scenario's values are its formulas read in the model
+        beneath it with every value set after it, so that a later value a
+        formula reads flows into the scenario while a later value of a cell the
+        scenario sets wins over it."""
+        merged: dict = {}
+        for i, layer in enumerate(self.layers):
+            if isinstance(layer, dict):
+                merged.update(layer)
+                continue
+            after = {}
+            for other in self.layers[i + 1:]:
+                if isinstance(other, dict):
+                    after.update(other)
+            after.update(later or {})
+            env = self._beneath_env(i, {**merged, **after}, later)
+            with self.evaluator.active():
+                for cid, node, _span in self.graph.scenarios[layer].overrides:
+                    merged[cid] = compile_node(node)(env, {})
+        merged.update(later or {})
+        return merged
+
+    def _beneath_env(self, i: int, overrides: dict, later: dict | None):
+        """The values beneath the scenario of layer ``i`` that its formulas read:
+        evaluated once for the model, and again from them for each what-if of it."""
+        nodes = [node for _cid, node, _span in self.graph.scenarios[self.layers[i]].overrides]
+        reads = set().union(*map(ir.refs, nodes))
+        if i not in self._beneath:
+            plain = not any(isinstance(n, (ir.ScenarioValue, ir.TableRow)) for node in nodes for n in ir.walk(node))
+            only = self.graph.relations.ancestors(reads) if plain else None   # another what-if reads every cell
+            self._beneath[i] = self.evaluator.run(overrides, only=only, as_given=True)
+        env, errors = self._beneath[i]
+        if not later:
+            return env
+        varied = set(later)
+        for layer in self.layers[:i]:
+            if isinstance(layer, str):
+                varied |= {cid for cid, _node, _span in self.graph.scenarios[layer].overrides}
+        return self.evaluator.run(overrides, only=self.graph.relations.needed_for(varied, reads), base=env,
+                                  base_errors=errors, as_given=True)[0]
 
     @property
     def solver(self):
@@ -319,11 +371,11 @@ class Model:
     # --- variants
     def with_inputs(self, **values) -> "Model":
         """A new model with some cells set to new values ("50 GB/s", a pint Quantity, or a number)."""
-        overrides = dict(self.overrides)
+        overrides = {}
         for name, value in values.items():
             cid = self.cell_id(name)
             overrides[cid] = self.parse_value(cid, value)
-        return Model(self.analysis, overrides, self.sampling)
+        return self.with_overrides(overrides)
 
     def distribution(self, name: str) -> ir.Dist | None:
         """The distribution an uncertain input is written as (`ssd = 4 GB/s to 6.5 GB/s`), or None."""
@@ -348,9 +400,7 @@ class Model:
 
     def with_overrides(self, overrides: dict) -> "Model":
         """A new model with cell ids set to base-SI values, on top of this one's."""
-        merged = dict(self.overrides)
-        merged.update(overrides)
-        return Model(self.analysis, merged, self.sampling)
+        return Model(self.analysis, sampling=self.sampling, layers=(*self.layers, dict(overrides)))
 
     def parse_value(self, cid: str, value, origin: str | None = None, column: int = 1) -> float:
         """A user-given value for a cell, in base SI, dimension-checked.
@@ -410,17 +460,16 @@ class Model:
         return _finite_si(name, text, float(compile_node(node)({}, {})), node.span)
 
     def scenario(self, name: str) -> "Model":
+        """A new model with a scenario's overrides on top of this one's values;
+        they stay formulas, read again under every later what-if."""
         if name not in self.graph.scenarios:
             close = suggest(name, self.graph.scenarios)
             raise IfrError("unknown-scenario", f"no scenario named `{name}`", None,
                            hint=f"did you mean {close}?" if close else
                            ("scenarios: " + ", ".join(self.graph.scenarios)) if self.graph.scenarios
                            else "this file defines no scenario")
-        sc = self.graph.scenarios[name]
-        overrides = dict(self.overrides)
-        for cid, node, span in sc.overrides:   # dimensions were checked with the file
-            overrides[cid] = self.compute(node)
-        return Model(self.analysis, overrides, self.sampling)
+        return Model(self.analysis, sampling=self.sampling, layers=(*self.layers, name),
+                     beneath=(self.values, self.errors))
 
     # --- checks
     def check(self) -> list[CheckResult]:
@@ -475,8 +524,9 @@ class Model:
         return [cid for cid in graph.cells if cid in needed]
 
     def needed_for(self, varied, shown) -> set[str]:
-        """The cells to recompute when ``varied`` change and only ``shown`` are read."""
-        return self.graph.relations.needed_for(varied, shown)
+        """The cells to recompute when ``varied`` change and only ``shown`` are read
+        (with the cells this model's scenarios set, whose formulas may read ``varied``)."""
+        return self.graph.relations.needed_for(set(varied) | self.evaluator.under_cells, shown)
 
     def affected(self, cid: str) -> set[str]:
         """Every cell whose value depends on ``cid`` (through formulas and solves)."""

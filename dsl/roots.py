@@ -30,8 +30,8 @@ class Sides:
     values; ``scale`` is a typical size of the unknown (its current value).
     """
 
-    def __init__(self, f, env, scale: float):
-        self.f, self.env, self.scale = f, env, scale
+    def __init__(self, f, env, scale: float, terms=None):
+        self.f, self.env, self.scale, self.terms = f, env, scale, terms
 
     def holds(self, x, each: bool = False):
         """Whether the equation holds at x: both sides finite and equal to 1e-9.
@@ -44,7 +44,7 @@ class Sides:
             if _plain(r, a, b):
                 size = abs(a) + abs(b)
                 return math.isfinite(x) and math.isfinite(a) and math.isfinite(b) and \
-                    abs(r) <= 1e-9 * (size if size > 0 else 1.0)
+                    (abs(r) <= 1e-9 * (size if size > 0 else 1.0) or self._rounding(x, r))
         import numpy as np
         with np.errstate(all="ignore"):
             try:
@@ -142,10 +142,13 @@ class Sides:
         values = a - b
         with np.errstate(all="ignore"):
             equal = np.isfinite(values) & (np.abs(values) <= 1e-12 * (np.abs(a) + np.abs(b)))
-        roots, vanishing, stretches = [], [], []
+        roots, vanishing, stretches, brackets = [], [], [], []
         for first, last in runs(equal):
             x = float(grid[first])
-            if last > first:
+            size = np.abs(a[first:last + 1]) + np.abs(b[first:last + 1])
+            if last > first and _crossing(values[first:last + 1], size):
+                brackets.append((first, last))
+            elif last > first:
                 if self.vanishes(grid[first:last + 1], each=True).all():
                     vanishing.append(x)
                 else:   # its ends, from the scan's points to where the sides part, to float precision
@@ -159,14 +162,35 @@ class Sides:
                 roots.append(x)
         usable = np.isfinite(values) & ~equal
         sign = np.sign(values)
-        for i in np.flatnonzero(usable[:-1] & usable[1:] & (sign[:-1] * sign[1:] < 0)):
+        brackets += [(i, i + 1) for i in np.flatnonzero(usable[:-1] & usable[1:] & (sign[:-1] * sign[1:] < 0))]
+        for i, j in brackets:
             try:
-                r = brentq(self._residual, grid[i], grid[i + 1], xtol=1e-300, rtol=1e-14, maxiter=200)
+                r = brentq(self._residual, grid[i], grid[j], xtol=1e-300, rtol=1e-14, maxiter=200)
             except (ValueError, RuntimeError):
                 continue
             if self.holds(r):
                 (vanishing if self.vanishes(r) else roots).append(float(r))
         return merge(roots), merge(vanishing), stretches
+
+    def _rounding(self, x: float, r: float) -> bool:
+        """Whether a residual is no more than float rounding of the terms the
+        sides add up (which may be far larger than the sides themselves)."""
+        if self.terms is None:
+            return False
+        try:
+            size = self.terms(x, self.env)
+        except FAILURES:
+            return False
+        return _plain(size) and math.isfinite(size) and abs(r) <= FLOAT_PRECISION * size
+
+    def same_crossing(self, x: float, y: float) -> bool:
+        """Whether two roots are one crossing that float rounding blurs: the
+        sides agree to float precision at both and halfway between them."""
+        for point in (x, y, x + (y - x) / 2):
+            a, b = self._sides(point)
+            if not (math.isfinite(a - b) and abs(a - b) <= FLOAT_PRECISION * (abs(a) + abs(b))):
+                return False
+        return True
 
     def _edge(self, inside: float, outside: float) -> float:
         """Where the sides stop being equal between a point where they are
@@ -193,6 +217,22 @@ class Sides:
             return float(a), float(b)
         except FAILURES:
             return math.nan, math.nan
+
+
+# Float rounding leaves a residual within a few hundred ulps of the sides; past
+# this many, the sides differ.
+FLOAT_PRECISION = 1000 * 2.0 ** -52
+
+
+def _crossing(values, size) -> bool:
+    """Whether the residual over a run of points where the sides agree to 1e-12
+    goes steadily from one side of zero to the other, beyond float rounding at
+    both ends: the sides cross there (a term in the unknown tiny beside a
+    constant that both sides share), they are not equal over the run."""
+    import numpy as np
+    steps = np.diff(values)
+    ends = np.abs(values[[0, -1]]) > FLOAT_PRECISION * size[[0, -1]]
+    return bool(ends.all() and values[0] * values[-1] < 0 and ((steps > 0).all() or (steps < 0).all()))
 
 
 def runs(mask: np.ndarray) -> list[tuple[int, int]]:

@@ -138,6 +138,23 @@ class Solver:
             return a - b, a, b
         return f
 
+    def terms_fn(self, cell):
+        """g(x, env): the sum of the sizes of the terms both sides add up with the
+        unknown set to x (a float), the scale of their rounding: `x * k + c` is
+        |x * k| + |c| however far the two cancel."""
+        chain = self._chain(cell)
+        unknown = cell.unknown
+
+        def g(x, env):
+            local, sizes = dict(env), {}
+            local[unknown] = x
+            for cid in chain:
+                expr = self.graph.cells[cid].expr
+                local[cid] = self._compile(cid)(local, {})
+                sizes[cid] = _term_size(expr, local, sizes)
+            return _term_size(cell.lhs, local, sizes) + _term_size(cell.rhs, local, sizes)
+        return g
+
     def _compile(self, cid):
         if cid not in self._compiled:
             self._compiled[cid] = compile_node(self.graph.cells[cid].expr)
@@ -145,7 +162,7 @@ class Solver:
 
     # --- solving
     def solve(self, cell, env) -> Solution:
-        sides = Sides(self.residual_fn(cell), env, self.scale(cell, env))
+        sides = Sides(self.residual_fn(cell), env, self.scale(cell, env), self.terms_fn(cell))
         forms = self.closed_forms(cell)
         if any(is_array(env.get(c)) and env[c].ndim for c in self._inputs(cell)):
             return self._solve_rows(cell, env, sides, forms)
@@ -158,7 +175,9 @@ class Solver:
                 return Solution(root, "closed form", tree, [root], "closed form, verified")
         scan = sides.scan(self._bracket(cell, env) if cell.bracket is not None else None)
         numeric, vanishing, stretches = sides.search(scan)
-        roots = merge([r for _, r in closed] + numeric)
+        found = [n for n in numeric if not any(sides.same_crossing(n, r) for _, r in closed)]   # within rounding
+        agreeing = len(found) < len(numeric)
+        roots = merge([r for _, r in closed] + found)
         if stretches:
             from .solve_diagnosis import on_a_stretch
             raise on_a_stretch(self, cell, stretches)
@@ -174,7 +193,7 @@ class Solver:
         if len(closed) == 1 and close(closed[0][1], root):
             tree = self._tree(forms, closed[0][0], env, root)
             if tree is not None:
-                agree = any(close(n, root) for n in numeric)
+                agree = agreeing or any(close(n, root) for n in numeric)
                 note = "closed form, verified" + (" and cross-checked numerically" if agree else "")
                 # the closed form's own value, as a warm run computes it: the same digits either way
                 return Solution(closed[0][1], "closed form", tree, [closed[0][1]], note)
@@ -319,14 +338,28 @@ class Solver:
         return Solution(values, "closed form", tree, [], "closed form, verified")
 
     def scale(self, cell, env) -> float:
-        """A typical size of the unknown: its current value, else the bracket's."""
+        """A typical size of the unknown: the bracket's, else the unknown's value
+        as its own formula gives it (a what-if's value in its place is what the
+        solve replaces, so the search does not depend on it), else 1."""
         if cell.bracket is not None:
             lo, hi = self._bracket(cell, env)
             return max(abs(lo), abs(hi)) or 1.0
-        x0 = env.get(cell.unknown)
+        x0 = self._own_value(cell.unknown, env)
         if isinstance(x0, (int, float)) and x0 != 0 and math.isfinite(x0):
             return abs(float(x0))
         return 1.0
+
+    def _own_value(self, cid: str, env):
+        """A cell's value from its formula and ``env``'s other cells (a distribution's
+        samples, or a formula that fails, give the value ``env`` holds)."""
+        c = self.graph.cells[cid]
+        if c.kind == "solve" or c.expr is None or cid in self.graph.cell_errors or \
+                any(isinstance(n, (ir.Dist, ir.ScenarioValue, ir.TableRow)) for n in ir.walk(c.expr)):
+            return env.get(cid)
+        try:
+            return self._compile(cid)(env, {})
+        except IfrError:
+            return env.get(cid)
 
     # --- brackets and display
     def _bracket(self, cell, env):
@@ -352,6 +385,23 @@ class Solver:
             return format_number(x)
         u = auto_unit(dim, like if like else x if x != 0 else 1.0)  # 0 s rather than 0 ns
         return f"{format_number(x / factor(u))} {u}" if u else format_number(x)
+
+
+def _term_size(node, env, sizes: dict) -> float:
+    """How large the terms are that ``node`` adds or subtracts (a product's and a
+    quotient's scaled by the other factor), for the rounding its value may carry."""
+    if isinstance(node, ir.Ref) and node.cell in sizes:
+        return sizes[node.cell]
+    if isinstance(node, ir.Neg):
+        return _term_size(node.operand, env, sizes)
+    if isinstance(node, ir.Bin) and node.op in "+-*/":
+        left = _term_size(node.left, env, sizes)
+        if node.op in "+-":
+            return left + _term_size(node.right, env, sizes)
+        if node.op == "*":
+            return left * _term_size(node.right, env, sizes)
+        return left / abs(float(compile_node(node.right)(env, {})))
+    return abs(float(compile_node(node)(env, {})))
 
 
 def _refs_outside_statistics(node) -> set[str]:
