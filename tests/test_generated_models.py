@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from modelgen import STATEMENT_KINDS, generate, models
 from oracle import Oracle
 
-FIXED = list(range(int(os.environ.get("IFR_GENERATED_MODELS", "100"))))
+FIXED = list(range(int(os.environ.get("IFR_GENERATED_MODELS", "60"))))
 _DAY = int(datetime.date.today().strftime("%Y%m%d"))
-ROTATING = [_DAY * 1000 + i for i in range(int(os.environ.get("IFR_GENERATED_ROTATING", "40")))]
+ROTATING = [_DAY * 1000 + i for i in range(int(os.environ.get("IFR_GENERATED_ROTATING", "20")))]
 SEEDS = FIXED + ROTATING
 
 
