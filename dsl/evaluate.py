@@ -23,7 +23,7 @@ from .errors import IfrError
 Env = dict  # cell id -> float | ndarray
 
 
-def _no_what_if(node, env):
+def _no_what_if(node, env, var):
     raise IfrError("not-here", f"`{node.text}` cannot be computed here", node.span)
 
 
@@ -121,7 +121,7 @@ def compile_node(node: ir.Node) -> Fn:
                                + (f": {error.message}" if error else ""), node.span)
             return invalid
         case ir.TableRow() | ir.ScenarioValue():   # evaluated again with other inputs
-            return lambda env, var: WHAT_IF.get()(node, env)
+            return lambda env, var: WHAT_IF.get()(node, env, var)
         case _:
             ir.assert_never(node)
 
@@ -548,10 +548,11 @@ def _monte_carlo(node: ir.MonteCarlo, args: dict):
     return result
 
 
-def row_overrides(graph, row: ir.TableRow, value_of) -> dict:
+def row_overrides(graph, row: ir.TableRow, value_of, var: dict | None = None) -> dict:
     """The inputs of a table's row: each varied cell set to the row's key (a
-    record's fields to the record's).  ``value_of`` gives a cell id's or a key
-    expression's value."""
+    record's fields to the record's); a key that is not one of the table's
+    values is an error.  ``value_of`` gives a cell id's or an expression's
+    value; ``var``, the variables of the comprehensions around the row."""
     table = next((t for t in graph.tables if t.name == row.table), None)
     if table is None or table.error is not None:
         raise IfrError("invalid", f"table `{row.table}` has an error", row.span)
@@ -561,8 +562,62 @@ def row_overrides(graph, row: ir.TableRow, value_of) -> dict:
             fields = graph.records[axis.var].fields
             out.update({cid: value_of(key.fields[f]) for f, cid in fields.items() if f in key.fields})
         else:
-            out[axis.var] = value_of(key)
+            value = value_of(key)
+            _check_row_key(row, axis, key, value, value_of, var or {})
+            out[axis.var] = value
     return out
+
+
+# A key names a table's row when it is that row's value to this relative
+# precision (`t[0.3 s]` finds the row 0.1 s..1 s by 0.1 s computes as 0.30000000000000004).
+ROW_KEY_PRECISION = 1e-9
+
+
+def _check_row_key(row: ir.TableRow, axis, key: ir.Node, value, value_of, var: dict) -> None:
+    """Raise unless ``value`` (or every value of an array of them) is one of the values ``axis`` varies over."""
+    if axis.range is not None:
+        lo, hi, step = (_row_value(value_of(n), n) for n in axis.range)
+        count = (hi - lo) / step * (1 + 1e-12) + 1 if step > 0 and hi >= lo else 0.0
+        count = math.floor(count) if math.isfinite(count) else 0
+        scale = abs(step)
+        if is_array(value):
+            np = _np()
+            nearest = lo + step * np.clip(np.rint((value - lo) / step), 0, max(count - 1, 0))
+        else:
+            nearest = lo + step * min(max(round((value - lo) / step), 0), max(count - 1, 0)) if count else math.nan
+        rows = [nearest] if count else []
+        listed = f"{axis.range[0].text}..{axis.range[1].text} by {axis.range[2].text}"
+    else:
+        rows, scale = [_row_value(value_of(n), n) for n in axis.values], 0.0
+        listed = ", ".join(n.text for n in axis.values)
+    found = False
+    for r in rows:
+        found = found | (abs(value - r) <= ROW_KEY_PRECISION * _largest(abs(value), abs(r), scale))
+    if found.all() if is_array(found) else found:
+        return
+    where = ", ".join(f"{name} = {var[name]:g}" for name in sorted(ir.free_variables(key))
+                      if type(var.get(name)) is float)
+    raise IfrError("unknown-row", f"`{key.text}` is not a row of table `{row.table}`"
+                   + (f" (where {where})" if where else "")
+                   + (" in some of its values" if is_array(found) and found.any() else ""), key.span,
+                   hint=f"its rows are {listed}")
+
+
+def _largest(a, b, c):
+    """The elementwise largest of three values (numbers, or arrays)."""
+    if is_array(a) or is_array(b):
+        return _np().maximum(_np().maximum(a, b), c)
+    return max(a, b, c)
+
+
+def _row_value(value, node: ir.Node) -> float:
+    """A table's listed value or range end as one number (the table itself refuses an uncertain one)."""
+    if is_array(value):
+        if value.size != 1:
+            raise IfrError("uncertain-value", f"`{node.text}` is uncertain; a table varies an input over single "
+                           "values", node.span)
+        value = value.item()
+    return float(value)
 
 
 @dataclass
@@ -619,13 +674,17 @@ class Evaluator:
             return self._run(overrides or {}, only, base, base_errors)
 
     @contextmanager
-    def active(self):
-        """While compiled closures run: the Monte Carlo settings, and this evaluator for what-ifs."""
+    def active(self, errors: dict | None = None):
+        """While compiled closures run: the Monte Carlo settings, and this evaluator for what-ifs
+        (which take ``errors``, the errors of the values the closures read, as the cells' errors)."""
         from contextlib import ExitStack
 
         from .uncertain import SAMPLING
         tokens = SAMPLING.set(self.sampling), WHAT_IF.set(self._what_if), WORK.set(self.work)
         with ExitStack() as stack:
+            if errors is not None:
+                self._errors_now.append(errors)
+                stack.callback(self._errors_now.pop)
             np = sys.modules.get("numpy")
             quiet = None
             if np is not None and self.graph.uncertain:   # samples: numpy's warnings off once, not per operation
@@ -640,9 +699,10 @@ class Evaluator:
                 if quiet is not None:
                     _QUIET.reset(quiet)
 
-    def _what_if(self, node, env):
+    def _what_if(self, node, env, var):
         """A scenario's value of a cell, or a table's row: the cell computed again
-        from ``env`` with the scenario's (or the row's) inputs."""
+        from ``env`` with the scenario's (or the row's) inputs; a row's key may
+        read the variables of the comprehensions around it (``var``)."""
         graph = self.graph
         if isinstance(node, ir.ScenarioValue):
             scenario = graph.scenarios.get(node.scenario)
@@ -651,7 +711,8 @@ class Evaluator:
             overrides = {cid: compile_node(expr)(env, {}) for cid, expr, _span in scenario.overrides}
             target = node.cell
         else:
-            overrides = row_overrides(graph, node, lambda x: env[x] if isinstance(x, str) else compile_node(x)(env, {}))
+            overrides = row_overrides(graph, node, lambda x: env[x] if isinstance(x, str) else compile_node(x)(env, var),
+                                      var)
             target = node.column
         out, errors = self._run(overrides, graph.relations.needed_for(overrides, [target]), env,
                                 self._errors_now[-1] if self._errors_now else None)
