@@ -438,7 +438,7 @@ def _compile_reduce(node: ir.Reduce) -> Fn:
                 if is_array(state) and not _np().isnan(state).any():
                     return state
                 continue
-            if keep is False or (not is_array(keep) and not keep):
+            if not (keep.any() if is_array(keep) else keep):   # (a body no row or sample takes is never an error)
                 continue
             value = body(env, local)
             if spent is not None:
@@ -482,7 +482,9 @@ def _spend_width(spent: Work, work: float, value, node: ir.Reduce) -> None:
 
 
 def _first(state, keep, n):
-    if is_array(keep):
+    """The first ``n`` kept so far: a number, or for each row or sample (NaN where none is yet),
+    once ``keep`` or ``state`` is an array (a condition that reads no row may follow one that does)."""
+    if is_array(keep) or is_array(state):
         np = _np()
         if state is None:
             state = np.full(keep.shape, np.nan)
@@ -491,10 +493,11 @@ def _first(state, keep, n):
 
 
 def _fold(func, state, value, keep, n):
-    arrays = is_array(value) or is_array(keep)
     if func == "sum":
         add = _np().where(keep, value, 0.0) if is_array(keep) else value
         return add if state is None else state + add
+    # per row or sample once any of them is an array (a branch that reads no row may follow one that does)
+    arrays = is_array(value) or is_array(keep) or (state is not None and is_array(state[0]))
     better = operator.gt if func in ("max", "argmax") else operator.lt
     if state is None:
         if is_array(keep):

@@ -90,6 +90,8 @@ def tidy(expr):
     if isinstance(expr, sp.Piecewise):
         pieces = [(tidy(e), tidy(c)) for e, c in expr.args]
         common = _common_factor([e for e, _ in pieces])
+        if common == 1:   # (also where the branches are conditions, which do not divide)
+            return sp.Piecewise(*pieces)
         return common * sp.Piecewise(*[(e / common, c) for e, c in pieces])
     args = [tidy(a) for a in expr.args]
     if isinstance(expr, (sp.Max, sp.Min)):
