@@ -318,7 +318,7 @@ MAX_ITERATIONS = 10_000_000
 # Monte Carlos each within its own limit cannot add up to minutes: iterations
 # of comprehensions, an iteration over an array (a table's rows, Monte Carlo
 # samples) counting once more for every VALUES_PER_ITERATION of its values,
-# and keys drawn by Monte Carlo built-ins (a result from the cache draws none).
+# and the draws of Monte Carlo built-ins (montecarlo.draw_count; a result from the cache draws none).
 MAX_TOTAL_ITERATIONS = 50_000_000
 VALUES_PER_ITERATION = 1_000
 MAX_TOTAL_DRAWS = 1_000_000_000
@@ -345,13 +345,13 @@ class Work:
         self.iterations += count
 
     def spend_draws(self, draws: tuple, count: float, node: ir.Node) -> None:
-        """Take ``count`` Monte Carlo keys for ``node``'s ``draws`` (once for
+        """Take ``count`` Monte Carlo draws for ``node``'s ``draws`` (once for
         every call that shares them), or raise if the evaluation would exceed its total."""
         if draws in self.drawn:
             return
         if self.draws + count > MAX_TOTAL_DRAWS:
-            raise IfrError("too-much-work", f"`{node.text}` would draw {count:,.0f} keys, and the model has drawn "
-                           f"{self.draws:,.0f}; a model's Monte Carlo built-ins may draw at most "
+            raise IfrError("too-much-work", f"`{node.text}` would take {count:,.0f} draws, and the model has taken "
+                           f"{self.draws:,.0f}; a model's Monte Carlo built-ins may take at most "
                            f"{MAX_TOTAL_DRAWS:,} in all", node.span, hint="fewer tokens, experts or batches")
         self.draws += count
         self.drawn.add(draws)

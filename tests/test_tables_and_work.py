@@ -181,3 +181,43 @@ def test_a_table_over_mixed_comprehensions_in_a_workbook(tmp_path, soffice):
     assert rows == [[4, 16, 16, 18, 3, 2, 4, 16, 8],
                     [6, 24, 24, 26, 3, 1, 3, 24, 7],
                     [8, 32, 32, 34, 2, 1, 2, 32, 6]]
+
+
+def test_a_monte_carlo_of_a_real_plan_is_not_refused(tmp_path, monkeypatch):
+    """4096 tokens x top-8 x 1000 batches is 32,768,000 draws; the run was refused
+    as 4096 x 256 experts x 1000 = 1,048,576,000 keys, over the limit of a billion."""
+    monkeypatch.setenv("IFR_CACHE_DIR", str(tmp_path / "cache"))   # a cached result would draw nothing
+    from ifr.cache import cache_dir
+    cache_dir.cache_clear()
+    model = ifr.load(_write(tmp_path, "imbalance = ep_imbalance(tokens=4096, topk=8, experts=256, ranks=32, "
+                                      "batches=1000, seed=0)\n"))
+    cache_dir.cache_clear()
+    assert model.error("imbalance") is None
+    assert model.evaluator.work.draws == 4096 * 8 * 1000
+    # 32 ranks of 8 experts, 4096 * 8 / 32 = 1024 dispatches a rank on average (binomial-like, sd about 30):
+    # the busiest of 32 is a few sd above, a few percent to ten percent over the mean
+    assert 0.03 < model.value("imbalance") < 0.15
+
+
+def test_monte_carlo_routing_picks_distinct_experts_uniformly():
+    import numpy as np
+
+    from ifr.montecarlo import distinct_picks, ep_imbalance, expert_loads
+    chosen = distinct_picks(np.random.default_rng(0), 60_000, 2, 4)
+    assert (chosen[0] != chosen[1]).all()
+    low, high = np.sort(chosen, axis=0)
+    pairs = np.bincount(low * 4 + high, minlength=16)[[1, 2, 3, 6, 7, 11]] / 60_000
+    assert np.allclose(pairs, 1 / 6, atol=0.01)      # each of the 6 pairs of 4 experts alike (sd 0.0015)
+    # one token, 2 of 4 experts on 2 ranks: both on one rank ({0, 1} or {2, 3}, 2 pairs of 6) is
+    # a max of 2 over a mean of 1, else 1 over 1: the mean imbalance is 1/3 (sd of the mean 0.0015)
+    assert math.isclose(ep_imbalance(tokens=1, topk=2, experts=4, ranks=2, batches=100_000, seed=0), 1 / 3,
+                        abs_tol=0.01)
+    # 3 of 4 experts (drawn as the 1 left out): always 2 on one rank and 1 on the other, 2 / 1.5 - 1 = 1/3
+    assert math.isclose(ep_imbalance(tokens=1, topk=3, experts=4, ranks=2, batches=100, seed=0), 1 / 3,
+                        rel_tol=1e-12)
+    assert (expert_loads(5, 3, 4, 100, 0).sum(axis=1) == 15).all()
+    # deterministic for a seed, another seed another result
+    first = ep_imbalance(tokens=64, topk=8, experts=64, ranks=8, batches=50, seed=1)
+    expert_loads.cache_clear()
+    assert ep_imbalance(tokens=64, topk=8, experts=64, ranks=8, batches=50, seed=1) == first
+    assert ep_imbalance(tokens=64, topk=8, experts=64, ranks=8, batches=50, seed=2) != first
