@@ -221,3 +221,48 @@ def test_monte_carlo_routing_picks_distinct_experts_uniformly():
     expert_loads.cache_clear()
     assert ep_imbalance(tokens=64, topk=8, experts=64, ranks=8, batches=50, seed=1) == first
     assert ep_imbalance(tokens=64, topk=8, experts=64, ranks=8, batches=50, seed=2) != first
+
+
+SIZED = """\
+n = 8
+total = sum(k for k in 1..n)
+grid_total = sum(max(k * m for m in 1..n) for k in 1..2)
+table by_n: vary n over [4, 100, 300] show total, grid_total
+scenario wide: n = 200
+"""
+
+
+def test_helper_rows_reach_as_far_as_the_models_tables_and_scenarios(tmp_path, soffice):
+    # The rows were sized by the Model sheet's n = 8 (to 72): the table's rows and the
+    # scenario past it showed #N/A. total = n (n + 1) / 2, grid_total = 1 * n + 2 * n = 3 n.
+    model = ifr.load(_write(tmp_path, SIZED))
+    exported = tmp_path / "main.xlsx"
+    model.export(exported)
+    shown = read_values(recalculate(exported, tmp_path / "recalculated"))
+    table = [[shown.get(("by_n", f"{column}{row}")) for column in "ABC"] for row in (5, 6, 7)]
+    assert table == [[4, 10, 12], [100, 5050, 300], [300, 45150, 900]]
+    scenario = {shown.get(("Scenarios", f"A{row}")): shown.get(("Scenarios", f"D{row}")) for row in (4, 5, 6)}
+    assert scenario == {"n": 200, "total": 20100, "grid_total": 600}
+
+
+def test_a_cell_past_its_helper_rows_says_why_it_shows_na(tmp_path, soffice):
+    """pd_throughput's split search has rows for 1..71 GPUs of prefill (n_homog up to 72 GPUs):
+    edited past them it shows #N/A, and its note says how far the rows go and what to do."""
+    root = Path(__file__).resolve().parent.parent
+    model = ifr.load(root / "models" / "pd_throughput.ifr")
+    exported = tmp_path / "pd.xlsx"
+    model.export(exported)
+    where = _defined_cells(exported, model)
+    book = load_workbook(exported)
+    sheet, ref = where["mu_split"]
+    note = book[sheet][ref].comment.text
+    assert "the rows go up to p = 71" in note and "run ifr export again" in note
+    edits = {72: tmp_path / "at_72.xlsx", 73: tmp_path / "at_73.xlsx"}
+    for gpus, path in edits.items():
+        book[where["n_homog"][0]][where["n_homog"][1]].value = gpus
+        book.save(path)
+    at_72 = read_values(recalculate(edits[72], tmp_path / "out72"))
+    at_73 = read_values(recalculate(edits[73], tmp_path / "out73"))
+    ifr_at_72 = model.with_overrides({model.cell_id("n_homog"): 72.0})
+    assert math.isclose(at_72[where["mu_split"]], ifr_at_72.value("mu_split"), rel_tol=1e-9)
+    assert at_73[where["mu_split"]] == "#N/A"
