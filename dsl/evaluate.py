@@ -714,8 +714,8 @@ class Evaluator:
             overrides = {cid: compile_node(expr)(env, {}) for cid, expr, _span in scenario.overrides}
             target = node.cell
         else:
-            overrides = row_overrides(graph, node, lambda x: env[x] if isinstance(x, str) else compile_node(x)(env, var),
-                                      var)
+            value_of = lambda x: env[x] if isinstance(x, str) else compile_node(x)(env, var)   # noqa: E731
+            overrides = row_overrides(graph, node, value_of, var)
             target = node.column
         out, errors = self._run(overrides, graph.relations.needed_for(overrides, [target]), env,
                                 self._errors_now[-1] if self._errors_now else None)
