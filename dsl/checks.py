@@ -167,7 +167,8 @@ def _inequality(model, check, value):
 def _eval(node, model):
     if any(isinstance(n, ir.TableRow) for n in ir.walk(node)):
         from .tables import table_row
-        node = ir.replace(node, ir.TableRow, lambda row: ir.Const(
+        # a row whose key reads a comprehension's variable is computed by the comprehension, row by row
+        node = ir.replace(node, ir.TableRow, lambda row: row if ir.free_variables(row) else ir.Const(
             row.span, row.text, float(table_row(model, row)), model.dims[row.column]))
     v = model.compute(node)
     if is_array(v):
@@ -178,4 +179,3 @@ def _eval(node, model):
                            f"or prob(...) of a condition")
         v = v.item()
     return bool(v) if type(v).__name__ in ("bool", "bool_") else float(v)
-

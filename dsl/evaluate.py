@@ -23,7 +23,7 @@ from .errors import IfrError
 Env = dict  # cell id -> float | ndarray
 
 
-def _no_what_if(node, env):
+def _no_what_if(node, env, var):
     raise IfrError("not-here", f"`{node.text}` cannot be computed here", node.span)
 
 
@@ -121,7 +121,7 @@ def compile_node(node: ir.Node) -> Fn:
                                + (f": {error.message}" if error else ""), node.span)
             return invalid
         case ir.TableRow() | ir.ScenarioValue():   # evaluated again with other inputs
-            return lambda env, var: WHAT_IF.get()(node, env)
+            return lambda env, var: WHAT_IF.get()(node, env, var)
         case _:
             ir.assert_never(node)
 
@@ -318,7 +318,7 @@ MAX_ITERATIONS = 10_000_000
 # Monte Carlos each within its own limit cannot add up to minutes: iterations
 # of comprehensions, an iteration over an array (a table's rows, Monte Carlo
 # samples) counting once more for every VALUES_PER_ITERATION of its values,
-# and keys drawn by Monte Carlo built-ins (a result from the cache draws none).
+# and the draws of Monte Carlo built-ins (montecarlo.draw_count; a result from the cache draws none).
 MAX_TOTAL_ITERATIONS = 50_000_000
 VALUES_PER_ITERATION = 1_000
 MAX_TOTAL_DRAWS = 1_000_000_000
@@ -345,13 +345,13 @@ class Work:
         self.iterations += count
 
     def spend_draws(self, draws: tuple, count: float, node: ir.Node) -> None:
-        """Take ``count`` Monte Carlo keys for ``node``'s ``draws`` (once for
+        """Take ``count`` Monte Carlo draws for ``node``'s ``draws`` (once for
         every call that shares them), or raise if the evaluation would exceed its total."""
         if draws in self.drawn:
             return
         if self.draws + count > MAX_TOTAL_DRAWS:
-            raise IfrError("too-much-work", f"`{node.text}` would draw {count:,.0f} keys, and the model has drawn "
-                           f"{self.draws:,.0f}; a model's Monte Carlo built-ins may draw at most "
+            raise IfrError("too-much-work", f"`{node.text}` would take {count:,.0f} draws, and the model has taken "
+                           f"{self.draws:,.0f}; a model's Monte Carlo built-ins may take at most "
                            f"{MAX_TOTAL_DRAWS:,} in all", node.span, hint="fewer tokens, experts or batches")
         self.draws += count
         self.drawn.add(draws)
@@ -438,7 +438,7 @@ def _compile_reduce(node: ir.Reduce) -> Fn:
                 if is_array(state) and not _np().isnan(state).any():
                     return state
                 continue
-            if keep is False or (not is_array(keep) and not keep):
+            if not (keep.any() if is_array(keep) else keep):   # (a body no row or sample takes is never an error)
                 continue
             value = body(env, local)
             if spent is not None:
@@ -482,7 +482,9 @@ def _spend_width(spent: Work, work: float, value, node: ir.Reduce) -> None:
 
 
 def _first(state, keep, n):
-    if is_array(keep):
+    """The first ``n`` kept so far: a number, or for each row or sample (NaN where none is yet),
+    once ``keep`` or ``state`` is an array (a condition that reads no row may follow one that does)."""
+    if is_array(keep) or is_array(state):
         np = _np()
         if state is None:
             state = np.full(keep.shape, np.nan)
@@ -491,10 +493,11 @@ def _first(state, keep, n):
 
 
 def _fold(func, state, value, keep, n):
-    arrays = is_array(value) or is_array(keep)
     if func == "sum":
         add = _np().where(keep, value, 0.0) if is_array(keep) else value
         return add if state is None else state + add
+    # per row or sample once any of them is an array (a branch that reads no row may follow one that does)
+    arrays = is_array(value) or is_array(keep) or (state is not None and is_array(state[0]))
     better = operator.gt if func in ("max", "argmax") else operator.lt
     if state is None:
         if is_array(keep):
@@ -548,10 +551,11 @@ def _monte_carlo(node: ir.MonteCarlo, args: dict):
     return result
 
 
-def row_overrides(graph, row: ir.TableRow, value_of) -> dict:
+def row_overrides(graph, row: ir.TableRow, value_of, var: dict | None = None) -> dict:
     """The inputs of a table's row: each varied cell set to the row's key (a
-    record's fields to the record's).  ``value_of`` gives a cell id's or a key
-    expression's value."""
+    record's fields to the record's); a key that is not one of the table's
+    values is an error.  ``value_of`` gives a cell id's or an expression's
+    value; ``var``, the variables of the comprehensions around the row."""
     table = next((t for t in graph.tables if t.name == row.table), None)
     if table is None or table.error is not None:
         raise IfrError("invalid", f"table `{row.table}` has an error", row.span)
@@ -561,8 +565,62 @@ def row_overrides(graph, row: ir.TableRow, value_of) -> dict:
             fields = graph.records[axis.var].fields
             out.update({cid: value_of(key.fields[f]) for f, cid in fields.items() if f in key.fields})
         else:
-            out[axis.var] = value_of(key)
+            value = value_of(key)
+            _check_row_key(row, axis, key, value, value_of, var or {})
+            out[axis.var] = value
     return out
+
+
+# A key names a table's row when it is that row's value to this relative
+# precision (`t[0.3 s]` finds the row 0.1 s..1 s by 0.1 s computes as 0.30000000000000004).
+ROW_KEY_PRECISION = 1e-9
+
+
+def _check_row_key(row: ir.TableRow, axis, key: ir.Node, value, value_of, var: dict) -> None:
+    """Raise unless ``value`` (or every value of an array of them) is one of the values ``axis`` varies over."""
+    if axis.range is not None:
+        lo, hi, step = (_row_value(value_of(n), n) for n in axis.range)
+        count = (hi - lo) / step * (1 + 1e-12) + 1 if step > 0 and hi >= lo else 0.0
+        count = math.floor(count) if math.isfinite(count) else 0
+        scale = abs(step)
+        if is_array(value):
+            np = _np()
+            nearest = lo + step * np.clip(np.rint((value - lo) / step), 0, max(count - 1, 0))
+        else:
+            nearest = lo + step * min(max(round((value - lo) / step), 0), max(count - 1, 0)) if count else math.nan
+        rows = [nearest] if count else []
+        listed = f"{axis.range[0].text}..{axis.range[1].text} by {axis.range[2].text}"
+    else:
+        rows, scale = [_row_value(value_of(n), n) for n in axis.values], 0.0
+        listed = ", ".join(n.text for n in axis.values)
+    found = False
+    for r in rows:
+        found = found | (abs(value - r) <= ROW_KEY_PRECISION * _largest(abs(value), abs(r), scale))
+    if found.all() if is_array(found) else found:
+        return
+    where = ", ".join(f"{name} = {var[name]:g}" for name in sorted(ir.free_variables(key))
+                      if type(var.get(name)) is float)
+    raise IfrError("unknown-row", f"`{key.text}` is not a row of table `{row.table}`"
+                   + (f" (where {where})" if where else "")
+                   + (" in some of its values" if is_array(found) and found.any() else ""), key.span,
+                   hint=f"its rows are {listed}")
+
+
+def _largest(a, b, c):
+    """The elementwise largest of three values (numbers, or arrays)."""
+    if is_array(a) or is_array(b):
+        return _np().maximum(_np().maximum(a, b), c)
+    return max(a, b, c)
+
+
+def _row_value(value, node: ir.Node) -> float:
+    """A table's listed value or range end as one number (the table itself refuses an uncertain one)."""
+    if is_array(value):
+        if value.size != 1:
+            raise IfrError("uncertain-value", f"`{node.text}` is uncertain; a table varies an input over single "
+                           "values", node.span)
+        value = value.item()
+    return float(value)
 
 
 @dataclass
@@ -626,13 +684,17 @@ class Evaluator:
             return self._run(overrides or {}, only, base, base_errors)
 
     @contextmanager
-    def active(self):
-        """While compiled closures run: the Monte Carlo settings, and this evaluator for what-ifs."""
+    def active(self, errors: dict | None = None):
+        """While compiled closures run: the Monte Carlo settings, and this evaluator for what-ifs
+        (which take ``errors``, the errors of the values the closures read, as the cells' errors)."""
         from contextlib import ExitStack
 
         from .uncertain import SAMPLING
         tokens = SAMPLING.set(self.sampling), WHAT_IF.set(self._what_if), WORK.set(self.work)
         with ExitStack() as stack:
+            if errors is not None:
+                self._errors_now.append(errors)
+                stack.callback(self._errors_now.pop)
             np = sys.modules.get("numpy")
             quiet = None
             if np is not None and self.graph.uncertain:   # samples: numpy's warnings off once, not per operation
@@ -647,9 +709,10 @@ class Evaluator:
                 if quiet is not None:
                     _QUIET.reset(quiet)
 
-    def _what_if(self, node, env):
+    def _what_if(self, node, env, var):
         """A scenario's value of a cell, or a table's row: the cell computed again
-        from ``env`` with the scenario's (or the row's) inputs."""
+        from ``env`` with the scenario's (or the row's) inputs; a row's key may
+        read the variables of the comprehensions around it (``var``)."""
         graph = self.graph
         if isinstance(node, ir.ScenarioValue):
             scenario = graph.scenarios.get(node.scenario)
@@ -658,7 +721,8 @@ class Evaluator:
             overrides = {cid: compile_node(expr)(env, {}) for cid, expr, _span in scenario.overrides}
             target, varied = node.cell, overrides.keys()
         else:
-            overrides = row_overrides(graph, node, lambda x: env[x] if isinstance(x, str) else compile_node(x)(env, {}))
+            value_of = lambda x: env[x] if isinstance(x, str) else compile_node(x)(env, var)   # noqa: E731
+            overrides = row_overrides(graph, node, value_of, var)
             target, varied = node.column, overrides.keys() | self.under_cells
             if self.under is not None:   # a row of a model under a scenario: the scenario's formulas read the row
                 overrides = self.under(overrides)

@@ -137,6 +137,8 @@ class ExpressionResolver:
             return ir.Invalid(node.span, self._text(node))
         if isinstance(binding, str):
             return ir.Ref(node.span, self._source(node), binding)
+        if type(binding) is ir.Var:   # each use of a comprehension's variable placed where it is written
+            return ir.Var(node.span, self._source(node), binding.name)
         if isinstance(binding, ir.Node):
             return binding
         if isinstance(binding, tuple) and binding[0] == "unit":

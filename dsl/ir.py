@@ -319,3 +319,17 @@ def refs(node: Node) -> set[str]:
             get = _CHILDREN[kind] = _children_of(kind)
         stack.extend(get(n))
     return out
+
+
+def free_variables(node: Node) -> set[str]:
+    """The comprehension variables an expression reads that no comprehension
+    inside it binds (those of the comprehensions around it)."""
+    if isinstance(node, Var):
+        return {node.name}
+    if isinstance(node, Reduce):   # its bounds are read outside its variable, its body and condition inside
+        inside = free_variables(node.body) | (free_variables(node.cond) if node.cond is not None else set())
+        return free_variables(node.lo) | free_variables(node.hi) | (inside - {node.var})
+    out = set()
+    for child in children(node):
+        out |= free_variables(child)
+    return out

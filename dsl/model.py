@@ -337,7 +337,7 @@ class Model:
 
     def compute(self, node: ir.Node):
         """An expression's value from this model's cells (distributions drawn as its cells' are)."""
-        with self.evaluator.active():
+        with self.evaluator.active(self.errors):
             return compile_node(node)(self.values, {})
 
     def __getitem__(self, name: str):

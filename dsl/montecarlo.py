@@ -7,26 +7,42 @@ import numpy as np
 
 
 # Bumped when a result for the same arguments would change (the disk cache key).
-RULES = 1
+RULES = 2
 
-# Random keys drawn per batch (memory: 8 bytes each) and in all.
-MAX_BATCH_DRAWS = 25_000_000
+# The most draws one run may take (a draw: one random expert for one token,
+# counted as one more for every CHECKS_PER_DRAW earlier picks it is checked against).
 MAX_DRAWS = 1_000_000_000
+CHECKS_PER_DRAW = 32
+# Draws made at once (memory: a few bytes each).
+CHUNK_DRAWS = 1_000_000
+# The most per-expert loads a run keeps, one per expert of every batch (memory: 8 bytes each).
+MAX_LOADS = 25_000_000
+
+
+def picks_per_token(topk: int, experts: int) -> int:
+    """How many experts each token draws: its ``topk``, or the ``experts - topk``
+    it leaves out when that is fewer (the same uniform choice, from the other side)."""
+    return min(topk, experts - topk)
 
 
 def draw_count(tokens: int, topk: int, experts: int, ranks: int, batches: int, seed: int) -> int:
-    """How many random keys a run draws (8 bytes each, a batch at a time)."""
-    return tokens * experts * batches
+    """The work of a run, in draws: tokens x picks x batches, a draw counted once
+    more for every CHECKS_PER_DRAW earlier picks of its token it is checked against."""
+    picks = picks_per_token(topk, experts)
+    return tokens * batches * picks * (1 + max(picks - 1, 0) // CHECKS_PER_DRAW)
 
 
 def check_size(tokens: int, topk: int, experts: int, ranks: int, batches: int, seed: int) -> None:
     """Refuse a run too big to finish in seconds or to fit in memory, before it starts."""
-    if tokens * experts > MAX_BATCH_DRAWS:
-        raise ValueError(f"one batch draws tokens x experts = {tokens * experts:,} keys; "
-                         f"at most {MAX_BATCH_DRAWS:,}")
-    if draw_count(tokens, topk, experts, ranks, batches, seed) > MAX_DRAWS:
-        raise ValueError(f"the run draws tokens x experts x batches = {tokens * experts * batches:,} keys; "
-                         f"at most {MAX_DRAWS:,}")
+    if batches * experts > MAX_LOADS:
+        raise ValueError(f"the run keeps batches x experts = {batches * experts:,} loads; at most {MAX_LOADS:,}")
+    count = draw_count(tokens, topk, experts, ranks, batches, seed)
+    if count > MAX_DRAWS:
+        picks = picks_per_token(topk, experts)
+        each = f"{picks} draws a token" + (f" (each counted {1 + (picks - 1) // CHECKS_PER_DRAW} times: it is "
+                                           f"checked against up to {picks - 1} earlier picks)"
+                                           if picks > CHECKS_PER_DRAW else "")
+        raise ValueError(f"the run takes tokens x batches x {each} = {count:,} draws; at most {MAX_DRAWS:,}")
 
 
 def ep_imbalance(tokens: int, topk: int, experts: int, ranks: int, batches: int, seed: int) -> float:
@@ -47,21 +63,47 @@ def ep_imbalance(tokens: int, topk: int, experts: int, ranks: int, batches: int,
     counts = expert_loads(tokens, topk, experts, batches, seed)
     per_rank = experts // ranks
     loads = counts.reshape(batches, ranks, per_rank).sum(axis=2)
-    total = 0.0
-    for load in loads:
-        total += load.max() / load.mean() - 1.0
-    return total / batches
+    return float(np.mean(loads.max(axis=1) / loads.mean(axis=1) - 1.0))
 
 
 @lru_cache(maxsize=8)
 def expert_loads(tokens: int, topk: int, experts: int, batches: int, seed: int):
     """Tokens routed to each expert, one row per batch (the draws, seeded)."""
     rng = np.random.default_rng(seed)
-    counts = np.empty((batches, experts), dtype=np.int64)
-    for b in range(batches):
-        # topk distinct experts per token: the first topk of a random permutation
-        keys = rng.random((tokens, experts))
-        chosen = np.argpartition(keys, topk - 1, axis=1)[:, :topk]
-        counts[b] = np.bincount(chosen.ravel(), minlength=experts)
+    picks = picks_per_token(topk, experts)
+    counts = np.zeros(batches * experts, dtype=np.int64)
+    rows = batches * tokens              # one per token of every batch, in batch order
+    step = max(1, CHUNK_DRAWS // max(picks, 1))
+    for first in range(0, rows if picks else 0, step):
+        last = min(rows, first + step)
+        chosen = distinct_picks(rng, last - first, picks, experts)
+        batch = np.arange(first, last) // tokens
+        low = int(batch[0])
+        where = chosen + (batch - low) * experts     # (int64: a chunk may span many batches)
+        found = np.bincount(where.ravel(), minlength=(int(batch[-1]) - low + 1) * experts)
+        counts[low * experts:low * experts + found.size] += found
+    counts = counts.reshape(batches, experts)
+    if picks < topk:                     # each token took every expert it did not leave out
+        counts = tokens - counts
     counts.setflags(write=False)
     return counts
+
+
+def distinct_picks(rng, rows: int, k: int, n: int):
+    """``k`` distinct values of 0..n-1 for each of ``rows`` rows, each set uniform
+    among the k-subsets (Floyd's algorithm, one step for all rows at once): an
+    array of k rows of ``rows`` values, in about rows x k draws (and the checks
+    of each draw against the row's earlier picks)."""
+    dtype = next(t for t in (np.int16, np.int32, np.int64) if n <= np.iinfo(t).max)   # narrow: quicker checks
+    chosen = np.empty((k, rows), dtype=dtype)
+    seen = np.empty(rows, dtype=bool)
+    for i, top in enumerate(range(n - k, n)):
+        # a value of 0..top; where the row already holds it, top itself (which no earlier step could draw)
+        value = rng.integers(0, top + 1, size=rows, dtype=dtype)
+        if i:
+            np.equal(chosen[0], value, out=seen)
+            for earlier in chosen[1:i]:
+                seen |= earlier == value
+            value[seen] = top
+        chosen[i] = value
+    return chosen

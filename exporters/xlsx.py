@@ -634,7 +634,8 @@ class WorkbookWriter:
             try:
                 text = self.formula_text(found)
                 rows_note = (f"`{cell.source}` takes its rows from the hidden sheet Comprehensions (Format > "
-                             "Sheet > Unhide to see them).") if "Comprehensions!" in text else None
+                             "Sheet > Unhide to see them). " + self.builder.rows_limits(cid)).strip() \
+                    if "Comprehensions!" in text else None
                 return _ValueCell(value, self.styles("formula", number_format(value)), text, rows_note)
             except NotExcel as exc:
                 note = f"Excel cannot express this formula ({exc}); a value computed by ifr."

@@ -77,6 +77,9 @@ class ChecksSheet(_Sheet):
         placeholders: dict[str, str] = {}
 
         def swap(row: ir.TableRow) -> ir.Node:
+            if ir.free_variables(row):
+                raise NotLive(f"`{row.text}` reads a row of the table for each value of a comprehension; "
+                              "a value computed by ifr.")
             reference = self.w.table_cells.get((row.table, self._row_index(row), row.column))
             if reference is None:
                 raise NotLive(f"`{row.text}` has no cell in the table's sheet; a value computed by ifr.")

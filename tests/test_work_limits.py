@@ -95,7 +95,7 @@ def fresh_cache(tmp_path, monkeypatch):
 
 
 def test_monte_carlo_draws_are_bounded_for_the_model(tmp_path, monkeypatch, fresh_cache):
-    monkeypatch.setattr(evaluate, "MAX_TOTAL_DRAWS", 3 * 64 * 8 * 10, raising=False)
+    monkeypatch.setattr(evaluate, "MAX_TOTAL_DRAWS", 3 * 64 * 2 * 10, raising=False)   # tokens x topk x batches
     m = load(tmp_path, """\
         a = ep_imbalance(tokens=64, topk=2, experts=8, ranks=2, batches=10, seed=0)
         b = ep_imbalance(tokens=64, topk=2, experts=8, ranks=4, batches=10, seed=0)
