@@ -318,14 +318,22 @@ class ComprehensionsSheet(_Sheet):
         return aggregate, end + 2
 
     @staticmethod
-    def _aggregate(func: str, values: str, numbers: str) -> str:
-        """A comprehension's result from its rows' values; #N/A where no row is kept
-        (as ifr, which has no value then), except a sum's 0."""
+    def _aggregate(func: str, values: str, numbers: str, across: bool = False) -> str:
+        """A comprehension's result from its rows' values (a grid's: one row's cells,
+        ``across``); #N/A where no row is kept (as ifr, which has no value then), except
+        a sum's 0."""
+        best = f"MAX({values})" if func == "argmax" else f"MIN({values})"
+        # argmax/argmin: the first row within a relative 1e-12 of the best, as ifr
+        # (evaluate.TIE_TOLERANCE); the bound on the far side leaves out the rows
+        # holding "" (text compares beyond every number). MATCH takes the product
+        # as an array without array entry in LibreOffice and Gnumeric alike.
+        tied = (f"({values}>={best}-1E-12*ABS({best}))*({values}<={best})" if func == "argmax" else
+                f"({values}<={best}+1E-12*ABS({best}))*({values}>={best})")
+        # Gnumeric reads INDEX(row, k) as the k-th row of a one-row range (#REF!)
+        at = f"1,MATCH(1,{tied},0)" if across else f"MATCH(1,{tied},0)"
         found = {
             "max": f"MAX({values})", "min": f"MIN({values})", "sum": f"SUM({values})",
-            "first": f"MIN({values})",
-            "argmax": f"INDEX({numbers},MATCH(MAX({values}),{values},0))",
-            "argmin": f"INDEX({numbers},MATCH(MIN({values}),{values},0))",
+            "first": f"MIN({values})", "argmax": f"INDEX({numbers},{at})", "argmin": f"INDEX({numbers},{at})",
         }[func]
         return found if func == "sum" else f"IF(COUNT({values})=0,NA(),{found})"
 
@@ -351,7 +359,7 @@ class ComprehensionsSheet(_Sheet):
             cell_text = self._row_text(grid.value, grid.keep, refs, {INNER_VARIABLE: self._INNER})
             cells = f"{xl_col_to_name(first)}{self._RESULT}:{xl_col_to_name(last)}{self._RESULT}"
             numbers = f"${xl_col_to_name(first)}${header + 1}:${xl_col_to_name(last)}${header + 1}"
-            result = self._aggregate(grid.func, cells, numbers)
+            result = self._aggregate(grid.func, cells, numbers, across=True)
             if grid.guard is not None:
                 guard_refs = dict(refs)
                 guard_refs[LOOP_VARIABLE] = self._LOOP
