@@ -11,7 +11,7 @@ import math
 from pathlib import Path
 
 from ifr import ir
-from ifr.checks import half_step, printed_literal
+from ifr.checks import CHECK_TIE, half_step, printed_literal
 from ifr.evaluate import compile_node
 from ifr.tables import sweep_values
 
@@ -155,9 +155,8 @@ class ChecksSheet(_Sheet):
             fmt = number_format(result.actual, 6)
             self.live(row, 1, self._scaled(node.left, scale), None, result.actual, fmt=_full(result.actual))
             self.live(row, 2, self._scaled(node.right, scale), None, result.expected, fmt=fmt)
-            op = {"==": "=", "!=": "<>"}.get(node.op, node.op)
             self.sheet.write_string(row, 5, node.op, self.st("muted"))
-            test = f"B{row + 1}{op}C{row + 1}"
+            test = _comparison(node.op, f"B{row + 1}", f"C{row + 1}")
         else:
             self.live(row, 1, lambda: self._expression(node), None,
                       bool(result.passed), fmt=TRUTH_FORMAT)
@@ -165,6 +164,15 @@ class ChecksSheet(_Sheet):
             test = f"B{row + 1}"
         self.sheet.write_formula(row, 6, f'=IF({test},"{PASS}","{FAIL}")', self.st("pass"),
                                  PASS if result.passed else FAIL)
+
+
+def _comparison(op: str, left: str, right: str) -> str:
+    """Excel's test of ``left op right`` by ifr's rule (checks.compare): two numbers
+    within CHECK_TIE (relative) of each other are equal."""
+    tied = f"ABS({left}-{right})<={CHECK_TIE:.0E}*MAX(ABS({left}),ABS({right}))"
+    return {"<": f"AND({left}<{right},NOT({tied}))", "<=": f"OR({left}<={right},{tied})",
+            ">": f"AND({left}>{right},NOT({tied}))", ">=": f"OR({left}>={right},{tied})",
+            "==": tied, "!=": f"NOT({tied})"}[op]
 
 
 def _full(value) -> str:

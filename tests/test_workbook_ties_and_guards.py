@@ -107,3 +107,40 @@ def test_the_workbook_breaks_argmax_ties_as_ifr_does(tmp_path, soffice):
     for engine, shown in _engines(exported, tmp_path).items():
         for name in ("best_p", "least", "k", "j", "both"):
             assert shown[where[name]] == model[name].magnitude, (engine, name)
+
+
+# Two sides 1e-13 apart (relative): closer than ifr's tie tolerance, further than
+# the few last bits LibreOffice and Gnumeric themselves take as equal.
+NEAR = """\
+both  = 0.30000000000003
+three = 0.3
+check both >= three
+check three >= both
+check both <= three
+check both == three
+check both != three
+check both > three
+check three < both
+"""
+
+
+def test_a_check_takes_sides_equal_but_for_the_last_bits_as_equal(tmp_path):
+    model = _model(tmp_path, NEAR)
+    assert [r.passed for r in model.check()] == [True, True, True, True, False, False, False]
+    # 0.1 + 0.2 is 0.30000000000000004
+    model = _model(tmp_path, "a = 0.1 s\nb = 0.2 s\ncheck 0.3 s >= a + b\ncheck a + b > 0.3 s\n")
+    assert [r.passed for r in model.check()] == [True, False]
+
+
+def test_a_check_far_beyond_the_tolerance_still_compares_exactly(tmp_path):
+    model = _model(tmp_path, "a = 1 s\nb = 1.000000001 s\ncheck a < b\ncheck a == b\ncheck b > a\n")
+    assert [r.passed for r in model.check()] == [True, False, True]
+
+
+def test_the_checks_sheet_takes_sides_equal_but_for_the_last_bit_as_equal(tmp_path, soffice):
+    model = _model(tmp_path, NEAR)
+    exported = tmp_path / "main.xlsx"
+    model.export(exported)
+    for engine, shown in _engines(exported, tmp_path).items():
+        results = [shown.get(("Checks", f"G{4 + i}")) for i in range(7)]
+        assert results == ["✓", "✓", "✓", "✓", "✗", "✗", "✗"], engine
