@@ -178,3 +178,36 @@ def test_table_rows_and_scenarios_searching_past_the_base_rows_show_ifrs_values(
         heavy = next(c for c in book["Scenarios"]["A"] if c.value == "need").row
         assert shown[("Scenarios", f"D{heavy}")] == 100, engine
 
+
+STALE = """\
+size   = 2 GiB
+rate   = 4 GB/s to 6.5 GB/s
+t_load = size / rate   in ms
+limit  = 600 ms
+check median(t_load) < limit
+check median(t_load) < 600 ms
+check percentile(t_load, 95) = 537 ms within 50 ms
+check median(t_load) < limit and limit > 1 ms
+"""
+
+
+def test_a_check_of_a_value_the_workbook_cannot_recompute_goes_stale_on_an_edit(tmp_path, soffice):
+    model = _model(tmp_path, STALE)
+    assert all(r.passed for r in model.check())
+    exported = tmp_path / "main.xlsx"
+    model.export(exported)
+    unedited = read_values(recalculate(exported, tmp_path / "unedited"))
+    assert [unedited.get(("Checks", f"G{row}")) for row in (4, 5, 6, 7)] == ["✓"] * 4
+    assert isinstance(unedited.get(("Checks", "B4")), float)
+    book = load_workbook(exported)
+    (sheet, ref), = book.defined_names[cell_names(model)["size"]].destinations
+    book[sheet][ref.replace("$", "")].value *= 10          # 20 GiB: the median load takes over 3 s
+    edited = tmp_path / "edited.xlsx"
+    book.save(edited)
+    assert not any(r.passed for r in ifr.load(tmp_path / "main.ifr").with_inputs(size="20 GiB").check())
+    for engine, shown in {"libreoffice": read_values(recalculate(edited, tmp_path / "libreoffice")),
+                          "gnumeric": _gnumeric(edited, tmp_path)}.items():
+        for row in (4, 5, 6, 7):
+            value, result = shown.get(("Checks", f"B{row}")), shown.get(("Checks", f"G{row}"))
+            assert isinstance(value, str) and value.startswith("#"), (engine, row, value)
+            assert result != "✓", (engine, row, result)
