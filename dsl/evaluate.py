@@ -569,9 +569,10 @@ def _fold_arg_arrays(func, state, value, keep, n):
         out = beyond(edge, layers[0][0])
         if not out.any():
             break
-        for k, (values, ns) in enumerate(layers):
-            after = layers[k + 1] if k + 1 < len(layers) else (np.nan, np.nan)
-            values[out], ns[out] = np.broadcast_to(after[0], values.shape)[out], np.broadcast_to(after[1], ns.shape)[out]
+        for k, (values, ns) in enumerate(layers):   # each layer takes the next one's record
+            after_values, after_ns = layers[k + 1] if k + 1 < len(layers) else (np.nan, np.nan)
+            values[out] = np.broadcast_to(after_values, values.shape)[out]
+            ns[out] = np.broadcast_to(after_ns, ns.shape)[out]
         layers = [(v, m) for v, m in layers if not np.isnan(v).all()]
     return best, layers[0][1] if layers else np.full(best.shape, np.nan), layers
 

@@ -211,3 +211,18 @@ def test_a_check_of_a_value_the_workbook_cannot_recompute_goes_stale_on_an_edit(
             value, result = shown.get(("Checks", f"B{row}")), shown.get(("Checks", f"G{row}"))
             assert isinstance(value, str) and value.startswith("#"), (engine, row, value)
             assert result != "✓", (engine, row, result)
+
+
+def test_argmax_over_samples_keeps_each_samples_first_near_tie(tmp_path):
+    # per sample: 1, 1 + 0.6e-12 s and 1 + 1.2e-12 s (s, 0..1, is the sample's) at n = 0, 1, 2, and
+    # 1.1 s at n = 3. n = 3 wins where 1.1 s beats 1 + 1.2e-12 s; else the best is n = 2's, and n = 0
+    # lies within 1e-12 of it while s <= 1/1.2, n = 1 always: the first near tie is n = 0, then n = 1.
+    import numpy as np
+    model = _model(tmp_path, "s = uniform(0, 1)\neps = 0.6e-12\n"
+                   "k = argmax(if n == 3 then 1.1 * s else 1 + eps * n * s for n in 0..3)\n")
+    s, k = model.samples("s"), model.samples("k")
+    values = np.stack([1 + 0.6e-12 * n * s for n in range(3)] + [1.1 * s])    # as ifr computes them
+    best = values.max(axis=0)
+    expected = np.argmax(values >= best - 1e-12 * np.abs(best), axis=0)      # the first within 1e-12
+    assert set(np.unique(expected)) == {0, 1, 3}
+    assert (k == expected).all()
