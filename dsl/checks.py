@@ -144,10 +144,26 @@ def _tolerance(check, model, literal, expected, scale):
     return 1e-9 * abs(expected), "relative 1e-9"
 
 
+# A check's two sides within this of each other (relative) are equal: the same
+# quantity computed two ways (a scenario's value and the base one, 0.1 + 0.2 and
+# 0.3) differs in its last bits, and a check must not pass or fail on them. The
+# Checks sheet compares with the same rule.
+CHECK_TIE = 1e-12
+
+
+def compare(op: str, left, right) -> bool:
+    """``left op right``, two numbers within CHECK_TIE (relative) of each other
+    being equal (truth values, 1 and 0, are never within it of each other)."""
+    tied = abs(left - right) <= CHECK_TIE * max(abs(left), abs(right))
+    return {"<": left < right and not tied, "<=": left <= right or tied, ">": left > right and not tied,
+            ">=": left >= right or tied, "==": tied, "!=": not tied}[op]
+
+
 def _inequality(model, check, value):
     node = check.expr
     if isinstance(node, ir.Cmp):
         left, right = _eval(node.left, model), _eval(node.right, model)
+        value = compare(node.op, left, right)
         unit_text = model.units.get(_ref(node.left)) or model.units.get(_ref(node.right)) or ""
         if not unit_text:
             from .display import auto_unit

@@ -496,9 +496,11 @@ def _fold(func, state, value, keep, n):
     if func == "sum":
         add = _np().where(keep, value, 0.0) if is_array(keep) else value
         return add if state is None else state + add
+    if func in ("argmax", "argmin"):
+        return _fold_arg(func, state, value, keep, n)
     # per row or sample once any of them is an array (a branch that reads no row may follow one that does)
     arrays = is_array(value) or is_array(keep) or (state is not None and is_array(state[0]))
-    better = operator.gt if func in ("max", "argmax") else operator.lt
+    better = operator.gt if func == "max" else operator.lt
     if state is None:
         if is_array(keep):
             np = _np()
@@ -513,6 +515,69 @@ def _fold(func, state, value, keep, n):
     if better(value, best):
         return value, float(n)
     return state
+
+
+# argmax/argmin take the first n whose value is within this (relative) of the
+# best, as the workbook's MATCH over the same test does: two values equal but
+# for floating point's last bits must not pick different n in ifr and Excel.
+TIE_TOLERANCE = 1e-12
+
+
+def _fold_arg(func, state, value, keep, n):
+    """argmax/argmin's state after one more value: (best, the first n within
+    TIE_TOLERANCE of best, the records within it).  The answer is a record (a
+    value beyond every earlier one), so only the records near the best are kept:
+    their values, strictly rising (falling for argmin), with their n."""
+    if is_array(value) or is_array(keep) or (state is not None and is_array(state[0])):
+        return _fold_arg_arrays(func, state, value, keep, n)
+    records = [] if state is None else state[2]
+    if records and not (value > records[-1][0] if func == "argmax" else value < records[-1][0]):
+        return state
+    if not records and value != value:      # NaN is never a best
+        return state
+    records = records + [(value, float(n))]
+    edge = _tie_edge(func, value)
+    inside = [r for r in records if (r[0] >= edge if func == "argmax" else r[0] <= edge)]
+    return value, inside[0][1], inside
+
+
+def _tie_edge(func, best):
+    """The worst value still tied with ``best`` (the workbook computes the same: MAX-1E-12*ABS(MAX))."""
+    np = _np()
+    edge = best - TIE_TOLERANCE * abs(best) if func == "argmax" else best + TIE_TOLERANCE * abs(best)
+    return np.where(np.isfinite(edge), edge, best) if is_array(edge) else edge if math.isfinite(edge) else best
+
+
+def _fold_arg_arrays(func, state, value, keep, n):
+    """_fold_arg over arrays: the records are layers of arrays, NaN where a
+    sample has fewer, each sample's kept from layer 0 on."""
+    np = _np()
+    value = np.broadcast_to(np.asarray(value, dtype=float), np.shape(keep) if is_array(keep) else np.shape(value))
+    beyond = operator.gt if func == "argmax" else operator.lt
+    if state is None:
+        best, layers = np.full(value.shape, np.nan), []
+    else:
+        best, _, layers = state
+    take = (np.isnan(best) | beyond(value, best)) & ~np.isnan(value) & (keep if is_array(keep) else True)
+    best = np.where(take, value, best)
+    placed = ~take
+    for values, ns in layers:                       # a new record goes into each sample's first free layer
+        free = np.isnan(values) & ~placed
+        values[free], ns[free] = value[free], float(n)
+        placed = placed | free
+    if not placed.all():
+        layers = layers + [(np.where(placed, np.nan, value), np.where(placed, np.nan, float(n)))]
+    edge = _tie_edge(func, best)
+    while layers:                                   # drop the records no longer tied with the best
+        out = beyond(edge, layers[0][0])
+        if not out.any():
+            break
+        for k, (values, ns) in enumerate(layers):   # each layer takes the next one's record
+            after_values, after_ns = layers[k + 1] if k + 1 < len(layers) else (np.nan, np.nan)
+            values[out] = np.broadcast_to(after_values, values.shape)[out]
+            ns[out] = np.broadcast_to(after_ns, ns.shape)[out]
+        layers = [(v, m) for v, m in layers if not np.isnan(v).all()]
+    return best, layers[0][1] if layers else np.full(best.shape, np.nan), layers
 
 
 def _monte_carlo(node: ir.MonteCarlo, args: dict):

@@ -11,10 +11,11 @@ import math
 from pathlib import Path
 
 from ifr import ir
-from ifr.checks import half_step, printed_literal
+from ifr.checks import CHECK_TIE, half_step, printed_literal
 from ifr.evaluate import compile_node
 from ifr.tables import sweep_values
 
+from .excel_numbers import NotExcel
 from .xlsx import merged_text, setup_print, write_formula, write_number
 from .xlsx_formulas import NotLive, per_unit, symbol, unit_size
 from .xlsx_sheets import FAIL, PASS, _Sheet
@@ -114,14 +115,16 @@ class ChecksSheet(_Sheet):
         scale = _scale(result.unit)
         fmt = number_format(result.expected if result.expected is not None else result.actual, 6)
         # the computed value in full (ten significant digits), beside the expected one as written
-        self.live(row, 1, self._scaled(check.expr, scale), None, result.actual, fmt=_full(result.actual))
+        self.live(row, 1, self._scaled(check.expr, scale), None, result.actual, fmt=_full(result.actual),
+                  sources=_cells(check.expr))
         literal = printed_literal(check.expected)
         if literal is not None:
             # as written in the check (`23.0 ms` shows 23.0: the digits are the tolerance)
             write_number(self.sheet, row, 2, result.expected,
                          self.st("formula", input_format(result.expected, literal[0])))
         else:
-            self.live(row, 2, self._scaled(check.expected, scale), None, result.expected, fmt=fmt)
+            self.live(row, 2, self._scaled(check.expected, scale), None, result.expected, fmt=fmt,
+                      sources=_cells(check.expected))
         expected_ref = f"C{row + 1}"
         tolerance = check.tolerance
         if tolerance is not None and isinstance(tolerance, ir.Const) and tolerance.unit == "%":
@@ -131,7 +134,8 @@ class ChecksSheet(_Sheet):
         elif tolerance is not None:
             rule = f"within {tolerance.text}"
             tol = abs(float(compile_node(tolerance)(self.w.model.values, {}))) / float(scale)
-            self.live(row, 4, lambda: per_unit(sp.Abs(self._expression(tolerance)), scale), None, tol, fmt=_plus_minus(number_format(tol)))
+            self.live(row, 4, lambda: per_unit(sp.Abs(self._expression(tolerance)), scale), None, tol,
+                      fmt=_plus_minus(number_format(tol)), sources=_cells(tolerance))
         elif literal is not None:
             sign = "-" if literal[2] < 0 else ""
             rule, tol = f"rounds to {sign}{literal[0]}", half_step(literal[0])
@@ -143,6 +147,17 @@ class ChecksSheet(_Sheet):
         self.sheet.write_string(row, 5, rule, self.st("muted"))
         self.sheet.write_formula(row, 6, f'=IF(ABS(B{row + 1}-C{row + 1})<=E{row + 1}*(1+1E-12)+1E-300,'
                                  f'"{PASS}","{FAIL}")', self.st("pass"), PASS if result.passed else FAIL)
+
+    def _truth(self, row: int, node, passed: bool) -> None:
+        """A check of a condition: live, or ifr's answer guarded like a value (1 or 0,
+        shown TRUE or FALSE: a guard holds a number)."""
+        try:
+            self.w.formula_text(self._expression(node), None)
+        except (NotLive, NotExcel):
+            self.live(row, 1, lambda: self._expression(node), None, float(passed), fmt=TRUTH_FORMAT,
+                      sources=_cells(node))
+            return
+        self.live(row, 1, lambda: self._expression(node), None, passed, fmt=TRUTH_FORMAT)
 
     def _not_computed(self, row: int, result) -> None:
         """A check ifr could not compute: #N/A with the reason, and a fail."""
@@ -156,18 +171,33 @@ class ChecksSheet(_Sheet):
         if isinstance(node, ir.Cmp):
             scale = _scale(result.unit)
             fmt = number_format(result.actual, 6)
-            self.live(row, 1, self._scaled(node.left, scale), None, result.actual, fmt=_full(result.actual))
-            self.live(row, 2, self._scaled(node.right, scale), None, result.expected, fmt=fmt)
-            op = {"==": "=", "!=": "<>"}.get(node.op, node.op)
+            self.live(row, 1, self._scaled(node.left, scale), None, result.actual, fmt=_full(result.actual),
+                      sources=_cells(node.left))
+            self.live(row, 2, self._scaled(node.right, scale), None, result.expected, fmt=fmt,
+                      sources=_cells(node.right))
             self.sheet.write_string(row, 5, node.op, self.st("muted"))
-            test = f"B{row + 1}{op}C{row + 1}"
+            test = _comparison(node.op, f"B{row + 1}", f"C{row + 1}")
         else:
-            self.live(row, 1, lambda: self._expression(node), None,
-                      bool(result.passed), fmt=TRUTH_FORMAT)
+            self._truth(row, node, bool(result.passed))
             self.sheet.write_string(row, 5, "true", self.st("muted"))
             test = f"B{row + 1}"
         self.sheet.write_formula(row, 6, f'=IF({test},"{PASS}","{FAIL}")', self.st("pass"),
                                  PASS if result.passed else FAIL)
+
+
+def _cells(node) -> list[str]:
+    """The cells a check's expression reads: a value Excel cannot recompute from
+    them is guarded by their inputs (#N/A once one is edited), as on the Model sheet."""
+    return sorted(ir.refs(node))
+
+
+def _comparison(op: str, left: str, right: str) -> str:
+    """Excel's test of ``left op right`` by ifr's rule (checks.compare): two numbers
+    within CHECK_TIE (relative) of each other are equal."""
+    tied = f"ABS({left}-{right})<={CHECK_TIE:.0E}*MAX(ABS({left}),ABS({right}))"
+    return {"<": f"AND({left}<{right},NOT({tied}))", "<=": f"OR({left}<={right},{tied})",
+            ">": f"AND({left}>{right},NOT({tied}))", ">=": f"OR({left}>={right},{tied})",
+            "==": tied, "!=": f"NOT({tied})"}[op]
 
 
 def _full(value) -> str:

@@ -415,7 +415,16 @@ class FormulaBuilder:
         self.helpers.extend(blocks)
         return expr
 
-    def _helper_block(self, node: ir.Reduce, ref, cid: str | None) -> HelperBlock:
+    def replanned(self, block: HelperBlock, model) -> HelperBlock:
+        """``block`` planned again for another evaluation of this model (a table
+        row's, a scenario's): its rows and grids sized for those values, its key and
+        unit kept for the formulas that read it; raises NotLive."""
+        other = FormulaBuilder(model)
+        fresh = other._helper_block(block.node, other.display_ref, block.cell or None, block.unit)
+        fresh.key = block.key
+        return fresh
+
+    def _helper_block(self, node: ir.Reduce, ref, cid: str | None, unit: str | None = None) -> HelperBlock:
         from ifr.evaluate import compile_node
         sp = sympy_module()
         if ir.refs(node.lo) or _find(node.lo, ir.Var) or _find(node.hi, ir.Var):
@@ -439,8 +448,9 @@ class FormulaBuilder:
         if last - lo + 1 > MAX_HELPER_ROWS:
             raise NotLive(f"`{node.text}` runs over {last - lo + 1:,} values, too many for helper rows; "
                           "a value computed by ifr.")
-        unit = "" if node.func == "first" else auto_unit(dim_of(node.body, self.model.dims),
-                                                         _typical(node, self.model.values))
+        if unit is None:
+            unit = "" if node.func == "first" else auto_unit(dim_of(node.body, self.model.dims),
+                                                             _typical(node, self.model.values))
         size = unit_size(unit)
         block = HelperBlock(f"__comprehension_{len(self.helpers)}_{cid}", cid or "", node.func,
                             node.text, node.var, unit)

@@ -7,12 +7,15 @@ has an address and a defined name.
 """
 from __future__ import annotations
 
+import math
+
 from ifr import ir
+from ifr.errors import IfrError
 
 from .cells import Share, display_value
 from .excel_numbers import NotExcel
 from .xlsx import _quote, merged_text, setup_print, write_formula, write_number
-from .xlsx_formulas import INNER_VARIABLE, LOOP_VARIABLE, NotLive, fill_cache, unit_size
+from .xlsx_formulas import INNER_VARIABLE, LOOP_VARIABLE, NotLive, unit_size
 from .xlsx_layout import SCENARIOS_FIRST_COLUMN, SCENARIOS_HEADER_ROW, TABLE_HEADER_ROW, in_unit, scenario_layout, scenario_rows
 from .xlsx_solves import recached
 from .xlsx_style import column_format, input_format, number_format, text_width
@@ -214,11 +217,8 @@ class ComprehensionsSheet(_Sheet):
             for block in self.w.builder.helpers:
                 if block.cell not in affected or block.key not in self.w.refs:
                     continue
-                copied = _copy_block(block)
-                fill_cache(copied, values)
-                found = self._place_block(copied, row, refs, f" (scenario {name})")
-                if found is not None:
-                    context[block.key], row = found
+                context[block.key], row = self._place_for(block, self.w.model.scenario(name), row, refs,
+                                                          f" (scenario {name})")
             for ladder in self.w.builder.solves:
                 if ladder.cell not in affected:
                     continue
@@ -260,11 +260,7 @@ class ComprehensionsSheet(_Sheet):
                 label = f" (table {table.name}, row {i + 1})"
                 for cid in affected:
                     if cid in keyed:
-                        copied = _copy_block(keyed[cid])
-                        fill_cache(copied, row_model.values)
-                        found = self._place_block(copied, row, refs, label)
-                        if found is not None:
-                            refs[copied.key], row = found
+                        refs[keyed[cid].key], row = self._place_for(keyed[cid], row_model, row, refs, label)
                     if cid in ladders:
                         copied = recached(ladders[cid], model, row_model.values)
                         rows = LadderRows(self, copied, row, refs, label)
@@ -277,6 +273,32 @@ class ComprehensionsSheet(_Sheet):
                     self.w.table_row_cells[(table.name, i, cid)] = refs[cid]
                 self.row_columns.append((f"{table.name}, row {i + 1}", first, column))
         return row
+
+    def _place_for(self, block, model, row: int, refs: dict, label: str):
+        """``block`` for another evaluation of the model (a table row's, a scenario's):
+        its own rows sized for those values, or, where Excel cannot have them, ifr's
+        value of it, guarded (#N/A once an input it came from is edited); (its Excel
+        text, the next free row)."""
+        try:
+            found = self._place_block(self.w.builder.replanned(block, model), row, refs, label)
+        except NotLive:
+            found = None
+        return found if found is not None else (self._guarded_value(block, model), row)
+
+    def _guarded_value(self, block, model) -> str:
+        """ifr's value of ``block`` in ``model``, in the block's unit, as Excel text
+        that turns #N/A once an input the block's cell reads is edited."""
+        from ifr.evaluate import compile_node
+        try:
+            value = float(compile_node(block.node)(model.values, {}))
+        except (IfrError, TypeError, ValueError):
+            return "NA()"
+        if block.func not in ("argmax", "argmin", "first"):
+            value /= float(unit_size(block.unit))
+        if not math.isfinite(value):
+            return "NA()"
+        guard = self.w.stale_guard([block.cell], value) if block.cell else None
+        return f"({guard[1:]})" if guard is not None else repr(value)
 
     def _scenario_contexts(self) -> dict:
         """scenario -> (refs reading its column of the Scenarios sheet, the cells it changes)."""
@@ -318,14 +340,22 @@ class ComprehensionsSheet(_Sheet):
         return aggregate, end + 2
 
     @staticmethod
-    def _aggregate(func: str, values: str, numbers: str) -> str:
-        """A comprehension's result from its rows' values; #N/A where no row is kept
-        (as ifr, which has no value then), except a sum's 0."""
+    def _aggregate(func: str, values: str, numbers: str, across: bool = False) -> str:
+        """A comprehension's result from its rows' values (a grid's: one row's cells,
+        ``across``); #N/A where no row is kept (as ifr, which has no value then), except
+        a sum's 0."""
+        best = f"MAX({values})" if func == "argmax" else f"MIN({values})"
+        # argmax/argmin: the first row within a relative 1e-12 of the best, as ifr
+        # (evaluate.TIE_TOLERANCE); the bound on the far side leaves out the rows
+        # holding "" (text compares beyond every number). MATCH takes the product
+        # as an array without array entry in LibreOffice and Gnumeric alike.
+        tied = (f"({values}>={best}-1E-12*ABS({best}))*({values}<={best})" if func == "argmax" else
+                f"({values}<={best}+1E-12*ABS({best}))*({values}>={best})")
+        # Gnumeric reads INDEX(row, k) as the k-th row of a one-row range (#REF!)
+        at = f"1,MATCH(1,{tied},0)" if across else f"MATCH(1,{tied},0)"
         found = {
             "max": f"MAX({values})", "min": f"MIN({values})", "sum": f"SUM({values})",
-            "first": f"MIN({values})",
-            "argmax": f"INDEX({numbers},MATCH(MAX({values}),{values},0))",
-            "argmin": f"INDEX({numbers},MATCH(MIN({values}),{values},0))",
+            "first": f"MIN({values})", "argmax": f"INDEX({numbers},{at})", "argmin": f"INDEX({numbers},{at})",
         }[func]
         return found if func == "sum" else f"IF(COUNT({values})=0,NA(),{found})"
 
@@ -351,7 +381,7 @@ class ComprehensionsSheet(_Sheet):
             cell_text = self._row_text(grid.value, grid.keep, refs, {INNER_VARIABLE: self._INNER})
             cells = f"{xl_col_to_name(first)}{self._RESULT}:{xl_col_to_name(last)}{self._RESULT}"
             numbers = f"${xl_col_to_name(first)}${header + 1}:${xl_col_to_name(last)}${header + 1}"
-            result = self._aggregate(grid.func, cells, numbers)
+            result = self._aggregate(grid.func, cells, numbers, across=True)
             if grid.guard is not None:
                 guard_refs = dict(refs)
                 guard_refs[LOOP_VARIABLE] = self._LOOP
@@ -452,11 +482,3 @@ class _BlockLayout:
     def __init__(self):
         self.inner_refs: dict[str, str] = {}   # inner result symbol -> its column in the row
         self.grids: list = []                  # (grid, result column, first grid column, cell text, result text)
-
-
-def _copy_block(block):
-    """A block to fill with another context's values (its formulas are shared)."""
-    import copy
-    copied = copy.copy(block)
-    copied.inners = [copy.copy(grid) for grid in block.inners]
-    return copied
