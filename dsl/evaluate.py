@@ -552,12 +552,17 @@ def _fold_arg_arrays(func, state, value, keep, n):
     """_fold_arg over arrays: the records are layers of arrays, NaN where a
     sample has fewer, each sample's kept from layer 0 on."""
     np = _np()
-    value = np.broadcast_to(np.asarray(value, dtype=float), np.shape(keep) if is_array(keep) else np.shape(value))
+    shape = np.broadcast_shapes(np.shape(value), np.shape(keep), np.shape(state[0]) if state is not None else ())
+    value = np.broadcast_to(np.asarray(value, dtype=float), shape)
     beyond = operator.gt if func == "argmax" else operator.lt
     if state is None:
-        best, layers = np.full(value.shape, np.nan), []
-    else:
+        best, layers = np.full(shape, np.nan), []
+    else:   # a state of single values so far (a branch that read no row) is made one per row or sample
         best, _, layers = state
+        if np.shape(best) != shape:
+            best = np.array(np.broadcast_to(best, shape), dtype=float)
+            layers = [(np.array(np.broadcast_to(v, shape), dtype=float),
+                       np.array(np.broadcast_to(m, shape), dtype=float)) for v, m in layers]
     take = (np.isnan(best) | beyond(value, best)) & ~np.isnan(value) & (keep if is_array(keep) else True)
     best = np.where(take, value, best)
     placed = ~take
