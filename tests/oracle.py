@@ -263,6 +263,32 @@ class Oracle:
         for case, book in zip(ready, edited):
             if book is not None:
                 self.run(case, ["run", str(case.path), "--inputs-from", str(book.edited), "--format", "json"])
+            self.fixed_edit(case)
+
+    def fixed_edit(self, case: Case) -> None:
+        """An edit of a number the workbook shows but does not take (a table's varied
+        value, a scenario's override) is refused on read-back, never ignored."""
+        import random
+        from openpyxl import load_workbook
+        from ifr.exporters.roundtrip import with_workbook_inputs
+        from ifr.exporters.xlsx_layout import fixed_cells
+        fixed = [f for f in fixed_cells(case.model) if f.value == f.value and f.value not in (0.0,)]
+        if not fixed:
+            return
+        cell = random.Random(f"fixed:{case.generated.seed}").choice(fixed)
+        book = load_workbook(case.path.with_suffix(".xlsx"))
+        book[cell.sheet].cell(cell.row, cell.column).value = cell.value * 1.5
+        edited = case.folder / "fixed-edit.xlsx"
+        book.save(edited)
+        try:
+            with_workbook_inputs(case.model, edited)
+        except ifr.IfrError:
+            return
+        except Exception as exc:   # noqa: BLE001 - any other failure is ifr's bug
+            case.find("internal", f"--inputs-from with {cell.sheet}!R{cell.row}C{cell.column} edited", repr(exc))
+            return
+        case.find("disagree", f"--inputs-from with {cell.sheet}!R{cell.row}C{cell.column} edited",
+                  f"{cell.what} edited from {cell.value!r} to {cell.value * 1.5!r} was read back without a word")
 
     def checks_sheet(self, case: Case, recalculated: Path, engine: str) -> None:
         """The Checks sheet's ✓/✗ of the unedited workbook against `ifr check`."""
