@@ -178,6 +178,11 @@ class Solver:
         found = [n for n in numeric if not any(sides.same_crossing(n, r) for _, r in closed)]   # within rounding
         agreeing = len(found) < len(numeric)
         roots = merge([r for _, r in closed] + found)
+        if stretches and len(closed) == 1 and not self._flat_branch_holds(forms, env) and all(
+                lo <= closed[0][1] <= hi for lo, hi in stretches):
+            # the sides agree to rounding around the one verified closed-form root (x^2 k + c = c
+            # near x = 0): that root, as a warm run takes it from the cache without a scan
+            stretches = []
         if stretches:
             from .solve_diagnosis import on_a_stretch
             raise on_a_stretch(self, cell, stretches)
