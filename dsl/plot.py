@@ -31,7 +31,9 @@ def plot_histogram(name: str, unit: str, samples, stats, path: Path) -> None:
     """An uncertain cell's samples as a histogram, its median and 5-95% range marked."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 3.2))
-    ax.hist(samples, bins=60, color="#4C72B0", alpha=0.85)
+    from .uncertain import histogram
+    counts, edges = histogram(samples, 60)
+    ax.stairs(counts, edges, fill=True, color="#4C72B0", alpha=0.85)
     for x, style in ((stats.median, "-"), (stats.p5, "--"), (stats.p95, "--")):
         ax.axvline(x, color="black", linestyle=style, linewidth=1)
     ax.set_xlabel(name + (f" [{unit}]" if unit else ""))

@@ -251,3 +251,23 @@ def summary(samples) -> Summary:
 def is_samples(value) -> bool:
     """Whether a cell's value is a set of samples (an array) rather than one number."""
     return hasattr(value, "ndim") and value.ndim > 0
+
+
+def histogram(samples, bins: int):
+    """Counts and edges of the finite samples in ``bins`` bins of one width.
+
+    Samples spread over fewer floats than there are bins (1e20 give or take a
+    few units) have no such bins in numpy, which refuses them ("Too many bins
+    for data range"): their range is widened, evenly, until the bins exist."""
+    import numpy as np
+    finite = np.asarray(samples, dtype=float)
+    finite = finite[np.isfinite(finite)]
+    if not finite.size:
+        return np.zeros(bins, dtype=np.int64), np.linspace(0.0, 1.0, bins + 1)
+    lo, hi = float(finite.min()), float(finite.max())
+    pad = 0.0
+    while True:
+        try:
+            return np.histogram(finite, bins=bins, range=(lo - pad, hi + pad))
+        except ValueError:
+            pad = max(pad * 16, abs(lo), abs(hi), 1e-300) * 1e-12 if pad == 0.0 else pad * 16

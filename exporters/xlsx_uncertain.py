@@ -17,6 +17,7 @@ import numpy as np
 
 from ifr import ir
 from ifr.display import format_number
+from ifr.uncertain import histogram
 
 from .xlsx import merged_text, write_formula, write_number
 from .xlsx_sheets import _Sheet
@@ -115,7 +116,7 @@ class DistributionsSheet(_Sheet):
         row = first_row
         for k, cid in enumerate(self.cids[:MAX_HISTOGRAMS]):
             samples = model.samples(cid)
-            counts, edges = np.histogram(samples[np.isfinite(samples)], bins=BINS)
+            counts, edges = histogram(samples, BINS)
             centres = (edges[:-1] + edges[1:]) / 2
             top = self.HEADER + 1 + k * (BINS + 2)
             name, unit = graph.cells[cid].name, model.units[cid]

@@ -8,6 +8,9 @@ values ifr cached in them.
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from openpyxl import load_workbook
@@ -102,4 +105,33 @@ def test_an_error_in_the_branch_no_sample_takes_is_not_the_cells(tmp_path):
     assert (model.samples("f") == 2 * model.samples("u")).all()
     # where some samples do take it, the empty max is still the cell's error
     assert model.error("g") is not None and model.error("g").error.code == "no-value"
+    model.export(tmp_path / "out.xlsx")
+
+
+def test_a_tangent_root_is_the_same_on_a_first_run_and_a_warm_one(tmp_path):
+    # w^2 k + lat = lat has the one root w = 0, where the sides only touch: a first run
+    # scanned and called the rounding neighbourhood of 0 a stretch of solutions, while a
+    # warm run took the cached closed form, 0. Both runs now give the closed form.
+    path = _write(tmp_path, {"main.ifr": "w = 2 GPU\nk = 796e-3 GB/ms/GPU^2\nlat = 765 B/us\n"
+                             "even = solve w: w * w * k + lat = lat\n"})
+    cache = tmp_path / "cache"
+    runs = [subprocess.run([sys.executable, "-m", "ifr.cli", "run", str(path), "--format", "json"],
+                           capture_output=True, text=True, env={**os.environ, "IFR_CACHE_DIR": str(cache)})
+            for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
+    assert runs[0].stdout == runs[1].stdout
+    assert '"value": 0.0' in runs[0].stdout
+
+
+def test_samples_spread_over_fewer_floats_than_bins_have_a_histogram(tmp_path):
+    # q's samples are 752848.2 give or take floating point's last bit (the uncertain term
+    # cancels): numpy has no 30 bins of one width there, and the export exited 3.
+    from ifr.uncertain import histogram
+    path = _write(tmp_path, {"main.ifr": "b = triangular(0.06 token, 0.1 token, 0.15 token)\n"
+                             "q = (3.6e3 * 0.23e3 token - (25.9 token + b)) - ((75.1e3 token - b) + 25.9 token)\n"})
+    model = ifr.load(path)
+    samples = model.samples("q")
+    assert samples.min() < samples.max() and samples.max() - samples.min() < 1e-9
+    counts, edges = histogram(samples, 30)
+    assert counts.sum() == samples.size and len(edges) == 31 and edges[0] <= samples.min()
     model.export(tmp_path / "out.xlsx")
