@@ -449,11 +449,11 @@ def _compile_reduce(node: ir.Reduce) -> Fn:
             # the share of samples with no such n (uncertain), else 1 or 0
             missing = 1.0 if state is None else float(_np().isnan(state).mean()) if is_array(state) else 0.0
             if missing == 1.0:
-                raise IfrError("no-value", f"no n in {lo}..{hi} satisfies the condition of `{node.text}`", node.span,
-                               hint="widen the range")
+                raise IfrError("no-value", f"no {node.var} in {lo}..{hi} satisfies the condition of `{node.text}`",
+                               node.span, hint="widen the range")
             if missing:
                 from .display import percent_text
-                raise IfrError("no-value", f"no n in {lo}..{hi} satisfies the condition of `{node.text}` in "
+                raise IfrError("no-value", f"no {node.var} in {lo}..{hi} satisfies the condition of `{node.text}` in "
                                f"{percent_text(missing)} of the samples", node.span,
                                hint="widen the range to cover every sample")
             return state

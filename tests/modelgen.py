@@ -299,7 +299,8 @@ class Writer:
         if form == 9 and dim == NONE:
             self.kinds["builtin"] += 1
             (a, ua) = self.expr(NONE, sub, certain, var)
-            fn = self.src.choice(("ceil", "floor", "round", "abs", "sqrt_abs", "ln1p", "log2_1p", "log10_1p", "exp_neg"))
+            fn = self.src.choice(("ceil", "floor", "round", "abs", "sqrt_abs", "ln1p", "log2_1p", "log10_1p",
+                                  "exp_neg"))
             text = {"sqrt_abs": f"sqrt(abs({a}))", "ln1p": f"ln(1 + abs({a}))", "log2_1p": f"log2(1 + abs({a}))",
                     "log10_1p": f"log10(1 + abs({a}))", "exp_neg": f"exp(-abs({a}) / 1000)"}.get(fn, f"{fn}({a})")
             return text, ua
@@ -331,7 +332,8 @@ class Writer:
         if self.src.chance(0.3) and depth > 0:   # nested: the inner one reads the outer variable
             inner_var = "m" if var != "m" else "j"
             inner, ui = self.expr(dim, depth - 1, certain, var=inner_var)
-            body = f"{self.src.choice(('sum', 'max', 'min'))}({inner} * {inner_var} + {body} for {inner_var} in 1..{var})"
+            fold = self.src.choice(("sum", "max", "min"))
+            body = f"{fold}({inner} * {inner_var} + {body} for {inner_var} in 1..{var})"
             u = u or ui
             self.kinds["nested_comprehension"] += 1
         cond = f" if {var} != {self.src.integer(1, hi)}" if self.src.chance(0.3) and hi > 1 else ""
