@@ -59,7 +59,7 @@ class ExcelPrinter(StrPrinter):
     _HANDLED = frozenset({
         "Symbol", "Dummy", "Integer", "Rational", "Float", "Zero", "One", "NegativeOne", "Half",
         "Infinity", "NegativeInfinity", "NaN", "Pi", "Exp1", "BooleanTrue", "BooleanFalse",
-        "Add", "Mul", "Pow", "Function", "Piecewise", "Relational", "And", "Or", "Not",
+        "Add", "Mul", "Pow", "Function", "Piecewise", "Relational", "And", "Or", "Not", "ITE",
         "ceiling", "ExprCondPair", "Max", "Min",
     })
 
@@ -231,6 +231,10 @@ class ExcelPrinter(StrPrinter):
 
     def _print_Not(self, expr) -> str:
         return f"NOT({self._print(expr.args[0])})"
+
+    def _print_ITE(self, expr) -> str:
+        """sympy's if-then-else of conditions (what a Piecewise of truth values becomes)."""
+        return f"IF({self._args(expr.args)})"
 
 
 def _is_negative(term) -> bool:
