@@ -47,10 +47,11 @@ WORDS = ("kv", "link", "wait", "rate", "load", "share", "size", "cost", "lat", "
          "ctx", "pool", "prefill", "decode", "hbm", "queue", "ttft", "tpot", "fetch", "spill")
 STATEMENT_KINDS = (
     "input", "uncertain", "formula", "record", "alias", "function", "use_module", "use_stdlib",
-    "section", "description", "docstring", "comprehension", "nested_comprehension", "first", "argmax",
+    "section", "description", "docstring", "comprehension", "nested_comprehension", "nested_comprehension_3",
+    "first", "argmax",
     "argmin_tie", "if", "max_min", "builtin", "solve_closed", "solve_numeric", "solve_bracketed",
     "solve_through_max", "table_values", "table_range", "table_records", "table_two_way", "table_read",
-    "scenario", "scenario_formula", "scenario_alias", "scenario_read", "statistic", "check_equal",
+    "scenario", "scenario_formula", "scenario_alias", "scenario_read", "statistic", "check_equal", "check_compound",
     "check_within", "check_compare", "check_table", "check_scenario", "check_statistic", "shape_run",
     "display_unit", "shuffled",
 )
@@ -332,6 +333,11 @@ class Writer:
         if self.src.chance(0.3) and depth > 0:   # nested: the inner one reads the outer variable
             inner_var = "m" if var != "m" else "j"
             inner, ui = self.expr(dim, depth - 1, certain, var=inner_var)
+            if self.src.chance(0.4):   # three deep: the innermost reads both variables around it
+                (leaf, ul) = self.leaf(dim, certain)
+                inner = f"{self.src.choice(('sum', 'max', 'min'))}({leaf} * j2 + {inner} for j2 in {inner_var}..{var})"
+                ui = ui or ul
+                self.kinds["nested_comprehension_3"] += 1
             fold = self.src.choice(("sum", "max", "min"))
             body = f"{fold}({inner} * {inner_var} + {body} for {inner_var} in 1..{var})"
             u = u or ui
@@ -549,6 +555,10 @@ class Writer:
         elif style == 1 and not all(e <= 0 for e in cell.dim) or (style == 1 and cell.dim == NONE):
             self.checks.append(f"check {cell.name} = {self.literal(cell.dim)} within {self.src.choice(('50%', '1%'))}")
             self.kinds["check_within"] += 1
+        elif self.src.chance(0.25):
+            (a, _), (b, _) = self.expr(cell.dim, 0, certain=True), self.expr(cell.dim, 0, certain=True)
+            self.checks.append(f"check {cell.name} >= {a} {self.src.choice(('and', 'or'))} not {cell.name} > {b}")
+            self.kinds["check_compound"] += 1
         else:
             (other, _) = self.expr(cell.dim, 1, certain=True)
             self.checks.append(f"check {cell.name} {self.src.choice(('<', '<=', '>', '>='))} {other}")
