@@ -543,9 +543,11 @@ def _fold_arg(func, state, value, keep, n):
 
 def _tie_edge(func, best):
     """The worst value still tied with ``best`` (the workbook computes the same: MAX-1E-12*ABS(MAX))."""
-    np = _np()
     edge = best - TIE_TOLERANCE * abs(best) if func == "argmax" else best + TIE_TOLERANCE * abs(best)
-    return np.where(np.isfinite(edge), edge, best) if is_array(edge) else edge if math.isfinite(edge) else best
+    if is_array(edge):   # (numpy only for arrays: a run of single values does not import it)
+        np = _np()
+        return np.where(np.isfinite(edge), edge, best)
+    return edge if math.isfinite(edge) else best
 
 
 def _fold_arg_arrays(func, state, value, keep, n):

@@ -442,9 +442,6 @@ class FormulaBuilder:
             except NotSymbolic as exc:
                 raise NotLive(f"Excel cannot express `{exc}`; a value computed by ifr.") from None
             last = hi + max(hi - lo + 1, SPARE_ROWS)
-            # as far as the range reaches in a scenario or a table's row (they copy these rows), within the limit
-            widest = self._widest(lambda env: [compile_node(node.hi)(env, {})])
-            last = max(last, min(widest, lo + MAX_HELPER_ROWS - 1))
         if last - lo + 1 > MAX_HELPER_ROWS:
             raise NotLive(f"`{node.text}` runs over {last - lo + 1:,} values, too many for helper rows; "
                           "a value computed by ifr.")
@@ -532,9 +529,6 @@ class FormulaBuilder:
         if ir.refs(inner.hi):
             guard = to_sympy(inner.hi, ref, variables)
             final += max(final - first + 1, SPARE_ROWS)
-            # as far as the range reaches in a scenario or a table's row, within the grid's limit
-            widest = self._widest(lambda context: [hi_f(context, {outer.var: float(n)}) for n in outer_values])
-            final = max(final, min(widest, first + MAX_GRID_CELLS // max(1, last - lo + 1) - 1))
         if (final - first + 1) * (last - lo + 1) > MAX_GRID_CELLS:
             raise NotLive(f"`{inner.text}` inside `{outer.text}` needs over {MAX_GRID_CELLS:,} helper cells; "
                           "a value computed by ifr.")
@@ -573,50 +567,6 @@ class FormulaBuilder:
         return (f"There {'; '.join(said)}: where an edited input takes a range past that (or to a value that is "
                 "not a whole number) this cell shows #N/A; run ifr export again with the new value to size the rows.")
 
-    def _widest(self, ends) -> int:
-        """The largest whole number ``ends(values)`` gives (a list of range ends,
-        numbers or arrays) over the values of each scenario and of every row of
-        each table (the contexts that copy a comprehension's helper rows); the
-        smallest int where there are none or none can be computed."""
-        import numpy as np
-        found = -(2 ** 62)
-        for values in self._contexts:
-            try:
-                for end in ends(values):
-                    end = np.asarray(end, dtype=float)
-                    end = end[np.isfinite(end)]
-                    if end.size:
-                        found = max(found, int(math.floor(float(end.max()) + 1e-9)))
-            except Exception:   # a context where the range cannot be computed has no rows to size for
-                continue
-        return found
-
-    @cached_property
-    def _contexts(self) -> list[dict]:
-        """The cell values of each scenario, and of each table over a cell with
-        all its rows at once (arrays): where copies of the helper rows are placed."""
-        import numpy as np
-
-        from ifr.tables import sweep_values
-        model, found = self.model, []
-        for name in model.graph.scenarios:
-            try:
-                found.append(model.scenario(name).values)
-            except Exception:   # a scenario that cannot be computed has no helper rows
-                continue
-        for table in model.graph.tables:
-            if table.var_is_record or table.error is not None:
-                continue
-            try:
-                overrides = {table.var: np.asarray(sweep_values(model, table), dtype=float)}
-                env, _errors = model.evaluator.run(overrides, only=model.needed_for(overrides, list(model.values)),
-                                                   base=model.values, base_errors=model.errors)
-            except Exception:   # a table that cannot be made has no rows
-                continue
-            found.append(env)
-        return found
-
-    # --- table rows
     def expanded(self, cid: str, binding: dict, affected: set, memo: dict):
         """A base-SI expression for `cid` with the bound cells replaced,
         expanded through every cell in `affected`; raises NotLive."""
