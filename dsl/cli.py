@@ -360,8 +360,9 @@ def _shown_finite(row: dict, cell) -> dict:
         return row
     for key in ("mean", "median", "sd", "p5", "p95", "interval", "uncertain"):
         row.pop(key, None)
-    return _error_row(row, "overflow", f"`{cell.name}` is too large to show in {row['unit'] or 'numbers'}: "
-                      "past the largest number (about 1.8e308)", cell.span)
+    from .display import too_large_to_show
+    error = too_large_to_show(cell, row["unit"])
+    return _error_row(row, error.code, error.message, error.span)
 
 
 def _error_row(row: dict, code: str, message: str, span) -> dict:
@@ -435,8 +436,9 @@ def _finite_or_null(data):
         return {k: _finite_or_null(v) for k, v in data.items()}
     if isinstance(data, (list, tuple)):
         return [_finite_or_null(v) for v in data]
-    converted = _json_default(data) if not isinstance(data, (str, int, bool, type(None))) else data
-    return _finite_or_null(converted) if isinstance(converted, float) else converted
+    if isinstance(data, (str, int, bool, type(None))):
+        return data
+    return _finite_or_null(_json_default(data))
 
 
 def _json_default(o):

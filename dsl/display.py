@@ -276,3 +276,11 @@ def si_unit(dim: Dim) -> tuple[str, float]:
     if den:
         out += "/" + (den[0] if len(den) == 1 else "(" + "*".join(den) + ")")
     return out, size
+
+
+def too_large_to_show(cell, unit_text: str):
+    """The error of a cell whose value is finite in SI but not in its display
+    unit (`1e306 m in nm`): every output says it, none shows inf."""
+    from .errors import IfrError
+    return IfrError("overflow", f"`{cell.name}` is too large to show in {unit_text or 'numbers'}: past the largest "
+                    "number (about 1.8e308)", cell.span)

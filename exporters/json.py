@@ -15,7 +15,7 @@ from pathlib import Path
 
 import ifr
 from ifr import ir
-from ifr.display import si_unit
+from ifr.display import si_unit, too_large_to_show
 from ifr.errors import IfrError
 from ifr.uncertain import is_samples, summary
 
@@ -75,8 +75,7 @@ def _cell(model, cid: str) -> dict:
            "si": si, "si_unit": si_text, "formula": source_text(cell), "description": cell.description}
     failed = model.errors.get(cid)
     if failed is None and out["value"] is None:     # finite in SI, not in its display unit (`1e306 m in nm`)
-        failed = IfrError("overflow", f"`{cell.name}` is too large to show in {out['unit'] or 'numbers'}: past "
-                          "the largest number (about 1.8e308)", cell.span)
+        failed = too_large_to_show(cell, out["unit"])
     if failed is not None:
         out["value"] = None
         if cid in model.errors:

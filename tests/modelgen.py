@@ -128,6 +128,7 @@ class Writer:
         self.functions: list[tuple[str, tuple, tuple, tuple]] = []   # name, dim a, dim b, result dim
         self.record_list: list[tuple[str, dict]] = []     # name, field -> dim
         self.alias: str | None = None
+        self.record_names: list[str] = []
         self.tables: list[str] = []
         self.scenarios: list[str] = []
         self.checks: list[str] = []

@@ -58,6 +58,7 @@ class Case:
     exit_codes: dict = field(default_factory=dict)
     model: object = None
     values: dict = field(default_factory=dict)    # name -> (value, unit) from `ifr run --format json`
+    check_results: list = field(default_factory=list)   # `ifr check --format json`'s checks, by line
 
     @property
     def path(self) -> Path:
@@ -179,7 +180,7 @@ class Oracle:
             self.run(case, ["sensitivity", path, formulas[-1], "--format", "json"])
         for name in generated.uncertain[:1]:
             self.run(case, ["hist", path, name])
-        inputs = [n for n in generated.inputs if n in case.values] if hasattr(generated, "inputs") else []
+        inputs = [n for n in generated.inputs if n in case.values]
         if inputs and formulas:
             value, unit = case.values[formulas[-1]]
             if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
@@ -224,7 +225,6 @@ class Oracle:
         """Recalculate every case's workbook unedited and (with `edit`) after an edit of every
         input, in each engine, and compare every shown number with ifr's."""
         from acceptance import Book, compare, export_and_edit, recalculate_with
-        from ifr.exporters.roundtrip import with_workbook_inputs  # noqa: F401  (export_and_edit reads it)
         ready = [c for c in cases if c.path.with_suffix(".xlsx").exists() and self.model(c) is not None]
         if not ready:
             return
@@ -293,7 +293,7 @@ class Oracle:
     def checks_sheet(self, case: Case, recalculated: Path, engine: str) -> None:
         """The Checks sheet's ✓/✗ of the unedited workbook against `ifr check`."""
         from recalc import read_values
-        results = getattr(case, "check_results", None)
+        results = case.check_results
         if not results:
             return
         shown = read_values(recalculated)

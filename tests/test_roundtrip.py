@@ -20,6 +20,7 @@ from ifr.exporters.xlsx import cell_names
 from ifr.exporters.xlsx_style import INPUT_BLUE
 from ifr.exporters.roundtrip import read_inputs, with_workbook_inputs
 from recalc import errors_in, read_values, recalculate
+from workbooks import edited as edit
 
 ROOT = Path(__file__).resolve().parent.parent
 PD_HANDOFF = ROOT / "models" / "pd_handoff.ifr"
@@ -35,15 +36,6 @@ def workbook(model, tmp_path):
     path = tmp_path / "plan.xlsx"
     model.export(path)
     return path
-
-
-def edit(path: Path, out: Path, changes: dict[tuple[str, str], object]) -> Path:
-    """Save a copy of a workbook with some cells changed, as a person would."""
-    book = load_workbook(path)
-    for (sheet, ref), value in changes.items():
-        book[sheet][ref] = value
-    book.save(out)
-    return out
 
 
 def where(model, path: Path, name: str, column: int = 0) -> tuple[str, str]:

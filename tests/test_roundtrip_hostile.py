@@ -17,6 +17,7 @@ import ifr
 from ifr.errors import IfrError
 from ifr.exporters.roundtrip import read_inputs
 from ifr.exporters.xlsx_parts import MAX_PART_BYTES
+from workbooks import part, rebuild
 
 ROOT = Path(__file__).resolve().parent.parent
 PD_HANDOFF = ROOT / "models" / "pd_handoff.ifr"
@@ -33,24 +34,6 @@ def exported(model, tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("exported") / "plan.xlsx"
     model.export(path)
     return path
-
-
-def rebuild(source: Path, out: Path, change) -> Path:
-    """A copy of a workbook with `change(name, bytes)` applied to every part
-    (returning None drops the part)."""
-    with zipfile.ZipFile(source) as old, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as new:
-        for info in old.infolist():
-            data = change(info.filename, old.read(info))
-            if data is not None:
-                new.writestr(info.filename, data)
-    return out
-
-
-def part(name: str, edit):
-    """A `change` that edits one part's text."""
-    def change(filename, data):
-        return edit(data.decode("utf-8")).encode("utf-8") if filename == name else data
-    return change
 
 
 def refused(model, path: Path) -> IfrError:

@@ -23,6 +23,7 @@ from ifr.exporters.roundtrip import read_inputs
 from ifr.exporters.xlsx import cell_names
 from ifr.units import quantity
 from recalc import recalculate
+from workbooks import edited, part, rebuild
 
 ROOT = Path(__file__).resolve().parent.parent
 FEATURES = ROOT / "tests" / "export" / "features.ifr"
@@ -43,12 +44,7 @@ def exported(model, tmp_path_factory) -> Path:
 
 def with_workbook_xml(source: Path, out: Path, edit) -> Path:
     """A copy of a workbook with its xl/workbook.xml text edited."""
-    with zipfile.ZipFile(source) as old, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as new:
-        for info in old.infolist():
-            data = old.read(info)
-            new.writestr(info.filename, edit(data.decode("utf-8")).encode("utf-8") if info.filename == WORKBOOK
-                         else data)
-    return out
+    return rebuild(source, out, part(WORKBOOK, edit))
 
 
 def quoted(title: str) -> str:
@@ -78,14 +74,6 @@ def deleted(source: Path, out: Path, title: str) -> Path:
         text = re.sub(f'<sheet name="{re.escape(title)}"[^>]*/>', "", text)
         return re.sub(f">{re.escape(quoted(title))}![^<]*<", ">#REF!<", text)
     return with_workbook_xml(source, out, edit)
-
-
-def edited(source: Path, out: Path, changes: dict[tuple[str, str], object]) -> Path:
-    book = load_workbook(source)
-    for (sheet, ref), value in changes.items():
-        book[sheet][ref] = value
-    book.save(out)
-    return out
 
 
 def scenario_cell(path: Path, sheet: str, name: str, scenario: str) -> str:

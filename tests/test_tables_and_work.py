@@ -16,24 +16,14 @@ from openpyxl import load_workbook
 
 import ifr
 from ifr.cli import main
-from ifr.exporters.xlsx import cell_names
 from recalc import read_values, recalculate
+from workbooks import cell_places, recalculated
 
 
 def _write(folder: Path, text: str, name: str = "main.ifr") -> Path:
     path = folder / name
     path.write_text(text, encoding="utf-8")
     return path
-
-
-def _defined_cells(exported: Path, model) -> dict:
-    """{cell name: (sheet, reference)} of the model's cells in an exported workbook."""
-    book = load_workbook(exported)
-    found = {}
-    for cid, defined in cell_names(model).items():
-        (sheet, ref), = book.defined_names[defined].destinations
-        found[model.graph.cells[cid].name] = (sheet, ref.replace("$", ""))
-    return found
 
 
 POWERS = """\
@@ -62,10 +52,8 @@ def test_a_table_row_whose_key_reads_a_loop_variable(tmp_path, capsys):
 def test_a_table_row_read_with_a_loop_variable_in_a_workbook(tmp_path, soffice):
     path = _write(tmp_path, POWERS)
     model = ifr.load(path)
-    exported = tmp_path / "main.xlsx"
-    model.export(exported)
-    shown = read_values(recalculate(exported, tmp_path / "recalculated"))
-    where = _defined_cells(exported, model)
+    exported, shown = recalculated(model, tmp_path)
+    where = cell_places(exported, model)
     assert shown[where["w"]] == 80          # ifr's value, guarded: no input was edited
     checks = {row[0]: row for row in _rows(shown, "Checks")}
     assert checks["sum(t[2 ^ k].v for k in 0..3) = 150"][1] == 150
@@ -113,10 +101,8 @@ def test_a_table_row_key_that_is_no_row_is_the_cells_error(tmp_path):
 
 def test_a_table_row_key_that_is_no_row_shows_na_in_the_workbook(tmp_path, soffice):
     model = ifr.load(_write(tmp_path, OFF_ROWS))
-    exported = tmp_path / "main.xlsx"
-    model.export(exported)
-    shown = read_values(recalculate(exported, tmp_path / "recalculated"))
-    where = _defined_cells(exported, model)
+    exported, shown = recalculated(model, tmp_path)
+    where = cell_places(exported, model)
     book = load_workbook(exported)
     for name in ("between", "past", "some"):
         assert shown[where[name]] == "#N/A", name
@@ -174,9 +160,7 @@ def test_a_table_over_mixed_comprehensions_in_a_workbook(tmp_path, soffice):
     # an `if` whose branches are conditions (`if n >= 4 then n > 0 else ...`) in a comprehension's
     # condition stopped the export; LibreOffice computes the rows worked out by hand above
     model = ifr.load(_write(tmp_path, MIXED))
-    exported = tmp_path / "main.xlsx"
-    model.export(exported)
-    shown = read_values(recalculate(exported, tmp_path / "recalculated"))
+    _, shown = recalculated(model, tmp_path)
     rows = [[shown.get(("by_cap", f"{column}{row}")) for column in "ABCDEFGHI"] for row in (5, 6, 7)]
     assert rows == [[4, 16, 16, 18, 3, 2, 4, 16, 8],
                     [6, 24, 24, 26, 3, 1, 3, 24, 7],
@@ -236,9 +220,7 @@ def test_helper_rows_reach_as_far_as_the_models_tables_and_scenarios(tmp_path, s
     # The rows were sized by the Model sheet's n = 8 (to 72): the table's rows and the
     # scenario past it showed #N/A. total = n (n + 1) / 2, grid_total = 1 * n + 2 * n = 3 n.
     model = ifr.load(_write(tmp_path, SIZED))
-    exported = tmp_path / "main.xlsx"
-    model.export(exported)
-    shown = read_values(recalculate(exported, tmp_path / "recalculated"))
+    _, shown = recalculated(model, tmp_path)
     table = [[shown.get(("by_n", f"{column}{row}")) for column in "ABC"] for row in (5, 6, 7)]
     assert table == [[4, 10, 12], [100, 5050, 300], [300, 45150, 900]]
     scenario = {shown.get(("Scenarios", f"A{row}")): shown.get(("Scenarios", f"D{row}")) for row in (4, 5, 6)}
@@ -252,7 +234,7 @@ def test_a_cell_past_its_helper_rows_says_why_it_shows_na(tmp_path, soffice):
     model = ifr.load(root / "models" / "pd_throughput.ifr")
     exported = tmp_path / "pd.xlsx"
     model.export(exported)
-    where = _defined_cells(exported, model)
+    where = cell_places(exported, model)
     book = load_workbook(exported)
     sheet, ref = where["mu_split"]
     note = book[sheet][ref].comment.text

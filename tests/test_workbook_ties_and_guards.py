@@ -19,6 +19,7 @@ from openpyxl import load_workbook
 import ifr
 from ifr.exporters.xlsx import cell_names
 from recalc import read_values, recalculate
+from workbooks import cell_places
 
 
 def _model(folder: Path, text: str):
@@ -42,17 +43,6 @@ def _engines(exported: Path, folder: Path) -> dict:
     """{engine: every value the engine computes} for an exported workbook."""
     return {"libreoffice": read_values(recalculate(exported, folder / "libreoffice")),
             "gnumeric": _gnumeric(exported, folder)}
-
-
-def _where(exported: Path, model) -> dict:
-    """{cell name: (sheet, ref)} of the model's cells in its exported workbook."""
-    book = load_workbook(exported)
-    found = {}
-    for cid, defined in cell_names(model).items():
-        (sheet, ref), = book.defined_names[defined].destinations
-        found[model.graph.cells[cid].name] = (sheet, ref.replace("$", ""))
-    book.close()
-    return found
 
 
 # n = 3 and n = 4 tie exactly (8/3 = 3.333... on both sides of the min), but in
@@ -103,7 +93,7 @@ def test_the_workbook_breaks_argmax_ties_as_ifr_does(tmp_path, soffice):
     assert model["both"].magnitude == 3 + 4
     exported = tmp_path / "main.xlsx"
     model.export(exported)
-    where = _where(exported, model)
+    where = cell_places(exported, model)
     for engine, shown in _engines(exported, tmp_path).items():
         for name in ("best_p", "least", "k", "j", "both"):
             assert shown[where[name]] == model[name].magnitude, (engine, name)
