@@ -35,7 +35,7 @@ def best_of(fn, repeat: int = 5) -> float:
 
 
 def pint_chain(cells: int):
-    ureg = ifr.units.registry()
+    ureg = ifr.semantics.units.registry()
     bw = ureg.Quantity(25, "GB/s")
     size = ureg.Quantity(1, "MiB")
     t = size / bw

@@ -14,19 +14,19 @@ __all__ = ["load", "analyse", "IfrError", "__version__"]
 
 def load(path, text: str | None = None):
     """Parse, check and evaluate an .ifr file; returns a :class:`ifr.model.Model`."""
-    from .model import load as _load
+    from ifr.model import load as _load
     return _load(path, text)
 
 
 def analyse(path, text: str | None = None):
     """Parse and check an .ifr file past every mistake; returns an :class:`ifr.model.Analysis`
     (its ``errors``, and ``evaluate(samples=, seed=)`` for the values)."""
-    from .model import analyse as _analyse
+    from ifr.model import analyse as _analyse
     return _analyse(path, text)
 
 
 def __getattr__(name):
     if name in ("IfrError", "IfrErrors"):
-        from . import errors
+        from ifr import errors
         return getattr(errors, name)
     raise AttributeError(name)

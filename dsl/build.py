@@ -56,9 +56,9 @@ def _model_files() -> list[Path]:
 def unit_texts() -> list[str]:
     """Every unit spelling a run of the bundled files looks up (their cells'
     display units among them), and the usual ones."""
-    from .display import factor
-    from .model import analyse
-    from .units import recording_lookups
+    from ifr.display import factor
+    from ifr.model import analyse
+    from ifr.semantics.units import recording_lookups
 
     factor.cache_clear()   # its answers would not be looked up again, nor recorded
     with recording_lookups() as looked_up:
@@ -77,8 +77,8 @@ def unit_texts() -> list[str]:
 
 def closed_forms() -> dict[str, dict]:
     """sympy's closed forms for every equation the bundled files solve, asked afresh."""
-    from .closed_form_cache import ClosedFormCache
-    from .model import analyse
+    from ifr.model import analyse
+    from ifr.solving.closed_form_cache import ClosedFormCache
 
     ClosedFormCache.recording = {}
     try:
@@ -95,7 +95,7 @@ def _parser_tables_current(path: Path) -> bool:
     """lark numbers the parser's states in an order that changes from run to
     run, so the tables are current when they were built from this grammar by
     this lark (the tests check they parse every file as the grammar does)."""
-    from .parser import GRAMMAR, shipped_tables
+    from ifr.syntax.parser import GRAMMAR, shipped_tables
     return shipped_tables(GRAMMAR.read_text(encoding="utf-8")) is not None
 
 
@@ -110,10 +110,10 @@ def _same_text(make):
 
 def artifacts() -> dict:
     """Each shipped file: (whether it is current, how to make its text)."""
-    from .parser import PARSER_TABLES, parser_tables
-    from .units import UNIT_TABLE, unit_table
-    from .closed_form_cache import SHIPPED, shipped_table
-    from .parse_cache import SHIPPED_TREES, shipped_tree
+    from ifr.semantics.units import UNIT_TABLE, unit_table
+    from ifr.solving.closed_form_cache import SHIPPED, shipped_table
+    from ifr.syntax.parse_cache import SHIPPED_TREES, shipped_tree
+    from ifr.syntax.parser import PARSER_TABLES, parser_tables
     make_units = lambda: unit_table(unit_texts())
     make_forms = lambda: shipped_table(closed_forms())
     found = {PARSER_TABLES: (_parser_tables_current, parser_tables),
@@ -126,9 +126,9 @@ def artifacts() -> dict:
 
 
 def _write(path: Path, text: str) -> bool:
-    """Replace a shipped file as every file ifr writes (`ifr.safe_write`); False, said, if it cannot be."""
-    from .errors import IfrError, render
-    from .safe_write import write_file
+    """Replace a shipped file as every file ifr writes (`ifr.storage.safe_write`); False, said, if it cannot be."""
+    from ifr.errors import IfrError, render
+    from ifr.storage.safe_write import write_file
     try:
         path.parent.mkdir(exist_ok=True)
         write_file(path, text)

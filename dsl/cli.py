@@ -6,7 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from .errors import IfrError, IfrErrors, printable, remember_source, render, source_order
+from ifr import exporters
+from ifr.errors import IfrError, IfrErrors, printable, remember_source, render, source_order
 
 USAGE_HINT = "run `ifr --help` for the commands, `ifr COMMAND --help` for their options"
 
@@ -17,7 +18,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _whole(low: int, high: str | None = None):
-    """An option's type: a whole number from ``low`` to the `ifr.uncertain` limit named ``high``
+    """An option's type: a whole number from ``low`` to the `ifr.evaluation.uncertain` limit named ``high``
     (`--samples 0` is a mistake, not the default)."""
     def parse(text: str) -> int:
         try:
@@ -25,7 +26,7 @@ def _whole(low: int, high: str | None = None):
         except ValueError:
             raise argparse.ArgumentTypeError(f"must be a whole number, got `{text}`") from None
         if high is not None:
-            from . import uncertain
+            from ifr.evaluation import uncertain
             top = getattr(uncertain, high)
             if not low <= value <= top:
                 raise argparse.ArgumentTypeError(f"must be between {low:,} and {top:,}, got {value:,}")
@@ -93,7 +94,8 @@ def _parser() -> argparse.ArgumentParser:
     cache = sub.add_parser("cache", help="show or clear ifr's cache folder")
     cache.add_argument("action", choices=["info", "clear"])
 
-    export = sub.add_parser("export", help="write the model as a workbook (.xlsx), .md or .json")
+    export = sub.add_parser("export", help=f"write the model as {exporters.suffixes()}: "
+                            + "; ".join(f"{e.suffix} {e.what}" for e in exporters.EXPORTERS))
     model_args(export)
     export.add_argument("-o", "--output", required=True, metavar="OUT")
 
@@ -246,12 +248,12 @@ def _main(argv: list[str], kept: list) -> int:
     if args.command == "lsp":
         import gc
         gc.enable()   # a server that lives for an editing session drops each analysis for the next one
-        from .lsp import main as lsp
+        from ifr.lsp import main as lsp
         return lsp(args)
     if args.command == "fmt":
-        from .fmt import main as fmt
+        from ifr.syntax.fmt import main as fmt
         return fmt(args)
-    from .model import analyse
+    from ifr.model import analyse
     analysis = analyse(Path(args.file))
     _print_diagnostics(analysis.diagnostics)
     if analysis.errors and args.command != "run":
@@ -271,7 +273,7 @@ def _print_diagnostics(diagnostics) -> None:
 def _what_if(model, args):
     """The model with the workbook's edits, a scenario and --set values applied, in that order."""
     if getattr(args, "inputs_from", None) is not None:   # `--inputs-from ""` is a mistake, not no workbook
-        from .exporters.roundtrip import read_inputs
+        from ifr.readers.roundtrip import read_inputs
         model = model.with_inputs(**read_inputs(model, Path(args.inputs_from)))
     scenarios = getattr(args, "scenario", None) or []
     if len(scenarios) > 1:
@@ -300,7 +302,7 @@ def _what_if(model, args):
 
 
 def _arg_span(origin, text, start, end):
-    from .errors import Span
+    from ifr.errors import Span
     return Span(origin, 1, start + 1, 1, end + 1)
 
 
@@ -314,7 +316,7 @@ def _spaced(value: str) -> str:
 # --- run -----------------------------------------------------------------------
 
 def _cell_rows(model):
-    from .display import factor, format_number, quantity_text
+    from ifr.display import factor, format_number, quantity_text
     rows = []
     cells, units, values = model.graph.cells, model.units, model.values
     errors, overrides = model.errors, model.overrides
@@ -360,7 +362,7 @@ def _shown_finite(row: dict, cell) -> dict:
         return row
     for key in ("mean", "median", "sd", "p5", "p95", "interval", "uncertain"):
         row.pop(key, None)
-    from .display import too_large_to_show
+    from ifr.display import too_large_to_show
     error = too_large_to_show(cell, row["unit"])
     return _error_row(row, error.code, error.message, error.span)
 
@@ -449,7 +451,7 @@ def _json_default(o):
 
 
 def _cache(args) -> int:
-    from . import cache
+    from ifr.storage import cache
     cache.WARN = False   # said here, in its place, rather than as a warning
     folder = cache.cache_dir()
     refused = cache.refused()
@@ -481,7 +483,7 @@ def _check_files(paths: list[str]) -> list[Path]:
     """The files to check: each file given, and the models in each folder given.  In a folder,
     what is not an .ifr file once its links are followed (a device, a link that loops or leads
     to another kind of file) is not a model, and is passed over."""
-    from .resolve import ifr_file
+    from ifr.syntax.sources import ifr_file
     files = []
     for p in paths:
         path = Path(p)
@@ -498,7 +500,7 @@ def _check_files(paths: list[str]) -> list[Path]:
 
 
 def _check(args) -> int:
-    from .model import analyse
+    from ifr.model import analyse
     files = _check_files(args.paths)
     if len(files) > 1 and (args.set or args.scenario or args.inputs_from):
         raise IfrError("usage", "--set, --scenario and --inputs-from apply to one file", None,
@@ -543,9 +545,9 @@ def _check(args) -> int:
 # --- solve, explain, table, export --------------------------------------------
 
 def _solve(model, args) -> int:
-    from .equation import solve_equation
-    from .display import format_number
-    from .uncertain import is_samples, summary
+    from ifr.display import format_number
+    from ifr.evaluation.uncertain import is_samples, summary
+    from ifr.solving.equation import solve_equation
     q, sol = solve_equation(model, args.unknown, args.equation, origin="--for", bracket_text=args.bracket)
     unit = f" {model.units[model.cell_id(args.unknown)]}" if model.units[model.cell_id(args.unknown)] else ""
     if is_samples(q.magnitude):   # the equation reads uncertain cells: solved for each sample
@@ -560,14 +562,15 @@ def _solve(model, args) -> int:
 
 
 def _explain(model, args) -> int:
-    from .explain import explain, render as render_explain
+    from ifr.queries.explain import explain
+    from ifr.queries.explain import render as render_explain
     info = explain(model, model.cell_id(args.name))
     print(render_explain(info, model))
     return 2 if info.get("error") else 0
 
 
 def _table(model, args) -> int:
-    from .display import format_number
+    from ifr.display import format_number
     t = model.table(args.name)
     heads = [c + (f" [{u}]" if u else "") for c, u in zip(t.columns, t.units)]
     if args.format == "json":   # a value an error replaces is null, and the errors say why
@@ -587,7 +590,7 @@ def _table(model, args) -> int:
         for r in cells:
             print("  ".join(v.rjust(w) for v, w in zip(r, widths)))
     if args.plot is not None:   # `--plot ""` is a mistake, not no plot
-        from .plot import plot_table
+        from ifr.exporters.plot import plot_table
         plot_table(t, Path(args.plot))
     if t.errors:
         shown = t.row_errors()
@@ -599,7 +602,7 @@ def _table(model, args) -> int:
 
 
 def _hist(model, args) -> int:
-    from .display import format_number, share_text
+    from ifr.display import format_number, share_text
     cid = model.cell_id(args.name)
     stats = model.summary(cid)
     name = model.graph.cells[cid].name
@@ -622,13 +625,13 @@ def _hist(model, args) -> int:
     for q in (1, 5, 25, 50, 75, 95, 99):
         print(f"  {'p' + str(q):<7} {format_number(float(np.percentile(samples, q)))}{u}")
     if args.plot is not None:   # `--plot ""` is a mistake, not no plot
-        from .plot import plot_histogram
+        from ifr.exporters.plot import plot_histogram
         plot_histogram(name, unit, samples, stats, Path(args.plot))
     return 0
 
 
 def _sensitivity(model, args) -> int:
-    from .sensitivity import plot_tornado, render, sensitivity
+    from ifr.queries.sensitivity import plot_tornado, render, sensitivity
     result = sensitivity(model, args.name)
     if args.format == "json":
         _write_json(result.as_json())

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from . import ir
-from .units import Dim, unit
+from ifr.semantics import ir
+from ifr.semantics.units import Dim, unit
 
 # The unit each base dimension is written in, and whether it takes prefixes.
 _BASE_UNIT = {
@@ -281,6 +281,6 @@ def si_unit(dim: Dim) -> tuple[str, float]:
 def too_large_to_show(cell, unit_text: str):
     """The error of a cell whose value is finite in SI but not in its display
     unit (`1e306 m in nm`): every output says it, none shows inf."""
-    from .errors import IfrError
+    from ifr.errors import IfrError
     return IfrError("overflow", f"`{cell.name}` is too large to show in {unit_text or 'numbers'}: past the largest "
                     "number (about 1.8e308)", cell.span)

@@ -17,23 +17,24 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import ir
-from .bind import Binder, Scope
-from .dimensions import check_graph, dim_of
-from .display import display_unit, factor, format_number, quantity_text, share_text, uses_binary
-from .errors import DEFAULT_SOURCES, IfrError, IfrErrors, Sources, Span, remember_source, source_order, unique
-from .evaluate import CellError, Evaluator, compile_node, is_truth_value
-from .parse_cache import parse
-from .resolve import Graph, Loader
-from .uncertain import Summary, is_samples, summary
-from .units import Dim, suggest
+from ifr.display import display_unit, factor, format_number, quantity_text, share_text, uses_binary
+from ifr.errors import DEFAULT_SOURCES, IfrError, IfrErrors, Sources, Span, remember_source, source_order, unique
+from ifr.evaluation.evaluate import CellError, Evaluator, compile_node, is_truth_value
+from ifr.evaluation.uncertain import Summary, is_samples, summary
+from ifr.semantics import ir
+from ifr.semantics.bind import Binder, Scope
+from ifr.semantics.dimensions import check_graph, dim_of
+from ifr.semantics.graph import Graph
+from ifr.semantics.loader import Loader
+from ifr.semantics.units import Dim, suggest
+from ifr.syntax.parse_cache import parse
 
 if TYPE_CHECKING:
-    from .checks import CheckResult
-    from .tables import TableResult
+    from ifr.queries.checks import CheckResult
+    from ifr.queries.tables import TableResult
 
 
-def analyse(path, text: str | None = None, sources: Sources | None = None) -> "Analysis":
+def analyse(path, text: str | None = None, sources: Sources | None = None) -> Analysis:
     """Parse, bind and check an .ifr file and its imports, past every mistake.
 
     ``text`` is the main file's text (an unsaved buffer); ``sources`` may hold
@@ -86,7 +87,7 @@ def allow_deep_recursion() -> None:
         sys.setrecursionlimit(RECURSION_LIMIT)
 
 
-def load(path, text: str | None = None) -> "Model":
+def load(path, text: str | None = None) -> Model:
     """Parse, bind, check and evaluate an .ifr file.  Raises IfrErrors when
     the file has mistakes (all of them); cells that cannot be computed are
     errors only when read."""
@@ -101,7 +102,7 @@ class Analysis:
     and the diagnostics (errors and warnings, in source order)."""
 
     def __init__(self, graph: Graph, dims: dict[str, Dim | None], binder: Binder, diagnostics: list[IfrError]):
-        from .uncertain import annotate
+        from ifr.evaluation.uncertain import annotate
         graph.uncertain = annotate(graph)   # which cells hold samples; how each statistic reads its argument
         self.graph = graph
         self.dims = dims
@@ -120,9 +121,9 @@ class Analysis:
     def sources(self) -> Sources:
         return self.binder.sources
 
-    def evaluate(self, overrides: dict | None = None, samples: int | None = None, seed: int = 0) -> "Model":
+    def evaluate(self, overrides: dict | None = None, samples: int | None = None, seed: int = 0) -> Model:
         """The model's values; uncertain cells hold ``samples`` Monte Carlo draws from ``seed``."""
-        from .uncertain import DEFAULT_SAMPLES, Sampling, check_settings
+        from ifr.evaluation.uncertain import DEFAULT_SAMPLES, Sampling, check_settings
         sampling = Sampling(DEFAULT_SAMPLES if samples is None else samples, seed)   # 0 is a mistake, not the default
         check_settings(sampling.samples, sampling.seed)
         return Model(self, overrides, sampling)
@@ -197,7 +198,7 @@ class Model:
     def solver(self):
         """The goal seeker of this evaluation (made, and numpy imported, only when asked)."""
         if self._solver is None:
-            from .solve import Solver
+            from ifr.solving.solve import Solver
             self._solver = Solver(self.analysis.graph, self.analysis.graph.relations.through_formulas)
             self._solver.dims = self.analysis.dims
         return self._solver
@@ -264,7 +265,7 @@ class Model:
             nodes = [n for axis in table.axes for n in (*(axis.range or ()), *axis.values) if isinstance(n, ir.Node)]
             if table.error is not None or any(ir.refs(n) & self.errors.keys() for n in nodes):
                 continue
-            from .tables import table_size     # numpy: for a model with tables only
+            from ifr.queries.tables import table_size
             try:
                 table_size(self, table)
             except IfrError as exc:
@@ -341,7 +342,7 @@ class Model:
             return compile_node(node)(self.values, {})
 
     def __getitem__(self, name: str):
-        from .units import quantity
+        from ifr.semantics.units import quantity
         cid = self.cell_id(name)
         u = self.units[cid]
         return quantity(self.value(cid), u or "dimensionless")
@@ -369,7 +370,7 @@ class Model:
         return units
 
     # --- variants
-    def with_inputs(self, **values) -> "Model":
+    def with_inputs(self, **values) -> Model:
         """A new model with some cells set to new values ("50 GB/s", a pint Quantity, or a number)."""
         overrides = {}
         for name, value in values.items():
@@ -382,10 +383,10 @@ class Model:
         cell = self.graph.cells[self.cell_id(name)]
         return cell.expr if isinstance(cell.expr, ir.Dist) and not ir.refs(cell.expr) else None
 
-    def with_distribution(self, name: str, *params) -> "Model":
+    def with_distribution(self, name: str, *params) -> Model:
         """A new model with an uncertain input's parameters replaced (the same
         kind of distribution, the same draws): ``m.with_distribution("ssd", "3 GB/s", "5 GB/s")``."""
-        from .uncertain import draw
+        from ifr.evaluation.uncertain import draw
         cid = self.cell_id(name)
         dist = self.distribution(cid)
         if dist is None:
@@ -398,7 +399,7 @@ class Model:
             samples = draw(dist, values)
         return self.with_overrides({cid: samples})
 
-    def with_overrides(self, overrides: dict) -> "Model":
+    def with_overrides(self, overrides: dict) -> Model:
         """A new model with cell ids set to base-SI values, on top of this one's."""
         return Model(self.analysis, sampling=self.sampling, layers=(*self.layers, dict(overrides)))
 
@@ -435,7 +436,7 @@ class Model:
     def _parse_text_value(self, cid: str, text: str, file: str) -> float:
         dim = self.dims[cid]
         name = self.graph.cells[cid].name
-        from .parser import parse_expression
+        from ifr.syntax.parser import parse_expression
         try:
             expr = parse_expression(text, file)
         except IfrError as e:
@@ -447,7 +448,7 @@ class Model:
                            hint="write a number and a unit, e.g. 50 GB/s")
         given = dim_of(node, {})
         if given != dim:
-            from .display import example_unit
+            from ifr.display import example_unit
             unit = self.units.get(cid)
             if unit and cid not in self.errors and not self.is_uncertain(cid):   # in the cell's own unit
                 hint = f"give a value in a unit of {dim}, as {name} is now: {format_number(self.value(cid))} {unit}"
@@ -459,7 +460,7 @@ class Model:
                            hint="write the range in the file: " + f"{name} = {text}")
         return _finite_si(name, text, float(compile_node(node)({}, {})), node.span)
 
-    def scenario(self, name: str) -> "Model":
+    def scenario(self, name: str) -> Model:
         """A new model with a scenario's overrides on top of this one's values;
         they stay formulas, read again under every later what-if."""
         if name not in self.graph.scenarios:
@@ -473,28 +474,28 @@ class Model:
 
     # --- checks
     def check(self) -> list[CheckResult]:
-        from .checks import run_checks
+        from ifr.queries.checks import run_checks
         return run_checks(self)
 
     # --- tables
     def table(self, name: str) -> TableResult:
-        from .tables import run_table
+        from ifr.queries.tables import run_table
         return run_table(self, name)
 
     # --- solving on demand
     def solve(self, unknown: str, equation: str, on: str | None = None):
         """Solve ``equation`` ("lhs = rhs") for the cell ``unknown``, within ``on`` ("lo..hi") if given:
         (pint Quantity, how it was solved)."""
-        from .equation import solve_equation
+        from ifr.solving.equation import solve_equation
         return solve_equation(self, unknown, equation, bracket_text=on)
 
     def explain(self, name: str) -> dict:
-        from .explain import explain
+        from ifr.queries.explain import explain
         return explain(self, self.cell_id(name))
 
     def export(self, path) -> None:
         """Write the model to a file; the format follows the suffix (.xlsx, .md, .json)."""
-        from .exporters import export
+        from ifr.exporters import export
         export(self, Path(path))
 
     def used_cells(self) -> list[str]:

@@ -5,7 +5,6 @@ It follows the TextMate grammar of the VS Code extension
 percentages, quantities with their units, `in UNIT`, strings, docstrings,
 comments and operators.
 """
-from __future__ import absolute_import
 
 from pygments.lexer import RegexLexer, bygroups, words
 from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Text, Whitespace

@@ -1,18 +1,48 @@
-"""Exporters: one module per output format, chosen by the file's suffix."""
+"""Exporters: one module per output format, chosen by the file's suffix.
+
+`EXPORTERS` is the one list of them: `ifr export`, its help and its hint are
+made from it.  An exporter is a module with ``write(model, path)`` that writes
+through `ifr.exporters.output` (never half a file); adding one is an entry
+here and its tests.
+"""
 from __future__ import annotations
 
+import importlib
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import IfrError
+from ifr.errors import IfrError
 
-_FORMATS = {".xlsx": "xlsx", ".md": "markdown", ".json": "json"}
+
+@dataclass(frozen=True)
+class Exporter:
+    suffix: str       # the file's suffix that chooses it, lower case
+    module: str       # the module whose write(model, path) writes it
+    what: str         # what it writes, for `ifr export --help`
+
+
+EXPORTERS = (
+    Exporter(".xlsx", "ifr.exporters.xlsx.workbook", "a workbook whose formulas stay live"),
+    Exporter(".md", "ifr.exporters.markdown", "Markdown: the run table, checks and tables"),
+    Exporter(".json", "ifr.exporters.json", "JSON for other programs"),
+)
+
+
+def suffixes() -> str:
+    """The suffixes ifr exports to, as a phrase: ``.xlsx, .md or .json``."""
+    names = [e.suffix for e in EXPORTERS]
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def exporter(path: Path) -> Exporter:
+    """The exporter a path's suffix names, or a usage error."""
+    for entry in EXPORTERS:
+        if path.suffix.lower() == entry.suffix:
+            return entry
+    raise IfrError("usage", f"cannot export to `{path.suffix or path.name}`", None,
+                   hint=f"export to {suffixes()}")
 
 
 def export(model, path: Path) -> None:
     """Write ``model`` to ``path`` atomically, in the format its suffix names."""
-    kind = _FORMATS.get(path.suffix.lower())
-    if kind is None:
-        raise IfrError("usage", f"cannot export to `{path.suffix or path.name}`", None,
-                       hint="export to .xlsx, .md or .json")
-    module = __import__(f"ifr.exporters.{kind}", fromlist=["write"])
-    module.write(model, path)
+    importlib.import_module(exporter(path).module).write(model, path)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ifr.display import factor
-from ifr.evaluate import is_truth_value
+from ifr.evaluation.evaluate import is_truth_value
 
 
 def exported_cells(model) -> list[str]:

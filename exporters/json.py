@@ -14,13 +14,12 @@ import math
 from pathlib import Path
 
 import ifr
-from ifr import ir
 from ifr.display import si_unit, too_large_to_show
 from ifr.errors import IfrError
-from ifr.uncertain import is_samples, summary
-
-from .cells import display_value, exported_cells, source_text, table_result, title_and_text
-from .output import atomic_output
+from ifr.evaluation.uncertain import is_samples, summary
+from ifr.exporters.cells import display_value, exported_cells, source_text, table_result, title_and_text
+from ifr.exporters.output import atomic_output
+from ifr.semantics import ir
 
 
 def write(model, path) -> None:

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import ifr
 from ifr.display import format_number, share_text
-
-from .cells import exported_cells, source_text, table_result, title_and_text
-from .output import atomic_output
+from ifr.exporters.cells import exported_cells, source_text, table_result, title_and_text
+from ifr.exporters.output import atomic_output
 
 
 def write(model, path) -> None:
@@ -123,7 +122,7 @@ def _in_unit(model, cid: str, unit: str) -> str:
     if type(raw).__name__ in ("bool", "bool_"):
         return "true" if raw else "false"
     if getattr(raw, "ndim", 0):   # uncertain: the median, and where the middle 90% of the samples fall
-        from ifr.uncertain import summary
+        from ifr.evaluation.uncertain import summary
         if raw.dtype == bool:
             return share_text(float(raw.mean()))
         s = summary(raw).scaled(factor(unit))

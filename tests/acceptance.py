@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from openpyxl import load_workbook
+from recalc import read_values, recalculate_many
 
 import ifr
 from ifr.exporters.cells import exported_cells
-from ifr.exporters.roundtrip import with_workbook_inputs
-from ifr.exporters.xlsx import cell_names
-from ifr.exporters.xlsx_layout import in_unit
-from recalc import read_values, recalculate_many
+from ifr.exporters.xlsx.layout import in_unit
+from ifr.exporters.xlsx.workbook import cell_names
+from ifr.readers.roundtrip import with_workbook_inputs
 
 # A plain number further than this from ifr's (relative) is wrong. The
 # engines' own rounding (15 significant digits written to .xlsx, a different
@@ -152,9 +152,9 @@ def compare(book: Book, engine: str) -> Report:
 
 def compare_tables(book: Book, report: Report, shown: dict) -> None:
     """Every shown column of every table sheet against the read-back model's table."""
-    from ifr.exporters.xlsx_layout import TABLE_HEADER_ROW, table_titles
-    from ifr.exporters.xlsx_reader import coordinate
-    from ifr.exporters.xlsx_formulas import unit_size
+    from ifr.exporters.xlsx.formulas import unit_size
+    from ifr.exporters.xlsx.layout import TABLE_HEADER_ROW, table_titles
+    from ifr.readers.xlsx import coordinate
     model, variant = book.model, book.variant
     titles = table_titles(model)
     for table in model.graph.tables:
@@ -180,8 +180,8 @@ def compare_tables(book: Book, report: Report, shown: dict) -> None:
 
 def compare_scenarios(book: Book, report: Report, shown: dict) -> None:
     """The Scenarios sheet's columns against each scenario of the read-back model."""
-    from ifr.exporters.xlsx_layout import SCENARIOS_FIRST_COLUMN, scenario_layout
-    from ifr.exporters.xlsx_reader import coordinate
+    from ifr.exporters.xlsx.layout import SCENARIOS_FIRST_COLUMN, scenario_layout
+    from ifr.readers.xlsx import coordinate
     model, variant = book.model, book.variant
     if not model.graph.scenarios:
         return

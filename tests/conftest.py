@@ -3,7 +3,6 @@
 import os
 
 import pytest
-
 from recalc import find_soffice
 
 

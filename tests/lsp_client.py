@@ -10,7 +10,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 # The standard library the server reads: the installed package's (in site-packages
 # when ifr is installed, the repository's stdlib/ when it is installed editable).
 import ifr.stdlib as _stdlib  # noqa: E402
-from ifr.lines import split_lines  # noqa: E402
+from ifr.syntax.lines import split_lines
 
 STDLIB = Path(_stdlib.__file__).resolve().parent
 ROOT = Path(__file__).resolve().parent.parent

@@ -192,7 +192,7 @@ class Oracle:
         if model is None:
             return
         ids = {c.name: cid for cid, c in model.graph.cells.items()}
-        from ifr.exporters.xlsx_layout import in_unit
+        from ifr.exporters.xlsx.layout import in_unit
         for scenario in model.graph.scenarios:
             code, out, _ = self.run(case, ["run", str(case.path), "--scenario", scenario, "--format", "json"])
             if not out.strip():
@@ -269,9 +269,11 @@ class Oracle:
         """An edit of a number the workbook shows but does not take (a table's varied
         value, a scenario's override) is refused on read-back, never ignored."""
         import random
+
         from openpyxl import load_workbook
-        from ifr.exporters.roundtrip import with_workbook_inputs
-        from ifr.exporters.xlsx_layout import fixed_cells
+
+        from ifr.exporters.xlsx.layout import fixed_cells
+        from ifr.readers.roundtrip import with_workbook_inputs
         fixed = [f for f in fixed_cells(case.model) if f.value == f.value and f.value not in (0.0,)]
         if not fixed:
             return

@@ -7,13 +7,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import error, model
 
 import ifr
 from ifr.cli import main
 from ifr.errors import IfrError, Sources
 from ifr.model import analyse
-
-from helpers import error, model
 
 ROOT = Path(__file__).resolve().parent.parent
 CELL_ERRORS = ROOT / "tests" / "errors" / "cells_that_cannot_be_computed.ifr"
@@ -261,7 +260,7 @@ def test_set_values_are_parsed_as_one_expression(capsys):
     path = str(ROOT / "models" / "pd_handoff.ifr")
     assert main(["run", path, "--set", "link=1e3 GB/s", "--format", "json"]) == 0
     cells = {c["name"]: c for c in json.loads(capsys.readouterr().out)["cells"]}
-    from ifr.units import quantity
+    from ifr.semantics.units import quantity
     assert quantity(cells["link"]["value"], cells["link"]["unit"]).to("GB/s").magnitude == pytest.approx(1000)
     assert main(["run", path, "--set", "link=1 GB/s\ncontext = 3"]) == 2
     assert "error[bad-value]" in capsys.readouterr().err

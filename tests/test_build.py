@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lark import Lark
 
-from ifr import parser
+from ifr.syntax import parser
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -199,7 +199,7 @@ def test_a_sympy_expression_is_written_back_in_ifr_syntax():
     `and`/`or`/`not` bind as ifr reads them, a Piecewise is an if/else."""
     import sympy as sp
 
-    from ifr.symbolic import ifr_text
+    from ifr.solving.symbolic import ifr_text
     x, y = sp.symbols("x y")
     assert ifr_text(sp.And(sp.Or(x > 1, y > 1), x < 3)) == "x < 3 and (x > 1 or y > 1)"
     assert ifr_text(sp.Not(sp.And(x > 1, y > 1))) == "not (x > 1 and y > 1)"
@@ -374,7 +374,7 @@ def test_an_empty_path_is_refused_not_ignored(capsys, option):
 @pytest.mark.parametrize("value, mib", [("inf", 256), ("-inf", 256), ("nan", 256), ("-5", 256), ("lots", 256),
                                         ("0", 0), ("1.5", 1.5), ("1e3", 1000)])
 def test_the_cache_cap_falls_back_to_its_default_unless_a_finite_size(monkeypatch, value, mib):
-    from ifr import cache
+    from ifr.storage import cache
     monkeypatch.setenv("IFR_CACHE_MAX_MB", value)
     assert cache.max_bytes() == int(mib * 2**20)
 

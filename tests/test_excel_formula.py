@@ -8,9 +8,9 @@ import random
 import pytest
 import sympy as sp
 import xlsxwriter
-
-from ifr.exporters.excel_formula import MAX_FORMULA_CHARS, NotExcel, excel_formula, number_text
 from recalc import NUMBER_REL_TOLERANCE, errors_in, read_values, recalculate
+
+from ifr.exporters.excel.formula import MAX_FORMULA_CHARS, NotExcel, excel_formula, number_text
 
 x, y, z = (sp.Symbol(name, real=True) for name in ("x", "y", "z"))
 NAMES = {"x": "x_val", "y": "y_val", "z": "z_val"}

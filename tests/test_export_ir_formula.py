@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 from openpyxl import load_workbook
+from recalc import errors_in, export_and_recalculate
 
 import ifr
 from ifr.exporters.cells import display_value
-from ifr.exporters.ir_formula import IrPrinter, NotPrintable
-from ifr.exporters.xlsx import cell_names
-from ifr.exporters.xlsx_formulas import FormulaBuilder, IrFormula, NotLive
-from recalc import errors_in, export_and_recalculate
+from ifr.exporters.excel.ir_formula import IrPrinter, NotPrintable
+from ifr.exporters.xlsx.formulas import FormulaBuilder, IrFormula, NotLive
+from ifr.exporters.xlsx.workbook import cell_names
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = sorted((ROOT / "models").glob("*.ifr")) + [ROOT / "tests" / "export" / "features.ifr"]
@@ -221,7 +221,7 @@ def test_formulas_are_prepared_as_xlsxwriter_prepares_them(tmp_path):
     formulas that do name them, the result is xlsxwriter's own."""
     from xlsxwriter.worksheet import Worksheet
 
-    from ifr.exporters.xlsx import _Worksheet
+    from ifr.exporters.xlsx.workbook import _Worksheet
     out = tmp_path / "throughput.xlsx"
     ifr.load(ROOT / "models" / "pd_throughput.ifr").export(out)
     formulas = [c.value for ws in load_workbook(out).worksheets for row in ws.iter_rows() for c in row
@@ -243,7 +243,7 @@ def test_a_formula_cells_xml_is_what_xlsxwriters_own_steps_make(tmp_path):
 
     from xlsxwriter.worksheet import Worksheet, re_dynamic_function
 
-    from ifr.exporters.xlsx import _Worksheet
+    from ifr.exporters.xlsx.workbook import _Worksheet
     out = tmp_path / "throughput.xlsx"
     ifr.load(ROOT / "models" / "pd_throughput.ifr").export(out)
     formulas = [c.value for ws in load_workbook(out).worksheets for row in ws.iter_rows() for c in row
@@ -286,7 +286,7 @@ def test_the_workbooks_parts_are_listed_as_xlsxwriter_lists_them(names):
 
     from xlsxwriter.app import App
 
-    from ifr.exporters.xlsx import _App
+    from ifr.exporters.xlsx.workbook import _App
 
     def written(app_class):
         app = app_class()
@@ -326,7 +326,7 @@ def test_cells_are_written_as_xlsxwriter_writes_them(tmp_path, monkeypatch, path
 
     import xlsxwriter
 
-    from ifr.exporters import xlsx
+    from ifr.exporters.xlsx import workbook as xlsx
     ours_class = xlsx._Workbook
 
     class Plain(xlsxwriter.worksheet.Worksheet):
@@ -392,11 +392,11 @@ def test_cells_are_written_as_xlsxwriter_writes_them(tmp_path, monkeypatch, path
         sheet.print_area(0, 0, 80, 7)
         book.add_worksheet("R&D <x>").write_number(0, 0, 1.0)
         book.add_worksheet("Hidden").very_hidden()     # neither listed nor counted among the parts
-        for i, (name, target) in enumerate([("cell_a", "=Sheet1!$A$1"), ("x_y.z", "=Sheet1!$B$2"),
-                                            ("Sheet1!local", "=Sheet1!$C$3"), ("amp", '="a&b<c"'),
-                                            ("quoted", "='Sheet1'!$D$4"), ("_x0041_name", "=Sheet1!$E$5"),
-                                            ("escaped", "=Sheet1!$F$6_x0041_"),
-                                            ("'R&D <x>'!local", "='R&D <x>'!$A$1")]):
+        for name, target in [("cell_a", "=Sheet1!$A$1"), ("x_y.z", "=Sheet1!$B$2"),
+                             ("Sheet1!local", "=Sheet1!$C$3"), ("amp", '="a&b<c"'),
+                             ("quoted", "='Sheet1'!$D$4"), ("_x0041_name", "=Sheet1!$E$5"),
+                             ("escaped", "=Sheet1!$F$6_x0041_"),
+                             ("'R&D <x>'!local", "='R&D <x>'!$A$1")]:
             book.define_name(name, target)
         book.close()
         return _parts(out)

@@ -10,7 +10,7 @@ import pytest
 from openpyxl import load_workbook
 
 import ifr
-from ifr.exporters.roundtrip import read_inputs
+from ifr.readers.roundtrip import read_inputs
 
 SOURCE = """\
 big  = 1e300

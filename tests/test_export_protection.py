@@ -9,7 +9,7 @@ from openpyxl import load_workbook
 
 import ifr
 from ifr.exporters.cells import exported_cells
-from ifr.exporters.xlsx import cell_names
+from ifr.exporters.xlsx.workbook import cell_names
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL = sorted((ROOT / "models").glob("*.ifr")) + sorted((ROOT / "tests" / "export").glob("*.ifr"))

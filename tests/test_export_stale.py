@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from openpyxl import load_workbook
+from recalc import read_values, recalculate_many
 
 import ifr
 from ifr.exporters.cells import display_value
-from ifr.exporters.xlsx import cell_names
-from recalc import read_values, recalculate_many
+from ifr.exporters.xlsx.workbook import cell_names
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "models" / "ep_skew.ifr"

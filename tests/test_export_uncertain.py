@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 from openpyxl import load_workbook
+from recalc import read_values, recalculate_many
 
 import ifr
-from ifr.exporters.xlsx import cell_names
-from recalc import read_values, recalculate_many
+from ifr.exporters.xlsx.workbook import cell_names
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "tests" / "workbook" / "uncertain.ifr"

@@ -104,7 +104,7 @@ def test_a_full_disk_while_the_workbook_is_zipped(model, tmp_path, monkeypatch, 
 
 @pytest.mark.parametrize("interrupt", ["KeyboardInterrupt", "SIGTERM"])
 def test_an_interrupted_export_removes_its_temporary_file(model, tmp_path, monkeypatch, interrupt):
-    from ifr.exporters import xlsx
+    from ifr.exporters.xlsx import workbook as xlsx
     target = tmp_path / "plan.xlsx"
 
     def stopped(self):

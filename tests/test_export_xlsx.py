@@ -18,17 +18,24 @@ from pathlib import Path
 import pytest
 from openpyxl import load_workbook
 from openpyxl.utils import get_column_letter
+from recalc import errors_in, export_and_recalculate, read_values, recalculate_many
 
 import ifr
 from ifr.display import factor, format_number
 from ifr.errors import IfrError
-from ifr.exporters.excel_names import assign_names, is_excel_name, mangle
 from ifr.exporters.cells import display_value, exported_cells, source_text, table_result
-from ifr.exporters.xlsx import (DESCRIPTION_COL, EXCEL_NAME_COL, FORMULA_COL, NAME_COL, UNIT_COL, VALUE_COL,
-                                cell_names)
-from ifr.exporters.xlsx_layout import table_titles
-from ifr.exporters.xlsx_style import INPUT_BLUE
-from recalc import errors_in, export_and_recalculate, read_values, recalculate_many
+from ifr.exporters.excel.names import assign_names, is_excel_name, mangle
+from ifr.exporters.xlsx.layout import table_titles
+from ifr.exporters.xlsx.style import INPUT_BLUE
+from ifr.exporters.xlsx.workbook import (
+    DESCRIPTION_COL,
+    EXCEL_NAME_COL,
+    FORMULA_COL,
+    NAME_COL,
+    UNIT_COL,
+    VALUE_COL,
+    cell_names,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = sorted((ROOT / "models").glob("*.ifr"))
@@ -297,7 +304,7 @@ def test_a_model_past_a_worksheets_rows_is_an_error_not_a_shorter_sheet(tmp_path
     import xlsxwriter
 
     from ifr.cli import main
-    from ifr.exporters import xlsx
+    from ifr.exporters.xlsx import workbook as xlsx
     assert xlsx.SHEET_ROWS == xlsxwriter.Workbook().add_worksheet().xls_rowmax
     source = tmp_path / "many.ifr"
     source.write_text("".join(f"c{i} = {i} GB\n" for i in range(30)), encoding="utf-8")
@@ -333,7 +340,7 @@ def test_every_defined_name_is_valid_and_unique(exported, path):
 # --- writing ------------------------------------------------------------------------
 
 def test_a_failed_export_leaves_the_old_file(tmp_path, monkeypatch):
-    from ifr.exporters import xlsx
+    from ifr.exporters.xlsx import workbook as xlsx
     model = ifr.load(ROOT / "models" / "pd_handoff.ifr")
     target = tmp_path / "plan.xlsx"
     target.write_bytes(b"the good file")

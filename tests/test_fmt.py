@@ -4,12 +4,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ifr import syntax as ast
 from ifr.cli import main
-from ifr.fmt import format_text
-from ifr.parse_cache import parse
+from ifr.syntax import nodes as syntax
+from ifr.syntax.fmt import format_text
+from ifr.syntax.parse_cache import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted((ROOT / "models").glob("*.ifr")) + sorted((ROOT / "stdlib").glob("*.ifr"))
@@ -25,7 +26,7 @@ def _statements(text: str, name: str) -> list[tuple]:
     for stmt in parse(text, name).statements:
         out.append((type(stmt).__name__, getattr(stmt, "name", None), getattr(stmt, "source", None),
                     getattr(stmt, "display", None), getattr(stmt, "description", None)))
-        if isinstance(stmt, ast.Record):
+        if isinstance(stmt, syntax.Record):
             out += [("field", f.name, f.source, f.display, f.description) for f in stmt.fields]
     return out
 
@@ -108,7 +109,7 @@ def test_fmt_refuses_what_is_not_a_regular_file_at_once(tmp_path, kind):
 
 
 def test_fmt_refuses_a_file_too_large_to_be_a_model(tmp_path, capsys):
-    from ifr.resolve import MAX_SOURCE_BYTES
+    from ifr.syntax.sources import MAX_SOURCE_BYTES
     path = tmp_path / "huge.ifr"
     with open(path, "wb") as f:
         f.truncate(MAX_SOURCE_BYTES + 1)   # sparse: nothing is written to disk
@@ -150,7 +151,7 @@ def test_fmt_keeps_a_comment_with_a_form_feed_as_it_is(char):
 @pytest.mark.parametrize("char", NOT_LINE_ENDS, ids=[f"U+{ord(c):04X}" for c in NOT_LINE_ENDS])
 def test_a_function_body_is_read_from_its_own_line_after_a_form_feed(char):
     text = f"# page{char}break\nfn f(x) = x * 2\nfn g(y) = (y +\n    1)\n"
-    functions = [s for s in parse(text, "t.ifr").statements if isinstance(s, ast.FnDef)]
+    functions = [s for s in parse(text, "t.ifr").statements if isinstance(s, syntax.FnDef)]
     assert [f.source for f in functions] == ["x * 2", "(y + 1)"]
 
 

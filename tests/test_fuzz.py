@@ -1,7 +1,8 @@
 """Whatever a user types, ifr answers with a result or an IfrError, never a crash."""
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import ifr
 from ifr.errors import IfrError, IfrErrors

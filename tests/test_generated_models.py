@@ -14,7 +14,6 @@ from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-
 from modelgen import STATEMENT_KINDS, generate, models
 from oracle import Oracle
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given, settings, strategies as st
-
 from helpers import error, errors, model
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def test_inputs_and_formulas_in_any_order(tmp_path):
@@ -251,7 +251,7 @@ def test_use_by_path(tmp_path):
 
 
 def test_ep_imbalance_is_deterministic_and_sane(tmp_path):
-    from ifr.montecarlo import ep_imbalance
+    from ifr.evaluation.montecarlo import ep_imbalance
     a = ep_imbalance(tokens=256, topk=8, experts=64, ranks=8, batches=50, seed=0)
     assert a == ep_imbalance(tokens=256, topk=8, experts=64, ranks=8, batches=50, seed=0)
     assert a != ep_imbalance(tokens=256, topk=8, experts=64, ranks=8, batches=50, seed=1)

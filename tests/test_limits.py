@@ -10,10 +10,10 @@ import textwrap
 import numpy as np
 import pytest
 
-from ifr import ir
 from ifr.errors import Span
-from ifr.evaluate import compile_node
-from ifr.units import DIMENSIONLESS
+from ifr.evaluation.evaluate import compile_node
+from ifr.semantics import ir
+from ifr.semantics.units import DIMENSIONLESS
 
 PEAK_MB = 500
 

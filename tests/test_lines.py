@@ -1,7 +1,8 @@
 """The one line splitter: `\n`, `\r\n` and `\r` end a line, nothing else does."""
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from ifr.lines import split_lines
+from ifr.syntax.lines import split_lines
 
 # What str.splitlines breaks at and editors do not.
 NOT_LINE_ENDS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"

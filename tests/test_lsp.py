@@ -9,14 +9,29 @@ import time
 
 import pytest
 import pytest_lsp
+from lsp_client import (
+    ROOT,
+    SERVER,
+    STDLIB,
+    apply_edits,
+    close,
+    completion_labels,
+    definition,
+    diagnostics,
+    doc,
+    hover,
+    inlay_hints,
+    open_file,
+    replace_text,
+    start,
+    uri_of,
+)
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 import ifr
 from ifr.cli import main
 from ifr.display import format_number
-from lsp_client import (ROOT, SERVER, STDLIB, apply_edits, close, completion_labels, definition, diagnostics, doc, hover,
-                        inlay_hints, open_file, replace_text, start, uri_of)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -231,7 +246,7 @@ async def test_references_of_a_cell_and_of_a_stdlib_record(client: LanguageClien
         text_document=doc(uri), position=types.Position(line=line, character=2),
         context=types.ReferenceContext(include_declaration=True)))
     lines = text.splitlines()
-    uses = [i for i, l in enumerate(lines) if re.search(r"\bkv_state\b", l.split("#")[0])]
+    uses = [i for i, line in enumerate(lines) if re.search(r"\bkv_state\b", line.split("#")[0])]
     assert sorted({r.range.start.line for r in found}) == uses
     assert all(r.uri == uri for r in found)
     use_line = _line_of(PD_HANDOFF, "use llm:")

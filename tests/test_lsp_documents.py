@@ -8,11 +8,11 @@ import os
 
 import pytest
 import pytest_lsp
+from lsp_client import SERVER, apply_edits, close, diagnostics, doc, hover, open_file, start, uri_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from ifr.resolve import MAX_SOURCE_BYTES
-from lsp_client import SERVER, apply_edits, close, diagnostics, doc, hover, open_file, start, uri_of
+from ifr.syntax.sources import MAX_SOURCE_BYTES
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

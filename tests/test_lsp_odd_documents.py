@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 import pytest_lsp
+from lsp_client import SERVER, close, completion_labels, diagnostics, replace_text, start, uri_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-
-from lsp_client import SERVER, close, completion_labels, diagnostics, replace_text, start, uri_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import pytest
 import pytest_asyncio
 import pytest_lsp
+from lsp_client import SERVER, apply_edits, close, diagnostics, doc, hover, open_file, replace_text, start
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
-
-from lsp_client import SERVER, apply_edits, close, diagnostics, doc, hover, open_file, replace_text, start
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

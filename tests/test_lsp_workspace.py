@@ -3,11 +3,24 @@ from __future__ import annotations
 
 import pytest
 import pytest_lsp
+from lsp_client import (
+    SERVER,
+    STDLIB,
+    apply_edits,
+    close,
+    completion_labels,
+    definition,
+    diagnostics,
+    doc,
+    hover,
+    inlay_hints,
+    open_file,
+    replace_text,
+    start,
+    uri_of,
+)
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-
-from lsp_client import (SERVER, STDLIB, apply_edits, close, completion_labels, definition, diagnostics, doc, hover,
-                        inlay_hints, open_file, replace_text, start, uri_of)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

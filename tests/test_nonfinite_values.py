@@ -15,9 +15,9 @@ from openpyxl import load_workbook
 
 import ifr
 from ifr.errors import IfrError
-from ifr.exporters.roundtrip import read_inputs
-from ifr.exporters.xlsx import cell_names
-from ifr.units import quantity
+from ifr.exporters.xlsx.workbook import cell_names
+from ifr.readers.roundtrip import read_inputs
+from ifr.semantics.units import quantity
 
 SOURCE = """\
 link  = 4 GB/s

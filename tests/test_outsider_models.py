@@ -13,8 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import ifr
 from workbooks import cell_places, recalculated
+
+import ifr
 
 
 def _write(folder: Path, files: dict[str, str]) -> Path:
@@ -115,7 +116,7 @@ def test_a_tangent_root_is_the_same_on_a_first_run_and_a_warm_one(tmp_path):
 def test_samples_spread_over_fewer_floats_than_bins_have_a_histogram(tmp_path):
     # q's samples are 752848.2 give or take floating point's last bit (the uncertain term
     # cancels): numpy has no 30 bins of one width there, and the export exited 3.
-    from ifr.uncertain import histogram
+    from ifr.evaluation.uncertain import histogram
     path = _write(tmp_path, {"main.ifr": "b = triangular(0.06 token, 0.1 token, 0.15 token)\n"
                              "q = (3.6e3 * 0.23e3 token - (25.9 token + b)) - ((75.1e3 token - b) + 25.9 token)\n"})
     model = ifr.load(path)

@@ -9,9 +9,9 @@ import textwrap
 
 import numpy as np
 import pytest
+from helpers import error
 
 import ifr
-from helpers import error
 
 SPELLINGS = """\
     x      = 4 ms to 14 ms
@@ -54,7 +54,7 @@ def test_a_table_that_varies_the_level_reads_it_by_the_same_rule(tmp_path):
 def test_sensitivity_sees_one_value_for_every_spelling(tmp_path):
     m = load(tmp_path, SPELLINGS.replace("4 ms to 14 ms", "a * 2\n    a = 2 ms to 7 ms")
              + "    out_lit = lit * 2\n    out_cell = cell * 2\n    out_points = points * 2\n")
-    from ifr.sensitivity import sensitivity
+    from ifr.queries.sensitivity import sensitivity
     results = [sensitivity(m, name) for name in ("out_lit", "out_cell", "out_points")]
     assert results[0].base == results[1].base == results[2].base
     assert [(s.y_low, s.y_high) for s in results[0].swings] == [(s.y_low, s.y_high) for s in results[1].swings]

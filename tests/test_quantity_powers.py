@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import ifr
-from ifr.parse_cache import parse
+from ifr.syntax.parse_cache import parse
 
 
 @pytest.mark.parametrize("expr, written", [

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 import xlsxwriter
-
 from recalc import (
     EXCEL_ERROR_VALUES,
     errors_in,

@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 from openpyxl import load_workbook
+from recalc import errors_in, read_values, recalculate
+from workbooks import edited as edit
 
 import ifr
 from ifr.errors import IfrError
-from ifr.units import quantity
 from ifr.exporters.cells import display_value
-from ifr.exporters.xlsx import cell_names
-from ifr.exporters.xlsx_style import INPUT_BLUE
-from ifr.exporters.roundtrip import read_inputs, with_workbook_inputs
-from recalc import errors_in, read_values, recalculate
-from workbooks import edited as edit
+from ifr.exporters.xlsx.style import INPUT_BLUE
+from ifr.exporters.xlsx.workbook import cell_names
+from ifr.readers.roundtrip import read_inputs, with_workbook_inputs
+from ifr.semantics.units import quantity
 
 ROOT = Path(__file__).resolve().parent.parent
 PD_HANDOFF = ROOT / "models" / "pd_handoff.ifr"

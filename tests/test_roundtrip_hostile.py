@@ -12,12 +12,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from workbooks import part, rebuild
 
 import ifr
 from ifr.errors import IfrError
-from ifr.exporters.roundtrip import read_inputs
-from ifr.exporters.xlsx_parts import MAX_PART_BYTES
-from workbooks import part, rebuild
+from ifr.readers.roundtrip import read_inputs
+from ifr.readers.xlsx_parts import MAX_PART_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent
 PD_HANDOFF = ROOT / "models" / "pd_handoff.ifr"

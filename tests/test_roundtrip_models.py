@@ -11,9 +11,9 @@ from openpyxl import load_workbook
 import ifr
 from ifr.errors import IfrError
 from ifr.exporters.cells import display_value, exported_cells
-from ifr.exporters.roundtrip import read_inputs, with_workbook_inputs
-from ifr.exporters.xlsx import cell_names
-from ifr.units import quantity
+from ifr.exporters.xlsx.workbook import cell_names
+from ifr.readers.roundtrip import read_inputs, with_workbook_inputs
+from ifr.semantics.units import quantity
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = sorted((ROOT / "models").glob("*.ifr"))

@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 from openpyxl import load_workbook
+from recalc import recalculate
+from workbooks import edited, part, rebuild
 
 import ifr
 from ifr.errors import IfrError
-from ifr.exporters.roundtrip import read_inputs
-from ifr.exporters.xlsx import cell_names
-from ifr.units import quantity
-from recalc import recalculate
-from workbooks import edited, part, rebuild
+from ifr.exporters.xlsx.workbook import cell_names
+from ifr.readers.roundtrip import read_inputs
+from ifr.semantics.units import quantity
 
 ROOT = Path(__file__).resolve().parent.parent
 FEATURES = ROOT / "tests" / "export" / "features.ifr"

@@ -225,8 +225,8 @@ def test_the_build_on_a_full_disk_keeps_the_shipped_file(small_disk, monkeypatch
 
 
 def test_a_cache_entry_on_a_full_disk_fails_quietly_and_leaves_nothing(small_disk):
-    from ifr.closed_form_cache import ClosedFormCache
-    from ifr import cache
+    from ifr.solving.closed_form_cache import ClosedFormCache
+    from ifr.storage import cache
     cache.write_atomic(small_disk / "entry.json", "small")
     fill(small_disk, leave=0)
     solutions = ClosedFormCache()

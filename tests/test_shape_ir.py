@@ -9,9 +9,10 @@ import math
 
 import pytest
 
-from ifr import ir, shapes
 from ifr.errors import Span
 from ifr.model import analyse
+from ifr.semantics import ir
+from ifr.syntax import shapes
 
 STEPS = 600
 
@@ -40,7 +41,7 @@ def private_cache(tmp_path, monkeypatch):
     """A fresh cache folder for each test, in this process: the file resolved
     cell by cell leaves its syntax tree there, which a later analysis of the
     same text would read back instead of parsing it by shape."""
-    from ifr.cache import cache_dir
+    from ifr.storage.cache import cache_dir
     monkeypatch.setenv("IFR_CACHE_DIR", str(tmp_path / "cache"))
     cache_dir.cache_clear()
     yield
@@ -134,7 +135,7 @@ def test_a_workbook_prints_the_formulas_of_cells_made_from_templates_as_it_print
         tmp_path, monkeypatch):
     import zipfile
 
-    from ifr.resolve import ShapedCellDef
+    from ifr.semantics.graph import ShapedCellDef
     shaped, whole = _both(tmp_path, monkeypatch, _text())
     books = []
     for name, analysis in (("shaped", shaped), ("whole", whole)):

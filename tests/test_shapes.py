@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ifr import shapes
-from ifr import syntax as ast
-from ifr.parser import parse_uncached
+from ifr.syntax import nodes as syntax
+from ifr.syntax import shapes
+from ifr.syntax.parser import parse_uncached
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,7 +22,7 @@ def _same_as_whole(text: str, file: str) -> bool | None:
         return None
     whole = parse_uncached(text, file)
     assert not whole.diagnostics
-    return ast.to_data(shaped, file) == ast.to_data(whole, file) and shaped.docstring == whole.docstring
+    return syntax.to_data(shaped, file) == syntax.to_data(whole, file) and shaped.docstring == whole.docstring
 
 
 def test_every_bundled_file_of_one_line_statements_is_parsed_as_a_whole_parse_would():
@@ -80,7 +80,7 @@ def test_a_generated_file_of_every_statement_kind_is_parsed_as_a_whole_parse_wou
 
 def test_a_name_s_digits_are_its_own_in_every_node_that_holds_it():
     program = shapes.parse_by_shape(_generated(12), "gen.ifr", min_lines=0, repeats=1)
-    cells = {s.name: s for s in program.statements if isinstance(s, ast.Cell)}
+    cells = {s.name: s for s in program.statements if isinstance(s, syntax.Cell)}
     t12 = cells["t12"]
     assert (t12.span.line, t12.expr.left.args[0].id, t12.expr.left.args[1].left.id) == (t12.span.line, "t11", "size12")
     assert t12.source == "max(t11, size12 / bw12) + 1 us"
@@ -102,7 +102,7 @@ def test_a_file_with_a_syntax_error_is_parsed_whole_and_every_mistake_is_reporte
     monkeypatch.setattr(shapes, "MIN_LINES", 0)
     text = "".join(f"x{i} = {i} s\n" for i in range(40)) + "y = 2 *\n" + "z = ) 1\n"
     assert shapes.parse_by_shape(text, "f.ifr", min_lines=0, repeats=1) is None
-    from ifr.parse_cache import parse
+    from ifr.syntax.parse_cache import parse
     program = parse(text, "f.ifr")
     assert [d.span.line for d in program.diagnostics] == [41, 42]
     assert len(program.statements) == 40
@@ -134,7 +134,7 @@ def test_a_big_file_of_different_lines_is_parsed_whole():
 
 def test_a_line_nested_too_deep_is_parsed_whole_and_reported():
     from ifr.model import allow_deep_recursion
-    from ifr.parse_cache import parse
+    from ifr.syntax.parse_cache import parse
     deep = "1 + (" * 1100 + "1" + ")" * 1100
     text = "".join(f"x{i} = {deep}\n" for i in range(shapes.MIN_LINES))
     assert shapes.parse_by_shape(text, "deep.ifr") is None   # at Python's own recursion limit, too
@@ -149,8 +149,9 @@ def test_an_editor_s_new_text_is_parsed_only_where_its_lines_changed(tmp_path, m
     statements of any size is parsed by line shape, shapes kept for the process, so
     an edit sends only its own line through lark; the tree is the whole parse's, and
     no syntax-cache entry is written for a text that lives for one keystroke."""
-    from ifr import cache, parser
-    from ifr.parse_cache import parse
+    from ifr.storage import cache
+    from ifr.syntax import parser
+    from ifr.syntax.parse_cache import parse
     monkeypatch.setenv("IFR_CACHE_DIR", str(tmp_path / "cache"))
     cache.cache_dir.cache_clear()
     names = [f"cell_{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(120)]
@@ -166,6 +167,6 @@ def test_an_editor_s_new_text_is_parsed_only_where_its_lines_changed(tmp_path, m
     program = parse(edited, "edited.ifr", by_line=True)
     assert read == [lines[60].partition("#")[0] + "\n"]      # that line's code alone, once
     monkeypatch.setattr(parser, "_parse_text", real)
-    assert ast.to_data(program, "edited.ifr") == ast.to_data(parse_uncached(edited, "edited.ifr"), "edited.ifr")
+    assert syntax.to_data(program, "edited.ifr") == syntax.to_data(parse_uncached(edited, "edited.ifr"), "edited.ifr")
     assert not (tmp_path / "cache" / "syntax").exists() or not any((tmp_path / "cache" / "syntax").iterdir())
     cache.cache_dir.cache_clear()

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from helpers import error, model
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,7 +115,7 @@ def test_a_cached_closed_form_needs_neither_sympy_nor_scipy(tmp_path):
 
     sympy runs in a worker process (the first run starts one); the run itself
     never imports it."""
-    probe = ("import sys, ifr; from ifr.sympy_worker import WORKER; m = ifr.load(sys.argv[1]); m.check(); "
+    probe = ("import sys, ifr; from ifr.solving.sympy_worker import WORKER; m = ifr.load(sys.argv[1]); m.check(); "
              "print('sympy' in sys.modules, 'scipy.optimize' in sys.modules, WORKER.starts)")
     env, first, second = _own_solve_twice(tmp_path, probe)
     assert first.stdout.split() == ["False", "True", "1"], first.stderr
@@ -130,7 +129,7 @@ def test_a_fresh_closed_form_overlaps_scipy_import_with_the_worker(tmp_path):
     """While the sympy worker (another process) finds a closed form, this process
     imports scipy's root finder, which the cross-check of a fresh closed form
     needs next; a run that reads its closed form from the cache starts nothing."""
-    probe = ("import sys, threading, ifr; from ifr import sympy_worker\n"
+    probe = ("import sys, threading, ifr; from ifr.solving import sympy_worker\n"
              "real, seen = sympy_worker.call, []\n"
              "def call(*args, **kwargs):\n"
              "    seen.append(any(t.name == 'ifr-import-scipy' for t in threading.enumerate()))\n"

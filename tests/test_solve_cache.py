@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import error, model
 
 import ifr
-from helpers import error, model
 
 ROOT = Path(__file__).resolve().parent.parent
 PD = ROOT / "models" / "pd_handoff.ifr"
@@ -22,7 +22,7 @@ ALPHA_GQA = "(-af_step_bytes + kv_state)/(link*(handoffs_per_step - 1))"
 @pytest.fixture
 def private_cache(tmp_path, monkeypatch):
     """A fresh cache folder for this test, in this process."""
-    from ifr.units import cache_dir
+    from ifr.semantics.units import cache_dir
     monkeypatch.setenv("IFR_CACHE_DIR", str(tmp_path / "cache"))
     cache_dir.cache_clear()
     yield tmp_path / "cache"
@@ -64,7 +64,7 @@ def test_a_closed_form_that_evaluates_to_inf_is_no_root(private_cache):
 def test_a_side_that_overflows_verifies_nothing(tmp_path):
     """A side that overflows to inf (or is nan) never "equals" the other side:
     |inf - 5| <= 1e-9 * (inf + 5) held before, so any overflowing x passed."""
-    from ifr.roots import Sides
+    from ifr.solving.roots import Sides
     m = model(tmp_path, "x = 1\ny = solve x on 0..10: x^2 = 4\n")
     equation = Sides(m.solver.residual_fn(m.graph.cells["y"]), m.values, 1.0)
 
@@ -81,7 +81,7 @@ def test_a_side_that_overflows_verifies_nothing(tmp_path):
 def test_sympy_is_stopped_by_its_time_limit(private_cache, monkeypatch, tmp_path):
     """sympy takes minutes on three square roots; the worker is stopped after the
     limit, and the limit is paid once for the equation, not once per row of a table."""
-    from ifr import solve, sympy_worker
+    from ifr.solving import solve, sympy_worker
     monkeypatch.setattr(solve, "SYMPY_SECONDS", 2)
     calls = []
     real_call = sympy_worker.call

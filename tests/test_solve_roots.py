@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import error, model
 
 import ifr
-from helpers import error, model
-from ifr.equation import solve_equation
 from ifr.errors import IfrError, render
+from ifr.solving.equation import solve_equation
 
 ROOT = Path(__file__).resolve().parent.parent
 PD = ROOT / "models" / "pd_handoff.ifr"

@@ -13,11 +13,11 @@ import math
 from pathlib import Path
 
 from openpyxl import load_workbook
+from recalc import read_values, recalculate
+from workbooks import cell_places, recalculated
 
 import ifr
 from ifr.cli import main
-from recalc import read_values, recalculate
-from workbooks import cell_places, recalculated
 
 
 def _write(folder: Path, text: str, name: str = "main.ifr") -> Path:
@@ -171,7 +171,7 @@ def test_a_monte_carlo_of_a_real_plan_is_not_refused(tmp_path, monkeypatch):
     """4096 tokens x top-8 x 1000 batches is 32,768,000 draws; the run was refused
     as 4096 x 256 experts x 1000 = 1,048,576,000 keys, over the limit of a billion."""
     monkeypatch.setenv("IFR_CACHE_DIR", str(tmp_path / "cache"))   # a cached result would draw nothing
-    from ifr.cache import cache_dir
+    from ifr.storage.cache import cache_dir
     cache_dir.cache_clear()
     model = ifr.load(_write(tmp_path, "imbalance = ep_imbalance(tokens=4096, topk=8, experts=256, ranks=32, "
                                       "batches=1000, seed=0)\n"))
@@ -186,7 +186,7 @@ def test_a_monte_carlo_of_a_real_plan_is_not_refused(tmp_path, monkeypatch):
 def test_monte_carlo_routing_picks_distinct_experts_uniformly():
     import numpy as np
 
-    from ifr.montecarlo import distinct_picks, ep_imbalance, expert_loads
+    from ifr.evaluation.montecarlo import distinct_picks, ep_imbalance, expert_loads
     chosen = distinct_picks(np.random.default_rng(0), 60_000, 2, 4)
     assert (chosen[0] != chosen[1]).all()
     low, high = np.sort(chosen, axis=0)

@@ -12,11 +12,11 @@ import textwrap
 
 import numpy as np
 import pytest
+from helpers import error, errors
 from scipy import stats
 
 import ifr
 from ifr.cli import main
-from helpers import error, errors
 
 GIB = 2 ** 30
 KV_TIER = """\
@@ -306,7 +306,7 @@ def test_sensitivity_ranks_inputs_as_an_independent_computation_does(tmp_path, c
         y = a / c + b / 10 in s
     """
     m = load(tmp_path, text, name="three.ifr")
-    from ifr.sensitivity import sensitivity
+    from ifr.queries.sensitivity import sensitivity
     result = sensitivity(m, "y")
     # independently: the ends are the distributions' 5th and 95th percentiles, the rest at medians
     z = stats.norm.ppf(0.95)
@@ -333,7 +333,7 @@ def test_sensitivity_ranks_inputs_as_an_independent_computation_does(tmp_path, c
 
 def test_sensitivity_of_a_certain_model_moves_each_input_ten_percent(tmp_path):
     m = load(tmp_path, "x = 2 s\nw = 3 s^2\nz = 5 s\ny = x * x + w in s^2\n", name="c.ifr")
-    from ifr.sensitivity import sensitivity
+    from ifr.queries.sensitivity import sensitivity
     result = sensitivity(m, "y")
     assert [s.input for s in result.swings] == ["x", "w"]             # z does not reach y
     assert result.swings[0].swing == pytest.approx(2.2 ** 2 - 1.8 ** 2)
@@ -431,7 +431,7 @@ def test_a_share_of_samples_never_rounds_to_none_or_all():
     none nor all never reads 0% or 100%, in the terminal or in the workbook."""
     from ifr.display import percent_text, share_text
     from ifr.exporters.cells import Share
-    from ifr.exporters.xlsx_style import number_format
+    from ifr.exporters.xlsx.style import number_format
     assert share_text(0.3725) == "true in 37.25% of samples"
     assert percent_text(0.99995) == "99.995%" and percent_text(1e-5) == "0.001%"
     assert percent_text(1.0) == "100%" and percent_text(0.0) == "0%"

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import ifr
-from ifr import tables
 from ifr.errors import IfrError
+from ifr.queries import tables
 
 TEXT = """\
     t    = 1 ms to 2 ms

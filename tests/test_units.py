@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import pytest
-
-from ifr.units import Dim, unit
 from helpers import error, model
+
+from ifr.semantics.units import Dim, unit
 
 
 def test_information_is_a_dimension():

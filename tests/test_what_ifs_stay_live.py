@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import model
 from openpyxl import load_workbook
 
-from helpers import model
 from ifr.cli import main
-from ifr.exporters.xlsx import cell_names
+from ifr.exporters.xlsx.workbook import cell_names
 
 LINK = """\
 link      = 25 GB/s

@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 import ifr
-from ifr import evaluate
+from ifr.evaluation import evaluate
 
 
 @pytest.fixture
@@ -87,7 +87,7 @@ def test_an_iteration_over_wide_arrays_counts_by_their_width(tmp_path, small_lim
 @pytest.fixture
 def fresh_cache(tmp_path, monkeypatch):
     """A cache folder of this test's own: a cached Monte Carlo result draws nothing."""
-    from ifr.cache import cache_dir
+    from ifr.storage.cache import cache_dir
     monkeypatch.setenv("IFR_CACHE_DIR", str(tmp_path / "cache"))
     cache_dir.cache_clear()
     yield

@@ -20,12 +20,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from acceptance import ENGINES, compare, export_and_edit, recalculate_with
 from openpyxl import load_workbook
+from recalc import read_values, recalculate_many
 
 import ifr
-from acceptance import ENGINES, compare, export_and_edit, recalculate_with
-from ifr.exporters.xlsx import cell_names
-from recalc import read_values, recalculate_many
+from ifr.exporters.xlsx.workbook import cell_names
 
 ROOT = Path(__file__).resolve().parent.parent
 WORST_CASES = sorted((ROOT / "tests" / "workbook").glob("*.ifr"))
@@ -122,7 +122,7 @@ def test_no_root_and_no_branch_show_na_not_a_number(soffice, tmp_path):
     workbook[sheet][ref].value = 600         # ms: 1 GB / max(rate, 2 GB/s) never reaches 600 ms
     edited = tmp_path / "edited.xlsx"
     workbook.save(edited)
-    from ifr.exporters.roundtrip import with_workbook_inputs
+    from ifr.readers.roundtrip import with_workbook_inputs
     variant = with_workbook_inputs(model, edited)
     assert model.cell_id("bracketed") in variant.errors and model.cell_id("piece") in variant.errors
     assert model.cell_id("open_scan") not in variant.errors      # the open scan still finds the root

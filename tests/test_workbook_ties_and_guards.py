@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 from openpyxl import load_workbook
-
-import ifr
-from ifr.exporters.xlsx import cell_names
 from recalc import read_values, recalculate
 from workbooks import cell_places
+
+import ifr
+from ifr.exporters.xlsx.workbook import cell_names
 
 
 def _model(folder: Path, text: str):

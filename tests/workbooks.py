@@ -6,9 +6,9 @@ import zipfile
 from pathlib import Path
 
 from openpyxl import load_workbook
-
-from ifr.exporters.xlsx import cell_names
 from recalc import read_values, recalculate
+
+from ifr.exporters.xlsx.workbook import cell_names
 
 
 def cell_places(exported: Path, model) -> dict:

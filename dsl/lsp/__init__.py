@@ -16,9 +16,9 @@ from __future__ import annotations
 def main(args=None) -> int:
     """`ifr lsp`: serve over stdio."""
     try:
-        from .server import main as serve
+        from ifr.lsp.server import main as serve
     except ImportError as exc:
-        from ..errors import IfrError
+        from ifr.errors import IfrError
         raise IfrError("missing-dependency", f"`ifr lsp` needs pygls and lsprotocol ({exc})", None,
                        hint="pip install 'ifr[lsp]'") from None
     return serve()

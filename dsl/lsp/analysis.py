@@ -20,15 +20,17 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..bind import Binder
-from ..dimensions import check_graph
-from ..display import auto_unit, format_number
-from ..errors import IfrError, IfrErrors, Sources, Span
-from ..model import Analysis, Model, allow_deep_recursion
-from ..parse_cache import parse
-from ..resolve import MAX_SOURCE_BYTES, Loader, ifr_file, surrogates_replaced
-from .. import ir, syntax
-from .occurrences import Occurrence, Symbol, absolute_path, index_modules, key_of, pickled_by_fields
+from ifr.display import auto_unit, format_number
+from ifr.errors import IfrError, IfrErrors, Sources, Span
+from ifr.lsp.occurrences import Occurrence, Symbol, absolute_path, index_modules, key_of, pickled_by_fields
+from ifr.model import Analysis, Model, allow_deep_recursion
+from ifr.semantics import ir
+from ifr.semantics.bind import Binder
+from ifr.semantics.dimensions import check_graph
+from ifr.semantics.loader import Loader
+from ifr.syntax import nodes as syntax
+from ifr.syntax.parse_cache import parse
+from ifr.syntax.sources import MAX_SOURCE_BYTES, ifr_file, surrogates_replaced
 
 # The interface: analyse() and what it returns (Span, Symbol and Occurrence included).
 __all__ = ["analyse", "too_large", "Result", "Diagnostic", "CellInfo", "CheckInfo", "Symbol", "Occurrence", "Span",
@@ -312,7 +314,7 @@ def _checks(model, results) -> list[CheckInfo]:
 
 def describe_unit(text: str) -> str | None:
     """`GB/s`: its dimension and its size in base SI units, or None if it is no unit."""
-    from ..units import unit
+    from ifr.semantics.units import unit
     try:
         size, dim = unit(text)
     except IfrError:
@@ -341,7 +343,7 @@ def unit_suggestions() -> list[str]:
 
 def available_modules(path: str) -> list[tuple[str, str]]:
     """Modules a `use` in ``path`` can name: (name, file), the files beside it first."""
-    from .. import stdlib
+    from ifr import stdlib
     me = ifr_file(Path(path)) or Path(os.path.abspath(path))   # modules are found beside what a link leads to
     found = {}
     for folder in (me.parent, Path(stdlib.__file__).resolve().parent):

@@ -4,7 +4,7 @@ pygls' TextDocument splits its text with `str.splitlines`, which also breaks
 at a form feed, U+001C-U+001E, U+0085, U+2028 and U+2029; an editor counts
 only `\\n`, `\\r\\n` and `\\r`.  An incremental edit is a range of lines and
 columns, so one form feed in a comment would shift every later edit by a
-line.  :class:`Document` splits with :func:`ifr.lines.split_lines`, and since
+line.  :class:`Document` splits with :func:`ifr.syntax.lines.split_lines`, and since
 pygls applies a change (and converts positions in the encoding it agreed on
 with the client) through ``lines``, every change lands where the editor made
 it.
@@ -13,7 +13,7 @@ Only documents the editor opened are held.  A change to any other is dropped
 (the protocol has the editor open a document before it changes it), and a
 document that is not open is never read from disk by the handlers; should
 anything ask for its text, it is read as the command line reads a file
-(:func:`ifr.resolve.read_source`: a regular file of bounded size, never a
+(:func:`ifr.syntax.sources.read_source`: a regular file of bounded size, never a
 FIFO or a device).
 """
 from __future__ import annotations
@@ -26,8 +26,8 @@ from urllib.parse import unquote
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
-from ..lines import split_lines
-from ..resolve import MAX_SOURCE_BYTES, read_source
+from ifr.syntax.lines import split_lines
+from ifr.syntax.sources import MAX_SOURCE_BYTES, read_source
 
 logger = logging.getLogger(__name__)
 SYNC_KIND = types.TextDocumentSyncKind.Incremental   # the editor sends each change as a range and its text

@@ -8,9 +8,8 @@ from importlib import resources
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from .analysis import BUILTIN_FUNCTIONS, Result
-from .analysis import Occurrence, Symbol
-from .positions import Lines, contains
+from ifr.lsp.analysis import BUILTIN_FUNCTIONS, Occurrence, Result, Symbol
+from ifr.lsp.positions import Lines, contains
 
 RENAMEABLE = ("cell", "field", "function", "record")
 
@@ -164,7 +163,7 @@ _KIND_NAMES = {"cell": "a cell", "record": "a record", "fn": "a function", "modu
 
 @lru_cache(maxsize=1)
 def _name_rule() -> tuple[str, frozenset[str]]:
-    from ..parser import name_rule
+    from ifr.syntax.parser import name_rule
     return name_rule()
 
 
@@ -175,8 +174,8 @@ def _stdlib_modules() -> frozenset[str]:
 
 
 def _is_unit(name: str) -> bool:
-    from ..errors import IfrError
-    from ..units import unit
+    from ifr.errors import IfrError
+    from ifr.semantics.units import unit
     try:
         unit(name)
     except IfrError:

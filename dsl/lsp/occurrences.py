@@ -17,10 +17,10 @@ import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .. import syntax as ast
-from ..errors import Span
-from ..lines import split_lines
-from ..resolve import FnBinding, ModuleDef, RecordDef, ScenarioName
+from ifr.errors import Span
+from ifr.semantics.graph import FnBinding, ModuleDef, RecordDef, ScenarioName
+from ifr.syntax import nodes as syntax
+from ifr.syntax.lines import split_lines
 
 
 def pickled_by_fields(cls):
@@ -126,16 +126,16 @@ class _Walker:
     def module(self, module: ModuleDef, symbols: dict[str, Symbol]) -> None:
         prefix = module.key + "." if module.key else ""
         ns = module.namespace
-        tables = {s.name for s in module.program.statements if isinstance(s, ast.Table)}
+        tables = {s.name for s in module.program.statements if isinstance(s, syntax.Table)}
         for stmt in module.program.statements:
-            if isinstance(stmt, ast.Use):
+            if isinstance(stmt, syntax.Use):
                 self.use(module, stmt)
-            elif isinstance(stmt, (ast.Cell, ast.SolveCell)):
+            elif isinstance(stmt, (syntax.Cell, syntax.SolveCell)):
                 key = key_of(ns.get(stmt.name)) or "cell:" + prefix + stmt.name
                 symbols.setdefault(key, Symbol(key, "cell" if key.startswith("cell:") else "record", stmt.name,
                                                _absolute(stmt.name_span), stmt.source))
                 self.add(stmt.name_span, key, definition=True)
-                if isinstance(stmt, ast.Cell):
+                if isinstance(stmt, syntax.Cell):
                     self.expr(stmt.expr, module, None, set(), tables)
                 else:
                     self.add(stmt.unknown_span, key_of(ns.get(stmt.unknown)))
@@ -144,7 +144,7 @@ class _Walker:
                             self.expr(node, module, None, set(), tables)
                 if stmt.display_span is not None and stmt.display != "%":
                     self.add(stmt.display_span, None, stmt.display)
-            elif isinstance(stmt, ast.Record):
+            elif isinstance(stmt, syntax.Record):
                 rec = ns.get(stmt.name)
                 rec = rec if isinstance(rec, RecordDef) else None
                 rec_key = key_of(rec) or "record:" + prefix + stmt.name
@@ -158,17 +158,17 @@ class _Walker:
                     if f.display_span is not None and f.display != "%":
                         self.add(f.display_span, None, f.display)
                 symbols.setdefault(rec_key, Symbol(rec_key, "record", stmt.name, _absolute(stmt.name_span)))
-            elif isinstance(stmt, ast.FnDef):
+            elif isinstance(stmt, syntax.FnDef):
                 key = f"fn:{module.key}:{stmt.name}"
                 symbols[key] = Symbol(key, "function", stmt.name, _absolute(stmt.name_span),
                                       f"({', '.join(stmt.params)}) = {stmt.source}", params=tuple(stmt.params))
                 self.add(stmt.name_span, key, definition=True)
                 self.expr(stmt.body, module, None, set(stmt.params))
-            elif isinstance(stmt, ast.Check):
+            elif isinstance(stmt, syntax.Check):
                 for node in (stmt.expr, stmt.expected, stmt.tolerance):
                     if node is not None:
                         self.expr(node, module, None, set(), tables)
-            elif isinstance(stmt, ast.Table):
+            elif isinstance(stmt, syntax.Table):
                 key = "table:" + stmt.name
                 symbols[key] = Symbol(key, "table", stmt.name, _absolute(stmt.name_span))
                 self.add(stmt.name_span, key, definition=True)
@@ -179,17 +179,17 @@ class _Walker:
                     self.expr(values, module, None, set())
                 for name, span in stmt.show:
                     self.add(span, key_of(ns.get(name)))
-            elif isinstance(stmt, ast.Scenario):
+            elif isinstance(stmt, syntax.Scenario):
                 key = "scenario:" + stmt.name
                 symbols[key] = Symbol(key, "scenario", stmt.name, _absolute(stmt.name_span))
                 self.add(stmt.name_span, key, definition=True)
                 for name, span, value in stmt.assignments:
                     self.add(span, key_of(ns.get(name)))
                     self.expr(value, module, None, set())
-            elif not isinstance(stmt, (ast.Docstring, ast.Section)):
+            elif not isinstance(stmt, (syntax.Docstring, syntax.Section)):
                 raise TypeError(f"no occurrences for a {type(stmt).__name__} statement")
 
-    def use(self, module: ModuleDef, stmt: ast.Use) -> None:
+    def use(self, module: ModuleDef, stmt: syntax.Use) -> None:
         target = getattr(stmt, "loaded", None)
         if target is None:
             return
@@ -202,7 +202,7 @@ class _Walker:
 
     # --- expressions
     def expr(self, node, module: ModuleDef, record: RecordDef | None, local: set, tables=frozenset()) -> None:
-        if isinstance(node, ast.Name):
+        if isinstance(node, syntax.Name):
             if node.id in local:
                 return
             if node.id in tables:
@@ -214,9 +214,9 @@ class _Walker:
             else:
                 self.add(node.span, None, node.id)
             return
-        if isinstance(node, ast.FieldAccess):
+        if isinstance(node, syntax.FieldAccess):
             self.expr(node.obj, module, record, local, tables)
-            if isinstance(node.obj, ast.Index):  # table[value].column: a shown cell of the file
+            if isinstance(node.obj, syntax.Index):  # table[value].column: a shown cell of the file
                 self.add(_tail(node.span, node.name), key_of(module.namespace.get(node.name)))
                 return
             owner = self.binding(node.obj, module, record, local)
@@ -225,10 +225,10 @@ class _Walker:
                 return
             self.add(_tail(node.span, node.name), key_of(_member(owner, node.name)))
             return
-        if isinstance(node, ast.Quantity):
+        if isinstance(node, syntax.Quantity):
             self.add(_tail(node.span, node.unit), None, node.unit)
             return
-        if isinstance(node, ast.Call):
+        if isinstance(node, syntax.Call):
             if node.owner is not None:
                 self.expr(node.owner, module, record, local, tables)
                 fn = _member(self.binding(node.owner, module, record, local), node.func)
@@ -239,7 +239,7 @@ class _Walker:
             for child in node.args + [value for _name, value in node.kwargs]:
                 self.expr(child, module, record, local, tables)
             return
-        if isinstance(node, ast.Comprehension):
+        if isinstance(node, syntax.Comprehension):
             local = local | {node.var}
         for child in _children(node):
             self.expr(child, module, record, local, tables)
@@ -251,9 +251,9 @@ class _Walker:
 
     def binding(self, node, module, record, local):
         """What a name or a.b refers to (a record, a module, a cell id), or None."""
-        if isinstance(node, ast.Name):
+        if isinstance(node, syntax.Name):
             return None if node.id in local else self.lookup(node.id, module, record)
-        if isinstance(node, ast.FieldAccess):
+        if isinstance(node, syntax.FieldAccess):
             return _member(self.binding(node.obj, module, record, local), node.name)
         return None
 
@@ -271,18 +271,18 @@ def _children(node) -> list:
     out = []
     for f in dataclasses.fields(node):
         value = getattr(node, f.name)
-        if isinstance(value, ast.Expr):
+        if isinstance(value, syntax.Expr):
             out.append(value)
         elif isinstance(value, list):
             for item in value:
-                if isinstance(item, ast.Expr):
+                if isinstance(item, syntax.Expr):
                     out.append(item)
-                elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], ast.Expr):
+                elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], syntax.Expr):
                     out.append(item[1])   # a keyword argument
     return out
 
 
-def _module_name_span(text: str, stmt: ast.Use) -> Span | None:
+def _module_name_span(text: str, stmt: syntax.Use) -> Span | None:
     """The module's name in `use name` / `use name: a, b` (the parser keeps only the statement's span)."""
     lines = split_lines(text)
     if stmt.span.line > len(lines):

@@ -5,10 +5,10 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from ..errors import IfrError
-from ..lines import split_lines
-from ..resolve import read_source
-from .analysis import Span
+from ifr.errors import IfrError
+from ifr.lsp.analysis import Span
+from ifr.syntax.lines import split_lines
+from ifr.syntax.sources import read_source
 
 
 def _utf16(text: str) -> int:

@@ -7,10 +7,17 @@ import re
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from .analysis import (BUILTIN_FUNCTIONS, KEYWORDS, CellInfo, Result, available_modules, describe_unit,
-                       unit_suggestions)
-from .navigation import occurrence_at
-from .positions import Lines, contains
+from ifr.lsp.analysis import (
+    BUILTIN_FUNCTIONS,
+    KEYWORDS,
+    CellInfo,
+    Result,
+    available_modules,
+    describe_unit,
+    unit_suggestions,
+)
+from ifr.lsp.navigation import occurrence_at
+from ifr.lsp.positions import Lines, contains
 
 _SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning}
 

@@ -34,8 +34,8 @@ from pygls.exceptions import JsonRpcInvalidParams, JsonRpcParseError, JsonRpcSer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import RPCRequest
 
-from ..resolve import MAX_SOURCE_BYTES
-from .documents import Documents
+from ifr.lsp.documents import Documents
+from ifr.syntax.sources import MAX_SOURCE_BYTES
 
 logger = logging.getLogger(__name__)
 

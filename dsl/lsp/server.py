@@ -28,12 +28,12 @@ from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from .. import __version__
-from . import navigation, presentation
-from .analysis import Result, too_large
-from .documents import SYNC_KIND, Document, utf8_size_over_limit
-from .protocol import IfrProtocol, serve
-from .worker import AnalysisWorker, Stopped
+from ifr import __version__
+from ifr.lsp import navigation, presentation
+from ifr.lsp.analysis import Result, too_large
+from ifr.lsp.documents import SYNC_KIND, Document, utf8_size_over_limit
+from ifr.lsp.protocol import IfrProtocol, serve
+from ifr.lsp.worker import AnalysisWorker, Stopped
 
 logger = logging.getLogger(__name__)
 
@@ -180,7 +180,7 @@ server = IfrServer()
 
 
 def _cursor(result: Result, position: types.Position) -> tuple[int, int]:
-    from .positions import Lines
+    from ifr.lsp.positions import Lines
     return Lines(result.texts).column(result.path, position)
 
 
@@ -309,7 +309,7 @@ def code_action(ls: IfrServer, params: types.CodeActionParams):
 
 @server.feature(types.TEXT_DOCUMENT_FORMATTING)
 def formatting(ls: IfrServer, params: types.DocumentFormattingParams):
-    from ..fmt import format_text
+    from ifr.syntax.fmt import format_text
     uri = params.text_document.uri
     doc = ls.open_document(uri)
     if doc is None or utf8_size_over_limit(doc.source) is not None:

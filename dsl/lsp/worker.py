@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 
-from .analysis import Result
+from ifr.lsp.analysis import Result
 
 PATIENCE = 0.5
 
@@ -22,7 +22,7 @@ PATIENCE = 0.5
 def _serve(connection) -> None:
     """The worker's loop: analyse each request until the pipe closes."""
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stdout is the server's channel to the editor
-    from .analysis import analyse
+    from ifr.lsp.analysis import analyse
     while True:
         try:
             path, text, buffers = connection.recv()

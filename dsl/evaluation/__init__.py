@@ -1,0 +1,1 @@
+"""Numbers: the cells evaluated in dependency order, certain or uncertain."""

@@ -1,0 +1,921 @@
+"""Evaluation: cell by cell in dependency order, in base-SI floats.
+
+Each cell's IR is compiled once into a Python closure.  The same closures run
+on plain floats (a model) and on numpy arrays (a sweep): plain arithmetic and
+comparisons serve both, and each operation that needs numpy for an array
+(`if` as ``numpy.where``, logic, functions) takes it only when it meets one,
+so evaluating a model never imports numpy.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import operator
+import sys
+from collections.abc import Callable
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+from ifr.errors import IfrError
+from ifr.semantics import ir
+
+Env = dict  # cell id -> float | ndarray
+
+
+def _no_what_if(node, env, var):
+    raise IfrError("not-here", f"`{node.text}` cannot be computed here", node.span)
+
+
+# A table's row or a scenario's value needs the cells evaluated again with
+# other inputs: the Evaluator running the expression answers it.
+WHAT_IF: ContextVar = ContextVar("what_if", default=_no_what_if)
+Fn = Callable[[Env, dict], object]
+
+
+def is_array(x) -> bool:
+    """Whether ``x`` is a numpy array (if numpy is not imported, nothing is)."""
+    if type(x) is float:   # most values: answered without a look for numpy
+        return False
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(x, np.ndarray)
+
+
+def is_truth_value(x) -> bool:
+    """A true/false value: Python's, or numpy's (if numpy is not imported, no value is numpy's)."""
+    if isinstance(x, bool):
+        return True
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(x, np.bool_)
+
+
+def _np():
+    import numpy
+    return numpy
+
+
+def compile_node(node: ir.Node) -> Fn:
+    """A closure computing ``node`` from an environment of cell values."""
+    kind = type(node)   # the commonest kinds first: this runs for every node of every formula
+    if kind is ir.Ref:
+        cid = node.cell
+        return lambda env, var: env[cid]
+    if kind is ir.Const:
+        v = node.value
+        return lambda env, var: v
+    match node:
+        case ir.Var(name=name):
+            return lambda env, var: var[name]
+        case ir.Bin(op=op):
+            a, b = compile_node(node.left), compile_node(node.right)
+            if op == "+":
+                return lambda env, var: a(env, var) + b(env, var)
+            if op == "-":
+                return lambda env, var: a(env, var) - b(env, var)
+            if op == "*":
+                return lambda env, var: a(env, var) * b(env, var)
+            if op == "/":
+                return lambda env, var: _divide(a(env, var), b(env, var), node)
+            return lambda env, var: _power(a(env, var), b(env, var), node)
+        case ir.Neg():
+            a = compile_node(node.operand)
+            return lambda env, var: -a(env, var)
+        case ir.Cmp():
+            a, b = compile_node(node.left), compile_node(node.right)
+            cmp = _COMPARE[node.op]
+            return lambda env, var: cmp(a(env, var), b(env, var))
+        case ir.Logic():
+            parts = [compile_node(o) for o in node.operands]
+            if node.op == "and":
+                return lambda env, var: _all(p(env, var) for p in parts)
+            return lambda env, var: _any(p(env, var) for p in parts)
+        case ir.Not():
+            a = compile_node(node.operand)
+            return lambda env, var: _not(a(env, var))
+        case ir.If():
+            c, t, o = compile_node(node.cond), compile_node(node.then), compile_node(node.other)
+            return lambda env, var: _choose(c(env, var), t, o, env, var)
+        case ir.Func():
+            return _compile_func(node)
+        case ir.Reduce():
+            return _compile_reduce(node)
+        case ir.MonteCarlo():
+            args = {k: compile_node(v) for k, v in node.kwargs.items()}
+            return lambda env, var: _monte_carlo(node, {k: f(env, var) for k, f in args.items()})
+        case ir.Dist():
+            from ifr.evaluation.uncertain import draw
+            args = [compile_node(a) for a in node.args]
+            return lambda env, var: draw(node, [a(env, var) for a in args])
+        case ir.Stat():
+            from ifr.evaluation.uncertain import statistic
+            x = compile_node(node.arg)
+            if node.q is None:
+                return lambda env, var: statistic(node, x(env, var))
+            q = compile_node(node.q)
+            return lambda env, var: statistic(node, x(env, var), q(env, var))
+        case ir.Invalid() | ir.Param():
+            error = node.error if isinstance(node, ir.Invalid) else None
+
+            def invalid(env, var):
+                raise IfrError(error.code if error else "invalid", f"`{node.text}` has an error"
+                               + (f": {error.message}" if error else ""), node.span)
+            return invalid
+        case ir.TableRow() | ir.ScenarioValue():   # evaluated again with other inputs
+            return lambda env, var: WHAT_IF.get()(node, env, var)
+        case _:
+            ir.assert_never(node)
+
+
+# Python's operators compare floats and, elementwise, arrays.
+_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+            "==": operator.eq, "!=": operator.ne}
+
+
+def _not(x):
+    return _np().logical_not(x) if is_array(x) else not x
+
+
+def _all(values):
+    return _logic(list(values), all, "logical_and", True)
+
+
+def _any(values):
+    return _logic(list(values), any, "logical_or", False)
+
+
+def _logic(values: list, scalar, ufunc: str, start):
+    """`and`/`or` of the operands: Python's for scalars, numpy's elementwise once an array appears."""
+    if not any(is_array(v) for v in values):
+        return scalar(values)
+    combine, out = getattr(_np(), ufunc), start
+    for v in values:
+        out = combine(out, v)
+    return out
+
+
+# True while an evaluator runs with numpy's floating-point warnings off (an
+# array may hold inf or NaN where a row or sample is undefined): the
+# operations below then skip entering numpy's errstate for each array.
+_QUIET: ContextVar = ContextVar("quiet", default=False)
+
+
+def _divide(a, b, node):
+    if is_array(b) or is_array(a):
+        np = _np()
+        if _QUIET.get():
+            return np.divide(a, b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.divide(a, b)
+    if b == 0:
+        raise IfrError("division-by-zero", f"division by zero: `{node.right.text}` is 0", node.span)
+    return a / b
+
+
+def _power(a, b, node):
+    if is_array(b) or is_array(a):
+        np = _np()
+        if _QUIET.get():
+            return np.power(np.asarray(a, dtype=float), b)
+        with np.errstate(all="ignore"):
+            return np.power(np.asarray(a, dtype=float), b)
+    try:
+        result = float(a) ** float(b)
+    except ZeroDivisionError:
+        raise IfrError("division-by-zero", f"`{node.text}`: 0 raised to a negative power", node.span) from None
+    except OverflowError:
+        raise IfrError("overflow", f"`{node.text}` is too large to compute", node.span) from None
+    if isinstance(result, complex):
+        raise IfrError("domain", f"`{node.text}`: a negative number to a fractional power", node.span)
+    return result
+
+
+def _choose(cond, then: Fn, other: Fn, env, var):
+    if is_array(cond) and cond.ndim > 0:
+        np = _np()
+        if _QUIET.get():
+            return np.where(cond, *_branches(cond, then, other, env, var))
+        with np.errstate(all="ignore"):
+            return np.where(cond, *_branches(cond, then, other, env, var))
+    return then(env, var) if cond else other(env, var)
+
+
+def _branches(cond, then: Fn, other: Fn, env, var):
+    """The two branches of an `if` over arrays, each computed only if some value
+    takes it: a branch no sample or row takes (an empty `max` there) is never an
+    error of the cell, as it is not for a single value."""
+    a = then(env, var) if cond.any() else None
+    b = other(env, var) if not cond.all() else None
+    return (b if a is None else a), (a if b is None else b)
+
+
+def _scalar_or_array(fn_scalar, fn_array):
+    """``fn_array`` is given numpy and the array."""
+    def apply(x):
+        if is_array(x):
+            np = _np()
+            if _QUIET.get():
+                return fn_array(np, x)
+            with np.errstate(all="ignore"):
+                return fn_array(np, x)
+        return fn_scalar(x)
+    return apply
+
+
+def _checked(name, f, node):
+    def apply(x):
+        try:
+            return f(x)
+        except (ValueError, OverflowError):
+            arg = node.args[0].text
+            if name == "sqrt":     # the argument may have a unit: its value in base units would mislead
+                why = f"sqrt() of a negative number: `{arg}` is below zero"
+            elif name in ("ln", "log10", "log2"):
+                why = f"{name}() of a number that is not above zero: `{arg}` is {'zero' if x == 0 else 'below zero'}"
+            elif name == "exp":   # (its argument is a plain number)
+                raise IfrError("overflow", f"exp() of {x:g} (`{arg}`) is too large to compute", node.span) from None
+            else:
+                why = f"{name}() is not defined at {x:g} (`{arg}`)"
+            raise IfrError("domain", why, node.span) from None
+    return apply
+
+
+# A one-argument built-in, for the call ``node``: its scalar and its array form.
+_FUNCTIONS = {
+    "abs": lambda node: _scalar_or_array(abs, lambda np, x: np.abs(x)),
+    "sqrt": lambda node: _scalar_or_array(_checked("sqrt", math.sqrt, node), lambda np, x: np.sqrt(x)),
+    "exp": lambda node: _scalar_or_array(_checked("exp", math.exp, node), lambda np, x: np.exp(x)),
+    "ln": lambda node: _scalar_or_array(_checked("ln", math.log, node), lambda np, x: np.log(x)),
+    "log10": lambda node: _scalar_or_array(_checked("log10", math.log10, node), lambda np, x: np.log10(x)),
+    "log2": lambda node: _scalar_or_array(_checked("log2", math.log2, node), lambda np, x: np.log2(x)),
+    "ceil": lambda node: _scalar_or_array(_checked("ceil", lambda x: float(math.ceil(_tidy(x))), node),
+                                          lambda np, x: np.ceil(_tidy_array(np, x))),
+    "floor": lambda node: _scalar_or_array(_checked("floor", lambda x: float(math.floor(_tidy(x))), node),
+                                           lambda np, x: np.floor(_tidy_array(np, x))),
+    "round": lambda node: _scalar_or_array(_checked("round", lambda x: float(math.floor(x + 0.5)), node),
+                                           lambda np, x: np.floor(x + 0.5)),
+}
+
+
+def _compile_func(node: ir.Func) -> Fn:
+    args = [compile_node(a) for a in node.args]
+    name = node.name
+    if name in ("max", "min"):
+        scalar = max if name == "max" else min
+
+        def extreme(env, var):
+            values = [a(env, var) for a in args]
+            if len(values) == 2 and type(values[0]) is float and type(values[1]) is float:   # the commonest
+                x, y = values
+                return math.nan if x != x or y != y else scalar(x, y)
+            if any(is_array(v) for v in values):
+                np = _np()
+                pick = np.maximum if name == "max" else np.minimum
+                out = values[0]
+                for v in values[1:]:
+                    out = pick(out, v)   # NaN wins, in any order
+                return out
+            if any(v != v for v in values):
+                return math.nan          # as numpy does, whatever the order of the arguments
+            return scalar(values)
+        return extreme
+    f = _FUNCTIONS[name](node)   # only the one called: a closure per cell, not one per built-in
+    a = args[0]
+    return lambda env, var: f(a(env, var))
+
+
+def _tidy(x: float) -> float:
+    """Snap a value within a few ulps of an integer onto it, so that
+    ceil(2.0000000000000004) is 2, as the arithmetic the user wrote intends."""
+    r = round(x)
+    return float(r) if abs(x - r) <= 1e-9 * max(1.0, abs(x)) else x
+
+
+def _tidy_array(np, x):
+    r = np.round(x)
+    return np.where(np.abs(x - r) <= 1e-9 * np.maximum(1.0, np.abs(x)), r, x)
+
+
+def _int_bound(value, node) -> int:
+    if is_array(value):
+        if value.ndim and not (value == value.flat[0]).all():
+            raise IfrError("vector-bound", f"the range bound `{node.text}` varies across a sweep", node.span,
+                           hint="comprehension bounds must be the same for every row of a table")
+        value = float(value.flat[0])
+    if not math.isfinite(float(value)):
+        raise IfrError("range-bound", f"a range bound must be a whole number, `{node.text}` is {float(value):g}",
+                       node.span)
+    v = _tidy(float(value))
+    if not float(v).is_integer():
+        raise IfrError("range-bound", f"a range bound must be a whole number, `{node.text}` is {value:g}", node.span)
+    return int(v)
+
+
+# The most iterations one comprehension (with those nested in it) may take,
+# checked before it starts: past it, a run would take minutes or hang.
+MAX_ITERATIONS = 10_000_000
+# The most one evaluation of a model (its cells, checks, scenarios, solves and
+# every row of its tables) may take in all, so that many comprehensions or
+# Monte Carlos each within its own limit cannot add up to minutes: iterations
+# of comprehensions, an iteration over an array (a table's rows, Monte Carlo
+# samples) counting once more for every VALUES_PER_ITERATION of its values,
+# and the draws of Monte Carlo built-ins (montecarlo.draw_count; a result from the cache draws none).
+MAX_TOTAL_ITERATIONS = 50_000_000
+VALUES_PER_ITERATION = 1_000
+MAX_TOTAL_DRAWS = 1_000_000_000
+
+
+@dataclass
+class Work:
+    """What an evaluation has spent so far of its limits (one per Evaluator)."""
+
+    iterations: float = 0.0
+    draws: float = 0.0
+    inside: bool = False     # while a comprehension runs: those nested in it are in its estimate
+    drawn: set = field(default_factory=set)   # the Monte Carlo draws already paid for (shared by calls)
+
+    def spend_iterations(self, count: float, node: ir.Node, why: str = "") -> None:
+        """Take ``count`` iterations for ``node``, or raise if the evaluation would exceed its total."""
+        if self.iterations + count > MAX_TOTAL_ITERATIONS:
+            taken = f", and the model has taken {self.iterations:,.0f}" if self.iterations else ""
+            raise IfrError("too-much-work", f"`{node.text}` would take about {count:,.0f} iterations{why}{taken}; "
+                           "a model's comprehensions may take at most "
+                           f"{MAX_TOTAL_ITERATIONS:,} in all (tables' rows, scenarios and Monte Carlo samples "
+                           "included)", node.span,
+                           hint="narrow the ranges, search in coarser steps, vary fewer rows or use fewer --samples")
+        self.iterations += count
+
+    def spend_draws(self, draws: tuple, count: float, node: ir.Node) -> None:
+        """Take ``count`` Monte Carlo draws for ``node``'s ``draws`` (once for
+        every call that shares them), or raise if the evaluation would exceed its total."""
+        if draws in self.drawn:
+            return
+        if self.draws + count > MAX_TOTAL_DRAWS:
+            raise IfrError("too-much-work", f"`{node.text}` would take {count:,.0f} draws, and the model has taken "
+                           f"{self.draws:,.0f}; a model's Monte Carlo built-ins may take at most "
+                           f"{MAX_TOTAL_DRAWS:,} in all", node.span, hint="fewer tokens, experts or batches")
+        self.draws += count
+        self.drawn.add(draws)
+
+
+# The Work of the evaluator whose closures run (None outside one: each
+# comprehension then has only its own limit).
+WORK: ContextVar = ContextVar("work", default=None)
+
+
+def _nested_reduces(node: ir.Node) -> list[ir.Reduce]:
+    """The outermost comprehensions in ``node`` (itself, or the first ones below it)."""
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ir.Reduce):
+            out.append(n)
+        else:
+            stack.extend(ir.children(n))
+    return out
+
+
+def _work(node: ir.Reduce, env, var, bounds) -> float:
+    """Iterations of a comprehension and those nested in it, estimated from
+    the bounds the inner ones have at the outer range's first value."""
+    lo_f, hi_f, inner = bounds[node]
+    try:
+        lo, hi = float(lo_f(env, var)), float(hi_f(env, var))
+    except (IfrError, TypeError, ValueError):
+        return 1.0
+    count = max(0.0, hi - lo + 1) if math.isfinite(hi - lo) else math.inf
+    if not inner:
+        return count
+    local = dict(var)
+    local[node.var] = lo
+    return count * (1 + sum(_work(r, env, local, bounds) for r in inner))
+
+
+def _compile_reduce(node: ir.Reduce) -> Fn:
+    body = compile_node(node.body)
+    lo_f, hi_f = compile_node(node.lo), compile_node(node.hi)
+    cond = compile_node(node.cond) if node.cond is not None else None
+    func, name = node.func, node.var
+    bounds, stack = {}, [node]
+    while stack:   # the bounds of every comprehension nested in this one, for the estimate
+        r = stack.pop()
+        inner = _nested_reduces(r.body) + (_nested_reduces(r.cond) if r.cond is not None else [])
+        bounds[r] = (compile_node(r.lo), compile_node(r.hi), inner)
+        stack.extend(inner)
+    nested = bool(bounds[node][2])
+
+    def run(env, var):
+        lo, hi = _int_bound(lo_f(env, var), node.lo), _int_bound(hi_f(env, var), node.hi)
+        work = _work(node, env, var, bounds) if nested else hi - lo + 1
+        if work > MAX_ITERATIONS:
+            raise IfrError("too-much-work", f"`{node.text}` would take about {work:,.0f} iterations; "
+                           f"a comprehension may take at most {MAX_ITERATIONS:,}", node.span,
+                           hint="narrow the ranges, or search in coarser steps")
+        spent = WORK.get()
+        if spent is None or spent.inside:   # the outermost comprehension spends for those nested in it
+            return loop(env, var, lo, hi, None, work)
+        spent.spend_iterations(work, node)
+        spent.inside = True
+        try:
+            return loop(env, var, lo, hi, spent, work)
+        finally:
+            spent.inside = False
+
+    def loop(env, var, lo, hi, spent, work):
+        """The comprehension's iterations; ``spent`` (if given) is charged for
+        arrays once the first iteration shows how wide they are."""
+        state = None
+        local = dict(var)
+        for n in range(lo, hi + 1):
+            local[name] = float(n)
+            keep = cond(env, local) if cond is not None else True
+            if spent is not None and is_array(keep):
+                _spend_width(spent, work, keep, node)
+                spent = None
+            if func == "first":
+                state = _first(state, keep, n)
+                if not is_array(state) and state is not None:
+                    return state
+                if is_array(state) and not _np().isnan(state).any():
+                    return state
+                continue
+            if not (keep.any() if is_array(keep) else keep):   # (a body no row or sample takes is never an error)
+                continue
+            value = body(env, local)
+            if spent is not None:
+                _spend_width(spent, work, value, node)
+                spent = None
+            state = _fold(func, state, value, keep, n)
+        if func == "first":
+            # the share of samples with no such n (uncertain), else 1 or 0
+            missing = 1.0 if state is None else float(_np().isnan(state).mean()) if is_array(state) else 0.0
+            if missing == 1.0:
+                raise IfrError("no-value", f"no {node.var} in {lo}..{hi} satisfies the condition of `{node.text}`",
+                               node.span, hint="widen the range")
+            if missing:
+                from ifr.display import percent_text
+                raise IfrError("no-value", f"no {node.var} in {lo}..{hi} satisfies the condition of `{node.text}` in "
+                               f"{percent_text(missing)} of the samples", node.span,
+                               hint="widen the range to cover every sample")
+            return state
+        if state is None:
+            if func == "sum":
+                return 0.0
+            raise IfrError("no-value", f"`{node.text}` has no values: the range {lo}..{hi} is empty "
+                           "or the condition is never true", node.span)
+        result = state[0] if func in ("max", "min", "argmax", "argmin") else state
+        if func in ("argmax", "argmin"):
+            return state[1]
+        return result
+    return run
+
+
+def _spend_width(spent: Work, work: float, value, node: ir.Reduce) -> None:
+    """A comprehension over arrays (a table's rows, samples) spends its
+    iterations once more for every VALUES_PER_ITERATION values of them,
+    charged once, as its first array shows how wide they are."""
+    width = value.size if is_array(value) else 1
+    if width >= VALUES_PER_ITERATION:
+        times = width // VALUES_PER_ITERATION
+        spent.iterations -= work   # spent again below with the arrays' share, so that the message says it all
+        spent.spend_iterations(work * (1 + times), node, f" ({work:,.0f} over arrays of {width:,} values "
+                               f"each, counted {1 + times:,} times)")
+
+
+def _first(state, keep, n):
+    """The first ``n`` kept so far: a number, or for each row or sample (NaN where none is yet),
+    once ``keep`` or ``state`` is an array (a condition that reads no row may follow one that does)."""
+    if is_array(keep) or is_array(state):
+        np = _np()
+        if state is None:
+            state = np.full(keep.shape, np.nan)
+        return np.where(np.isnan(state) & keep, float(n), state)
+    return float(n) if keep else state
+
+
+def _fold(func, state, value, keep, n):
+    if func == "sum":
+        add = _np().where(keep, value, 0.0) if is_array(keep) else value
+        return add if state is None else state + add
+    if func in ("argmax", "argmin"):
+        return _fold_arg(func, state, value, keep, n)
+    # per row or sample once any of them is an array (a branch that reads no row may follow one that does)
+    arrays = is_array(value) or is_array(keep) or (state is not None and is_array(state[0]))
+    better = operator.gt if func == "max" else operator.lt
+    if state is None:
+        if is_array(keep):
+            np = _np()
+            best = np.where(keep, value, np.nan)
+            return best, np.where(keep, float(n), np.nan)
+        return value, (_np().full(_np().shape(value), float(n)) if arrays else float(n))
+    best, arg = state
+    if arrays:
+        np = _np()
+        take = (np.isnan(best) | better(value, best)) & (keep if is_array(keep) else True)
+        return np.where(take, value, best), np.where(take, float(n), arg)
+    if better(value, best):
+        return value, float(n)
+    return state
+
+
+# argmax/argmin take the first n whose value is within this (relative) of the
+# best, as the workbook's MATCH over the same test does: two values equal but
+# for floating point's last bits must not pick different n in ifr and Excel.
+TIE_TOLERANCE = 1e-12
+
+
+def _fold_arg(func, state, value, keep, n):
+    """argmax/argmin's state after one more value: (best, the first n within
+    TIE_TOLERANCE of best, the records within it).  The answer is a record (a
+    value beyond every earlier one), so only the records near the best are kept:
+    their values, strictly rising (falling for argmin), with their n."""
+    if is_array(value) or is_array(keep) or (state is not None and is_array(state[0])):
+        return _fold_arg_arrays(func, state, value, keep, n)
+    records = [] if state is None else state[2]
+    if records and not (value > records[-1][0] if func == "argmax" else value < records[-1][0]):
+        return state
+    if not records and value != value:      # NaN is never a best
+        return state
+    records = records + [(value, float(n))]
+    edge = _tie_edge(func, value)
+    inside = [r for r in records if (r[0] >= edge if func == "argmax" else r[0] <= edge)]
+    return value, inside[0][1], inside
+
+
+def _tie_edge(func, best):
+    """The worst value still tied with ``best`` (the workbook computes the same: MAX-1E-12*ABS(MAX))."""
+    edge = best - TIE_TOLERANCE * abs(best) if func == "argmax" else best + TIE_TOLERANCE * abs(best)
+    if is_array(edge):   # (numpy only for arrays: a run of single values does not import it)
+        np = _np()
+        return np.where(np.isfinite(edge), edge, best)
+    return edge if math.isfinite(edge) else best
+
+
+def _fold_arg_arrays(func, state, value, keep, n):
+    """_fold_arg over arrays: the records are layers of arrays, NaN where a
+    sample has fewer, each sample's kept from layer 0 on."""
+    np = _np()
+    shape = np.broadcast_shapes(np.shape(value), np.shape(keep), np.shape(state[0]) if state is not None else ())
+    value = np.broadcast_to(np.asarray(value, dtype=float), shape)
+    beyond = operator.gt if func == "argmax" else operator.lt
+    if state is None:
+        best, layers = np.full(shape, np.nan), []
+    else:   # a state of single values so far (a branch that read no row) is made one per row or sample
+        best, _, layers = state
+        if np.shape(best) != shape:
+            best = np.array(np.broadcast_to(best, shape), dtype=float)
+            layers = [(np.array(np.broadcast_to(v, shape), dtype=float),
+                       np.array(np.broadcast_to(m, shape), dtype=float)) for v, m in layers]
+    take = (np.isnan(best) | beyond(value, best)) & ~np.isnan(value) & (keep if is_array(keep) else True)
+    best = np.where(take, value, best)
+    placed = ~take
+    for values, ns in layers:                       # a new record goes into each sample's first free layer
+        free = np.isnan(values) & ~placed
+        values[free], ns[free] = value[free], float(n)
+        placed = placed | free
+    if not placed.all():
+        layers = layers + [(np.where(placed, np.nan, value), np.where(placed, np.nan, float(n)))]
+    edge = _tie_edge(func, best)
+    while layers:                                   # drop the records no longer tied with the best
+        out = beyond(edge, layers[0][0])
+        if not out.any():
+            break
+        for k, (values, ns) in enumerate(layers):   # each layer takes the next one's record
+            after_values, after_ns = layers[k + 1] if k + 1 < len(layers) else (np.nan, np.nan)
+            values[out] = np.broadcast_to(after_values, values.shape)[out]
+            ns[out] = np.broadcast_to(after_ns, ns.shape)[out]
+        layers = [(v, m) for v, m in layers if not np.isnan(v).all()]
+    return best, layers[0][1] if layers else np.full(best.shape, np.nan), layers
+
+
+def _monte_carlo(node: ir.MonteCarlo, args: dict):
+    """A Monte Carlo built-in's result: deterministic for its arguments, so it
+    is computed once and kept on disk like a solved closed form."""
+    for v in args.values():
+        if is_array(v):
+            raise IfrError("vector-bound", f"{node.name}() cannot be swept in a table", node.span)
+    ints = {}
+    for k, v in args.items():
+        if not math.isfinite(v) or not float(v).is_integer() or v < 0:
+            raise IfrError("bad-argument", f"{node.name}({k}=...) must be a whole number, got {v:g}",
+                           node.kwargs[k].span)
+        ints[k] = int(v)
+    from ifr.evaluation.montecarlo import RULES, check_size, draw_count, ep_imbalance
+    from ifr.storage import cache
+    key = f"{node.name}/{RULES}/" + ",".join(f"{k}={v}" for k, v in sorted(ints.items()))
+    path = cache.cache_dir() / "montecarlo" / (hashlib.sha256(key.encode()).hexdigest() + ".json")
+    found = cache.load(path, "montecarlo", key)
+    if isinstance(found, float):
+        return found
+    try:
+        check_size(**ints)
+    except ValueError as exc:
+        raise IfrError("too-much-work", f"{node.name}(): {exc}", node.span,
+                       hint="fewer tokens, experts or batches") from None
+    spent = WORK.get()
+    if spent is not None:
+        shared = tuple(sorted((k, v) for k, v in ints.items() if k != "ranks"))   # calls that share one set of draws
+        spent.spend_draws(shared, draw_count(**ints), node)
+    try:
+        result = float(ep_imbalance(**ints))
+    except ValueError as exc:
+        raise IfrError("bad-argument", f"{node.name}(): {exc}", node.span) from None
+    cache.save(path, "montecarlo", key, result)
+    return result
+
+
+def row_overrides(graph, row: ir.TableRow, value_of, var: dict | None = None) -> dict:
+    """The inputs of a table's row: each varied cell set to the row's key (a
+    record's fields to the record's); a key that is not one of the table's
+    values is an error.  ``value_of`` gives a cell id's or an expression's
+    value; ``var``, the variables of the comprehensions around the row."""
+    table = next((t for t in graph.tables if t.name == row.table), None)
+    if table is None or table.error is not None:
+        raise IfrError("invalid", f"table `{row.table}` has an error", row.span)
+    out = {}
+    for axis, key in zip(table.axes, [row.key, *row.more]):
+        if axis.var_is_record:
+            fields = graph.records[axis.var].fields
+            out.update({cid: value_of(key.fields[f]) for f, cid in fields.items() if f in key.fields})
+        else:
+            value = value_of(key)
+            _check_row_key(row, axis, key, value, value_of, var or {})
+            out[axis.var] = value
+    return out
+
+
+# A key names a table's row when it is that row's value to this relative
+# precision (`t[0.3 s]` finds the row 0.1 s..1 s by 0.1 s computes as 0.30000000000000004).
+ROW_KEY_PRECISION = 1e-9
+
+
+def _check_row_key(row: ir.TableRow, axis, key: ir.Node, value, value_of, var: dict) -> None:
+    """Raise unless ``value`` (or every value of an array of them) is one of the values ``axis`` varies over."""
+    if axis.range is not None:
+        lo, hi, step = (_row_value(value_of(n), n) for n in axis.range)
+        count = (hi - lo) / step * (1 + 1e-12) + 1 if step > 0 and hi >= lo else 0.0
+        count = math.floor(count) if math.isfinite(count) else 0
+        scale = abs(step)
+        if is_array(value):
+            np = _np()
+            nearest = lo + step * np.clip(np.rint((value - lo) / step), 0, max(count - 1, 0))
+        else:
+            nearest = lo + step * min(max(round((value - lo) / step), 0), max(count - 1, 0)) if count else math.nan
+        rows = [nearest] if count else []
+        listed = f"{axis.range[0].text}..{axis.range[1].text} by {axis.range[2].text}"
+    else:
+        rows, scale = [_row_value(value_of(n), n) for n in axis.values], 0.0
+        listed = ", ".join(n.text for n in axis.values)
+    found = False
+    for r in rows:
+        found = found | (abs(value - r) <= ROW_KEY_PRECISION * _largest(abs(value), abs(r), scale))
+    if found.all() if is_array(found) else found:
+        return
+    where = ", ".join(f"{name} = {var[name]:g}" for name in sorted(ir.free_variables(key))
+                      if type(var.get(name)) is float)
+    raise IfrError("unknown-row", f"`{key.text}` is not a row of table `{row.table}`"
+                   + (f" (where {where})" if where else "")
+                   + (" in some of its values" if is_array(found) and found.any() else ""), key.span,
+                   hint=f"its rows are {listed}")
+
+
+def _largest(a, b, c):
+    """The elementwise largest of three values (numbers, or arrays)."""
+    if is_array(a) or is_array(b):
+        return _np().maximum(_np().maximum(a, b), c)
+    return max(a, b, c)
+
+
+def _row_value(value, node: ir.Node) -> float:
+    """A table's listed value or range end as one number (the table itself refuses an uncertain one)."""
+    if is_array(value):
+        if value.size != 1:
+            raise IfrError("uncertain-value", f"`{node.text}` is uncertain; a table varies an input over single "
+                           "values", node.span)
+        value = value.item()
+    return float(value)
+
+
+@dataclass
+class CellError:
+    """Why a cell has no value, like a spreadsheet's #DIV/0! or #N/A: its own
+    mistake, or the cell it depends on that has one (``cause``)."""
+
+    error: IfrError
+    cause: str | None = None     # the id of the erroneous cell this one depends on
+
+    @property
+    def code(self) -> str:
+        return self.error.code
+
+    @property
+    def message(self) -> str:
+        return self.error.message
+
+
+class Evaluator:
+    """Compiled closures for the cells of a graph, evaluated in order.
+
+    A cell that cannot be computed holds a CellError (and NaN among the
+    values); the cells that depend on it hold one naming it; every other cell
+    is computed.
+    """
+
+    def __init__(self, graph, solver=None, sampling=None):
+        from ifr.evaluation.uncertain import Sampling
+        self.graph = graph
+        self.solver = solver
+        self.sampling = sampling or Sampling()
+        self._errors_now: list[dict] = []
+        # A cell's closure is kept from the second run on (a table, a what-if):
+        # a model evaluated once, as most are, never holds them all at once.
+        self.compiled: dict[str, Fn] = {}
+        self.runs = 0
+        self.work = Work()   # what all its runs have taken (tables' rows, what-ifs), against the model's limits
+        self.under = None    # a table's row's values -> every value it sets, under the model's scenarios
+        self.under_cells: frozenset = frozenset()   # the cells those scenarios set
+        self._solve_deps: dict[str, set] = {}         # solve -> the cells whose errors it takes
+
+    def _closure(self, cid: str, cell) -> Fn:
+        fn = self.compiled.get(cid)
+        if fn is None:
+            fn = compile_node(cell.expr) if cell.template is None else _from_template(cell)
+            if self.runs > 1:
+                self.compiled[cid] = fn
+        return fn
+
+    def run(self, overrides: dict | None = None, only: set | None = None, base: Env | None = None,
+            base_errors: dict | None = None, as_given: bool = False) -> tuple[Env, dict[str, CellError]]:
+        """Evaluate every cell (or only those in ``only``, taking others from
+        ``base``): the values, and the errors of the cells that have none.
+        A what-if of an evaluation (``base`` given) stays under its scenario
+        unless ``as_given``."""
+        self.runs += 1
+        with self.active():
+            if base is not None and self.under is not None and not as_given:
+                overrides = self.under(overrides or {})
+            return self._run(overrides or {}, only, base, base_errors)
+
+    @contextmanager
+    def active(self, errors: dict | None = None):
+        """While compiled closures run: the Monte Carlo settings, and this evaluator for what-ifs
+        (which take ``errors``, the errors of the values the closures read, as the cells' errors)."""
+        from contextlib import ExitStack
+
+        from ifr.evaluation.uncertain import SAMPLING
+        tokens = SAMPLING.set(self.sampling), WHAT_IF.set(self._what_if), WORK.set(self.work)
+        with ExitStack() as stack:
+            if errors is not None:
+                self._errors_now.append(errors)
+                stack.callback(self._errors_now.pop)
+            np = sys.modules.get("numpy")
+            quiet = None
+            if np is not None and self.graph.uncertain:   # samples: numpy's warnings off once, not per operation
+                stack.enter_context(np.errstate(all="ignore"))
+                quiet = _QUIET.set(True)
+            try:
+                yield
+            finally:
+                SAMPLING.reset(tokens[0])
+                WHAT_IF.reset(tokens[1])
+                WORK.reset(tokens[2])
+                if quiet is not None:
+                    _QUIET.reset(quiet)
+
+    def _what_if(self, node, env, var):
+        """A scenario's value of a cell, or a table's row: the cell computed again
+        from ``env`` with the scenario's (or the row's) inputs; a row's key may
+        read the variables of the comprehensions around it (``var``)."""
+        graph = self.graph
+        if isinstance(node, ir.ScenarioValue):
+            scenario = graph.scenarios.get(node.scenario)
+            if scenario is None:
+                raise IfrError("invalid", f"scenario `{node.scenario}` has an error", node.span)
+            overrides = {cid: compile_node(expr)(env, {}) for cid, expr, _span in scenario.overrides}
+            target, varied = node.cell, overrides.keys()
+        else:
+            value_of = lambda x: env[x] if isinstance(x, str) else compile_node(x)(env, var)   # noqa: E731
+            overrides = row_overrides(graph, node, value_of, var)
+            target, varied = node.column, overrides.keys() | self.under_cells
+            if self.under is not None:   # a row of a model under a scenario: the scenario's formulas read the row
+                overrides = self.under(overrides)
+        out, errors = self._run(overrides, graph.relations.needed_for(varied, [target]), env,
+                                self._errors_now[-1] if self._errors_now else None)
+        if target in errors:
+            cause = errors[target].error
+            raise IfrError(cause.code, f"`{node.text}` has no value: {cause.message}", node.span)
+        return out[target]
+
+    def _run(self, overrides, only, base, base_errors):
+        env: Env = dict(base) if base else {}
+        errors: dict[str, CellError] = dict(base_errors) if base_errors else {}
+        self._errors_now.append(errors)
+        try:
+            return self._run_cells(env, errors, overrides, only)
+        finally:
+            self._errors_now.pop()
+
+    def _run_cells(self, env, errors, overrides, only):
+        graph, var = self.graph, {}
+        uncertain = getattr(graph, "uncertain", ())
+        static = graph.cell_errors
+        for cid in graph.order:
+            if only is not None and cid not in only:
+                continue
+            if cid in overrides:     # a value given from outside the file (a scenario's) can overflow too
+                value = overrides[cid]
+                if isinstance(value, float) and not math.isfinite(value):
+                    errors[cid] = CellError(_not_finite(graph.cells[cid], value))
+                    env[cid] = math.nan
+                    continue
+                env[cid] = value
+                errors.pop(cid, None)
+                continue
+            failed = static.get(cid)
+            if failed is not None:
+                errors[cid] = CellError(failed)
+                env[cid] = math.nan
+                continue
+            if errors:
+                bad = next((d for d in self._error_deps(cid) if d in errors), None)
+                if bad is not None:
+                    errors[cid] = self._depends(cid, bad, errors)
+                    env[cid] = math.nan
+                    continue
+            cell = graph.cells[cid]
+            try:
+                value = self.solver(cell, env) if cell.kind == "solve" else self._closure(cid, cell)(env, var)
+                if isinstance(value, float) and not math.isfinite(value):
+                    raise _not_finite(cell, value)
+                if cid in uncertain and is_array(value):
+                    _all_finite(cell, value)
+            except IfrError as e:
+                errors[cid] = CellError(e)
+                env[cid] = math.nan
+                continue
+            env[cid] = value
+            errors.pop(cid, None)
+        return env, errors
+
+    def _error_deps(self, cid: str) -> set[str]:
+        """The cells whose error is a cell's too: all it needs, but for a solve
+        not its unknown nor the cells between it and the equation, which it
+        computes again for every value it tries (their current values, such as
+        a division by zero at `link = 0`, are what it replaces)."""
+        cell = self.graph.cells[cid]
+        if cell.kind != "solve":
+            return self.graph.deps[cid]
+        found = self._solve_deps.get(cid)
+        if found is None:
+            tried = self.graph.relations.through_formulas(cell.unknown) - self.graph.cell_errors.keys()
+            found = self._solve_deps[cid] = self.graph.deps[cid] - tried
+        return found
+
+    def _depends(self, cid: str, bad: str, errors: dict) -> CellError:
+        root = errors[bad].cause or bad
+        cell, name = self.graph.cells[cid], self.graph.cells[root].name
+        return CellError(IfrError("depends-on-error", f"depends on `{name}`, which has an error "
+                                  f"({errors[root].code})", cell.span), cause=root)
+
+
+def _from_template(cell) -> Fn:
+    """The closure of a cell made from its line shape's template (shape_ir.py):
+    the template's, given the values of the cell's cells.  A mistake is found
+    again by the cell's own closure, whose message is placed on its line."""
+    template, cells = cell.template[0], cell.template[1]
+    shared = template.closure()
+    if len(cells) == 1:
+        only = cells[0]
+        values = lambda env: (env[only],)   # noqa: E731
+    else:
+        values = operator.itemgetter(*cells) if cells else lambda env: ()
+
+    def run(env, var):
+        try:
+            return shared(env, values(env))
+        except IfrError:
+            return compile_node(cell.expr)(env, var)
+    return run
+
+
+def _all_finite(cell, samples) -> None:
+    """An uncertain cell whose samples are not all numbers is an error, said with how often."""
+    if samples.dtype == bool or math.isfinite(samples.sum()):   # (a sum that overflows is checked below)
+        return
+    np = _np()
+    bad = ~np.isfinite(samples)
+    if not bad.any():
+        return
+    share = float(bad.mean())
+    from ifr.display import percent_text
+    error = _not_finite(cell, float(samples[bad][0]))
+    error.message += f" in {percent_text(share)} of the samples"
+    error.hint = "a distribution's range reaches values where the formula is undefined; narrow it"
+    raise error
+
+
+def _not_finite(cell, value: float) -> IfrError:
+    if math.isnan(value):
+        return IfrError("not-a-number", f"`{cell.name}` is not a number (an undefined operation such as "
+                        "0/0 or inf - inf)", cell.span)
+    return IfrError("overflow", f"`{cell.name}` is too large to compute (it overflows to infinity)", cell.span,
+                    hint="check the magnitudes and units of its inputs")

@@ -1,0 +1,1 @@
+"""Questions asked of an evaluated model: checks, tables, explain, sensitivity."""

@@ -1,0 +1,1 @@
+"""Meaning: names bound to cells, units resolved, the IR, the graph and the dimension check."""

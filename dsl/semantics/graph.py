@@ -1,0 +1,149 @@
+"""The resolved model graph: its cells, records, modules, checks, tables,
+scenarios and functions, as the loader and the binder make them and every
+later phase reads them."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ifr.errors import IfrError, Span
+from ifr.semantics import ir
+from ifr.syntax import nodes as syntax
+
+# --- what the graph holds ------------------------------------------------------
+
+@dataclass(eq=False, slots=True)
+class CellDef:
+    id: str
+    name: str               # as the user reads it: kv_state, a100.bf16_flops
+    module: str             # "" for the main file, else the module's key
+    kind: str               # input | formula | solve
+    span: Span
+    source: str
+    description: str
+    section: str
+    display: str | None
+    display_span: Span | None
+    record: str | None = None
+    expr: ir.Node | None = None
+    # solve cells
+    unknown: str | None = None
+    lhs: ir.Node | None = None
+    rhs: ir.Node | None = None
+    bracket: tuple[ir.Node, ir.Node] | None = None
+    # a cell made from its line shape's template (shape_ir.py): (the Template,
+    # the cells it reads in order, its line, its file's SourceText)
+    template: tuple | None = None
+
+
+class ShapedCellDef(CellDef):
+    """The cell of a line read by shape (syntax.ShapedCell).  Made from its
+    shape's template, its IR is made when first read: most cells of a big
+    model are checked, computed and listed through their template."""
+
+    __slots__ = ()
+
+    expr = syntax.MadeWhenRead(CellDef, "expr", lambda cell: _from_template(*cell.template)
+                            if cell.template is not None else None)
+
+
+def _from_template(template, cells: list[str], line: int, text) -> ir.Node:
+    return template.make(line, cells, text)
+
+
+@dataclass(eq=False)
+class RecordDef:
+    id: str
+    name: str
+    module: str
+    fields: dict[str, str]  # field name -> cell id
+    span: Span
+    description: str = ""
+    section: str = ""
+    alias_of: str | None = None
+
+
+@dataclass(eq=False)
+class FnBinding:
+    node: syntax.FnDef
+    module: ModuleDef
+
+
+@dataclass(eq=False)
+class ModuleDef:
+    key: str
+    file: str
+    program: syntax.Program
+    namespace: dict = field(default_factory=dict)   # name -> str (cell id) | RecordDef | FnBinding | ModuleDef
+    origin: dict = field(default_factory=dict)      # name -> Span of its definition
+
+
+@dataclass(eq=False)
+class CheckDef:
+    span: Span
+    source: str
+    description: str
+    expr: ir.Node
+    expected: ir.Node | None
+    tolerance: ir.Node | None
+    error: IfrError | None = None      # a mistake found before evaluation
+
+
+@dataclass(eq=False)
+class TableDef:
+    name: str
+    span: Span
+    var: str                       # a cell id, or a record alias id
+    var_is_record: bool
+    values: list                   # ir nodes, or RecordDefs
+    range: tuple | None            # (lo, hi, step) ir nodes
+    show: list[str]                # cell ids
+    description: str = ""
+    error: IfrError | None = None
+    more: list = field(default_factory=list)   # further varied cells (TableDefs without show): every combination
+
+    @property
+    def axes(self) -> list:
+        """Every varied cell of the table (itself first)."""
+        return [self, *self.more]
+
+
+@dataclass(eq=False)
+class ScenarioDef:
+    name: str
+    span: Span
+    overrides: list[tuple[str, ir.Node, Span]]
+    description: str = ""
+
+
+@dataclass(eq=False)
+class ScenarioName:
+    """A scenario's name in the main file's namespace: `fast.t_exp` reads a cell under it."""
+    name: str
+
+
+@dataclass(eq=False)
+class FunctionDef:
+    """A function's body bound on its own (parameters as ir.Param), for checking."""
+    name: str
+    span: Span
+    module: str
+    body: ir.Node
+
+
+@dataclass(eq=False)
+class Graph:
+    main: ModuleDef
+    modules: dict[str, ModuleDef]
+    cells: dict[str, CellDef]        # in source order, main file first
+    records: dict[str, RecordDef]
+    order: list[str]                 # evaluation order
+    deps: dict[str, set[str]]
+    checks: list[CheckDef]
+    tables: list[TableDef]
+    scenarios: dict[str, ScenarioDef]
+    sections: list[str]
+    functions: list[FunctionDef]
+    cell_errors: dict[str, IfrError]   # cells whose definition has a mistake
+    relations: object = None           # dependencies.Dependencies: who needs whom, computed once
+    uncertain: set = field(default_factory=set)   # cells holding Monte Carlo samples (uncertain.annotate)
+    distributions: int = 1                        # how many distributions the files write (0: none)

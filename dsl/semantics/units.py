@@ -1,0 +1,361 @@
+"""The one unit registry of ifr, and the dimension algebra used by the checker.
+
+The registry is pint's, built from pint's default definitions with the
+dimensionless ``bit`` removed and ifr's ``units.txt`` added.  Building it is
+the largest fixed cost of a run, so a run asks it only about a unit spelling
+it has never seen: the factors and dimensions of the units the language uses
+are shipped in ``unit_table.json`` (made by `python -m ifr.build` from these
+same definitions), and the answers for other spellings are kept in the
+user's cache as JSON.  Only unit text that matched the grammar's unit
+pattern is ever handed to pint's parser.
+"""
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import re
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+
+from ifr.errors import IfrError, Span
+from ifr.storage import cache
+from ifr.storage.cache import cache_dir
+
+_HERE = Path(__file__).resolve().parent
+_UNITS_FILE = _HERE / "units.txt"
+
+# A unit as the grammar admits it: atoms that start with a letter, joined by
+# `*` or `/`, each with an optional integer exponent.  Parentheses group.
+_UNIT_TEXT = re.compile(  # `1/s` too: display units of rates; names matched whole, so linear
+    r"^(?:1/)?(?:[^\W\d]\w*(?!\w)|\((?:[^\W\d]\w*(?!\w)|[*/()]|\^-?\d+|\*\*-?\d+)+\))(?:(?:\^|\*\*)-?\d+)?"
+    r"(?:[*/](?:[^\W\d]\w*(?!\w)|\((?:[^\W\d]\w*(?!\w)|[*/()]|\^-?\d+|\*\*-?\d+)+\))(?:(?:\^|\*\*)-?\d+)?)*$"
+)
+
+
+class Dim:
+    """A physical dimension: a product of base dimensions with integer (or
+    rational) exponents, e.g. ``[information]/[time]``."""
+
+    __slots__ = ("items", "_hash")
+
+    def __init__(self, items=()):
+        self.items = tuple(sorted((k, v) for k, v in dict(items).items() if v != 0))
+        self._hash = hash(self.items)
+
+    def __mul__(self, other: Dim) -> Dim:
+        key = (self.items, other.items)
+        found = _PRODUCTS.get(key)
+        if found is None:
+            d = dict(self.items)
+            for k, v in other.items:
+                d[k] = d.get(k, 0) + v
+            found = _remember(_PRODUCTS, key, Dim(d))
+        return found
+
+    def __truediv__(self, other: Dim) -> Dim:
+        key = (self.items, other.items)
+        found = _QUOTIENTS.get(key)
+        if found is None:
+            found = _remember(_QUOTIENTS, key, self * other ** -1)
+        return found
+
+    def __pow__(self, p) -> Dim:
+        if isinstance(p, float) and p.is_integer():
+            p = int(p)
+        return Dim({k: v * p for k, v in self.items})
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Dim) and self.items == other.items
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @property
+    def dimensionless(self) -> bool:
+        return not self.items
+
+    def __str__(self) -> str:
+        if not self.items:
+            return "dimensionless"
+        num = [_power(k, v) for k, v in self.items if v > 0]
+        den = [_power(k, -v) for k, v in self.items if v < 0]
+        text = "*".join(num) if num else "1"
+        if den:
+            text += "/" + ("*".join(den) if len(den) == 1 else "(" + "*".join(den) + ")")
+        return text
+
+    __repr__ = __str__
+
+
+# Products and quotients of dimensions, remembered: a model multiplies the
+# same few dimensions on every line, and a Dim is never changed once made.
+_PRODUCTS: dict = {}
+_QUOTIENTS: dict = {}
+
+
+def _remember(table: dict, key, value):
+    """``value``, kept in a memo of at most 4,096 entries (emptied when full)."""
+    if len(table) >= 4096:
+        table.clear()
+    table[key] = value
+    return value
+
+
+def _power(name: str, p) -> str:
+    if isinstance(p, float) and p.is_integer():
+        p = int(p)
+    return name if p == 1 else f"{name}^{p}"
+
+
+DIMENSIONLESS = Dim()
+
+
+def _pint_default_file() -> Path:
+    """pint's default definitions, located without importing pint."""
+    import importlib.util
+    spec = importlib.util.find_spec("pint")
+    return Path(spec.origin).resolve().parent / "default_en.txt"
+
+
+@lru_cache(maxsize=1)
+def _definitions() -> tuple[str, str]:
+    """ifr's full definitions text and its digest (which keys every unit cache)."""
+    default = _pint_default_file()
+    # The combined file lives in the cache folder, so pint's own @imports are
+    # inlined rather than resolved relative to it.
+    text = re.sub(r"(?m)^@import\s+(\S+)\s*$",
+                  lambda m: (default.parent / m.group(1)).read_text(encoding="utf-8"),
+                  default.read_text(encoding="utf-8"))
+    text, count = re.subn(r"(?m)^bit = \[\]\s*$", "", text)
+    if count != 1:  # pint changed its file: fail loudly, not silently wrong
+        raise RuntimeError("pint's default_en.txt no longer defines `bit = []`")
+    combined = text + "\n" + _UNITS_FILE.read_text(encoding="utf-8")
+    return combined, hashlib.sha256(combined.encode()).hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
+def registry():
+    """The pint registry, built once per process, from ifr's definitions.
+
+    Its definitions file is written to the user's private cache folder and
+    used only if it holds exactly ifr's definitions.  pint's own disk cache
+    (pickles) is not used: nothing is unpickled from a folder a user writes.
+    """
+    import pint
+
+    combined, digest = _definitions()
+    path = cache_dir() / f"units-{digest}.txt"
+    try:
+        current = path.read_text(encoding="utf-8") == combined
+    except (OSError, UnicodeDecodeError):
+        current = False
+    if not current:
+        cache.write_atomic(path, combined)
+    ureg = pint.UnitRegistry(str(path), cache_folder=None, autoconvert_offset_to_baseunit=True)
+    pint.set_application_registry(ureg)
+    return ureg
+
+
+class OffsetUnit(Exception):
+    """A unit with an offset or a logarithm (degC, dBm): a product of it means nothing."""
+
+
+UNIT_TABLE = _HERE / "unit_table.json"
+
+
+class _Lookups:
+    """Unit text -> (factor, dimension), without pint when it can be.
+
+    The spellings the language and its models use are answered from the table
+    shipped with ifr (when it was made from the definitions in force); the
+    others are asked of pint once and remembered in the user's cache.  Both are
+    keyed by the digest of the definitions, so a change to units.txt or to
+    pint is never answered from an old table.
+    """
+
+    def __init__(self):
+        self.table: dict[str, tuple[float, Dim]] | None = None
+        self.shipped: dict[str, list] = {}   # text -> its JSON entry, decoded when first used
+        self.dirty = False
+        self.known: dict[str, tuple[float, Dim]] = {}   # unit as written -> its answer, in this process (bounded)
+
+    def path(self) -> Path:
+        return cache_dir() / "units-lookups.json"
+
+    def _load(self) -> None:
+        key = self.key()
+        try:
+            shipped = json.loads(UNIT_TABLE.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            shipped = {}
+        if isinstance(shipped, dict) and shipped.get("key") == key and isinstance(shipped.get("units"), dict):
+            self.shipped = shipped["units"]
+        learnt = _decode(cache.load(self.path(), "unit-lookups", key)) or {}
+        self.table = {t: found for t, found in learnt.items() if t not in self.shipped}
+
+    def get(self, text: str):
+        if self.table is None:
+            self._load()
+        found = self.table.get(text)
+        if found is None and text in self.shipped:
+            found = (_decode({text: self.shipped[text]}) or {}).get(text)
+            if found is not None:
+                self.table[text] = found
+        if found is None:
+            found = _lookup(text)
+            self.table[text] = found
+            if not self.dirty:
+                self.dirty = True
+                atexit.register(self.save)
+        return found
+
+    def save(self) -> None:
+        learnt = {t: found for t, found in self.table.items() if t not in self.shipped}
+        cache.save(self.path(), "unit-lookups", self.key(), encode_lookups(learnt))
+
+    # Bumped when the rules of a lookup change (2: offset units are refused).
+    RULES = 2
+
+    def key(self) -> str:
+        return f"{_definitions()[1]}-{self.RULES}"
+
+
+def encode_lookups(table: dict) -> dict:
+    """Lookups as JSON data: text -> [factor, [[dimension, exponent], ...]]."""
+    return {t: [f, [[k, v] for k, v in d.items]] for t, (f, d) in sorted(table.items())
+            if all(float(v).is_integer() for _, v in d.items)}
+
+
+def _decode(raw) -> dict | None:
+    try:
+        return {str(text): (float(factor), Dim({str(k): int(v) for k, v in items}))
+                for text, (factor, items) in (raw or {}).items()}
+    except (ValueError, TypeError, AttributeError):
+        return None
+
+
+def unit_table(texts) -> str:
+    """The JSON text of the shipped table (what `python -m ifr.build` writes):
+    pint's answer for each unit spelling of ``texts`` that it knows."""
+    found = {}
+    for text in texts:
+        try:
+            found[text] = _lookup(text)
+        except Exception:
+            continue   # not a unit, or an offset unit: pint is asked at run time
+    return json.dumps({"key": _LOOKUPS.key(), "units": encode_lookups(found)}, indent=0, sort_keys=True) + "\n"
+
+
+_LOOKUPS = _Lookups()
+
+
+@contextmanager
+def recording_lookups():
+    """Within it, every unit is asked of pint (nothing is read from the shipped
+    table or the cache, nor written to the cache); yields the texts looked up."""
+    global _LOOKUPS
+    recorder = _Lookups()
+    recorder.table, recorder.dirty = {}, True
+    saved, _LOOKUPS = _LOOKUPS, recorder
+    try:
+        yield recorder.table
+    finally:
+        _LOOKUPS = saved
+
+
+@lru_cache(maxsize=4096)
+def _lookup(text: str):
+    ureg = registry()
+    units = ureg.parse_units(text)
+    for name in units._units:
+        if not ureg._units[name].converter.is_multiplicative:
+            raise OffsetUnit(name)
+    factor, _ = ureg.get_base_units(units)
+    dims = ureg.get_dimensionality(units)
+    return float(factor), Dim({k: v for k, v in dims.items()})
+
+
+def unit(text: str, span: Span | None = None) -> tuple[float, Dim]:
+    """The factor to base SI and the dimension of a unit written as text.
+
+    Raises an IfrError (``unknown-unit``) when pint does not know it.
+    """
+    lookups = _LOOKUPS
+    found = lookups.known.get(text)
+    if found is not None:   # a unit written again (a big model writes a few, on every line)
+        return found
+    written = text
+    text = normalize_unit_text(text)
+    if not _UNIT_TEXT.match(text):
+        raise IfrError("bad-unit", f"`{text}` is not a unit expression", span,
+                       hint="write units like GB/s, KiB/token, GPU*s/request, m^2")
+    _definitions()  # a broken definitions file is ifr's bug, not an unknown unit
+    try:
+        return _remember(lookups.known, written, lookups.get(text))
+    except OffsetUnit:
+        raise IfrError("offset-unit", f"`{text}` is an offset or logarithmic unit, which ifr does not compute "
+                       "with", span, hint="use a unit that scales: K for temperatures, W or mW for powers") from None
+    except Exception:  # pint's parser raises many types (even AssertionError) on odd text
+        raise unknown_unit(text, span) from None
+
+
+def normalize_unit_text(text: str) -> str:
+    text = text.replace("μ", "µ")
+    return "percent" if text == "%" else text
+
+
+def unknown_unit(text: str, span: Span | None) -> IfrError:
+    atoms = re.findall(r"[^\W\d]\w*", text)
+    bad = [a for a in atoms if not _atom_known(a)]
+    what = bad[0] if bad else text
+    hint = None
+    close = suggest_unit(what)
+    if close:
+        hint = f"did you mean {close}?"
+    return IfrError("unknown-unit", f"unknown unit `{what}`", span, hint=hint)
+
+
+def _atom_known(atom: str) -> bool:
+    try:
+        registry().parse_units(atom)
+        return True
+    except Exception:
+        return False
+
+
+@lru_cache(maxsize=1)
+def unit_names() -> tuple[str, ...]:
+    ureg = registry()
+    names = set(ureg._units.keys())
+    for prefix in ("k", "M", "G", "T", "P", "Ki", "Mi", "Gi", "Ti", "m", "µ", "n"):
+        for base in ("B", "byte", "bit", "FLOP", "s", "W"):
+            names.add(prefix + base)
+    return tuple(sorted(names))
+
+
+_COMMON = ("B", "byte", "bit", "b", "FLOP", "FLOPS", "s", "W", "J", "Hz", "m", "g", "token", "request", "req",
+           "GPU", "step", "batch", "layer", "expert", "min", "h", "day", "percent")
+_PREFIXES = ("", "k", "K", "M", "G", "T", "P", "Ki", "Mi", "Gi", "Ti", "Pi", "m", "µ", "u", "n")
+
+
+def suggest_unit(word: str) -> str | None:
+    """The unit a misspelling most likely meant: common units of the field first."""
+    common = {p + u for p in _PREFIXES for u in ("B", "bit", "FLOP", "FLOPS", "s", "W", "Hz")}
+    common |= set(_COMMON) | {"Gbps", "GBps", "Mbps", "TFLOPS", "Gb", "Mb", "Tb", "KB"}
+    common |= {a + "/" + b for a in ("GB", "GiB", "MB", "Gbit", "TB", "TFLOP", "KiB", "MiB") for b in ("s", "token")}
+    return suggest(word, sorted(common)) or suggest(word, unit_names())
+
+
+def suggest(word: str, candidates) -> str | None:
+    """The closest candidate to a misspelled word, if any is close."""
+    import difflib
+
+    found = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.75)
+    return found[0] if found else None
+
+
+def quantity(value: float, unit_text: str):
+    """A pint Quantity of ``value`` expressed in ``unit_text``."""
+    return registry().Quantity(value, normalize_unit_text(unit_text))

@@ -1,0 +1,1 @@
+"""Unknowns: goal seek, closed forms with sympy, numeric roots."""

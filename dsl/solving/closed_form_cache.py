@@ -1,0 +1,113 @@
+"""The closed forms sympy found, on disk, keyed by the equation's structure.
+
+An entry is what `closed_form.closed_forms` answered, which depends on the
+structure of the equation only (never on values): ``{"candidates": [...],
+"complete": bool, "flat": [...]}``, or ``{"none": why}`` for an equation sympy cannot solve.
+Whether a candidate is the root for given values is decided at each run, so a
+what-if under which the equation has no root leaves the entry as it is.  A
+time-out is not a property of the equation: it is remembered for the process
+only (`TIMED_OUT`), never written.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from ifr.semantics import ir
+
+VERSION = "closed-forms-3"   # part of every key: entries of another layout are never read
+
+TIMED_OUT: dict[str, str] = {}   # key -> why, for this process only
+
+
+def equation_key(unknown: str, lhs: ir.Node, rhs: ir.Node, chain: dict[str, ir.Node]) -> str:
+    """A hash of everything sympy is given: the unknown, both sides and the
+    expressions of the cells between them and the unknown."""
+    parts = [VERSION, unknown, fingerprint(lhs), fingerprint(rhs)]
+    parts += [cid + "=" + fingerprint(node) for cid, node in chain.items()]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def fingerprint(node: ir.Node) -> str:
+    """A structural rendering of an expression, independent of spans."""
+    if isinstance(node, ir.Const):
+        return f"{node.value!r}:{node.number_text}:{node.unit}"
+    if isinstance(node, ir.Ref):
+        return "@" + node.cell
+    if isinstance(node, ir.Var):
+        return "$" + node.name
+    head = type(node).__name__ + ":" + str(getattr(node, "op", getattr(node, "name", getattr(node, "func", ""))))
+    return head + "(" + ",".join(fingerprint(c) for c in ir.children(node)) + ")"
+
+
+# The closed forms of the equations of the standard library and the bundled
+# models, found by `python -m ifr.build` and shipped with ifr (package data,
+# JSON), so that checking them right after installing does not wait for sympy.
+SHIPPED = Path(__file__).resolve().parent / "closed_forms.json"
+
+
+@lru_cache(maxsize=1)
+def shipped() -> dict[str, dict]:
+    """The shipped entries, if made by this layout of keys and entries."""
+    try:
+        table = json.loads(SHIPPED.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(table, dict) or table.get("version") != VERSION or not isinstance(table.get("entries"), dict):
+        return {}
+    return {k: v for k, v in table["entries"].items() if _well_formed(v)}
+
+
+def shipped_table(entries: dict[str, dict]) -> str:
+    """The JSON text of the shipped table (what `python -m ifr.build` writes)."""
+    return json.dumps({"version": VERSION, "entries": dict(sorted(entries.items()))}, indent=0,
+                      sort_keys=True) + "\n"
+
+
+class ClosedFormCache:
+    """One JSON file per equation structure, in ``cache_dir()/solutions``, after
+    the shipped ones.  ``recording`` (for the build) asks sympy afresh about
+    every equation and keeps what it said."""
+
+    recording: dict[str, dict] | None = None
+
+    def __init__(self):
+        from ifr.semantics.units import cache_dir
+        self.folder = cache_dir() / "solutions"
+        self.memory: dict[str, dict] = {}
+
+    def get(self, key: str) -> dict | None:
+        if self.recording is not None:
+            return self.recording.get(key)
+        if key in self.memory:
+            return self.memory[key]
+        entry = shipped().get(key)
+        if entry is not None:
+            return entry
+        try:
+            entry = json.loads((self.folder / f"{key}.json").read_text())
+        except (OSError, ValueError):
+            return None
+        if not _well_formed(entry):
+            return None
+        self.memory[key] = entry
+        return entry
+
+    def put(self, key: str, entry: dict) -> None:
+        if self.recording is not None:
+            self.recording[key] = entry
+            return
+        self.memory[key] = entry
+        from ifr.storage.cache import write_atomic
+        write_atomic(self.folder / f"{key}.json", json.dumps(entry))   # a failure only costs time
+
+
+def _well_formed(entry) -> bool:
+    if not isinstance(entry, dict):
+        return False
+    if "none" in entry:
+        return isinstance(entry["none"], str)
+    candidates = entry.get("candidates")
+    return isinstance(candidates, list) and all(isinstance(c, list) and len(c) == 2 for c in candidates)

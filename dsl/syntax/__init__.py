@@ -1,0 +1,1 @@
+"""The text of a model: grammar, parser, syntax trees, line shapes and formatting."""

@@ -1,0 +1,602 @@
+"""Source text -> syntax tree, with lark.  Lark's exceptions become IfrErrors here.
+
+Imported only when a text is not in the syntax cache (parse_cache.parse).
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, VisitError
+
+from ifr.errors import IfrError, Span
+from ifr.syntax import nodes as syntax
+from ifr.syntax.lines import split_lines
+from ifr.syntax.parse_cache import GRAMMAR, MAX_DEPTH
+
+_OPENERS = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
+_CLOSERS = {v: k for k, v in _OPENERS.items()}
+_READABLE = {
+    "NAME": "a name", "NUMBER": "a number", "UNIT": "a unit", "STRING": 'a string "..."',
+    "_NL": "the end of the line", "$END": "the end of the file", "EQUAL": "`=`",
+    "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`",
+    "RBRACE": "`}`", "COMMA": "`,`", "COLON": "`:`", "DOT": "`.`", "ADD_OP": "`+` or `-`",
+    "MUL_OP": "`*` or `/`", "POW_OP": "`^`", "COMP_OP": "a comparison", "PERCENT": "a percentage",
+    "LONG_STRING": 'a docstring """..."""', "MINUS": "`-`", "PLUS": "`+`", "__ANON_0": "`..`",
+}
+
+
+class _Brackets:
+    """Postlexer: newlines inside (), [] and {} do not end a statement."""
+
+    always_accept = ("_NL",)
+
+    def __init__(self):
+        self.stack: list[Token] = []
+
+    def process(self, stream):
+        self.stack = []
+        for tok in stream:
+            if tok.type in _OPENERS:
+                self.stack.append(tok)
+            elif tok.type in _CLOSERS and self.stack and self.stack[-1].type == _CLOSERS[tok.type]:
+                self.stack.pop()
+            if tok.type == "_NL" and self.stack:
+                continue
+            yield tok
+
+
+# The parser's tables, built from grammar.lark by `python -m ifr.build` and
+# shipped beside it as JSON (package data, never a pickle): building them
+# from the grammar is most of the cost of a first parse.
+PARSER_TABLES = GRAMMAR.with_name("parser_tables.json")
+_OPTIONS = dict(parser="lalr", lexer="contextual", start=["start", "value"], propagate_positions=True,
+                maybe_placeholders=True)
+
+
+def grammar_digest(grammar_text: str) -> str:
+    import hashlib
+    return hashlib.sha256(grammar_text.encode("utf-8")).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _parser() -> tuple[Lark, _Brackets, list]:
+    comments: list[Token] = []
+    brackets = _Brackets()
+    hooks = dict(postlex=brackets, lexer_callbacks={"COMMENT": comments.append})
+    grammar = GRAMMAR.read_text(encoding="utf-8")
+    shipped = shipped_tables(grammar)
+    if shipped is not None:
+        lark = Lark.__new__(Lark)._load(shipped, **hooks)
+    else:  # the grammar changed since `python -m ifr.build`: build its tables (slower, same parser)
+        lark = Lark(grammar, **_OPTIONS, **hooks)
+    return lark, brackets, comments
+
+
+def name_rule() -> tuple[str, frozenset[str]]:
+    """The lexer's pattern of a name (a regular expression) and the grammar's keywords: its literal
+    words that the pattern would match, which no name may be."""
+    from lark.lexer import PatternStr
+    terminals = _parser()[0].terminals
+    name = next(t.pattern.to_regexp() for t in terminals if t.name == "NAME")
+    words = {t.pattern.value for t in terminals if isinstance(t.pattern, PatternStr)}
+    return name, frozenset(w for w in words if re.fullmatch(name, w))
+
+
+def shipped_tables(grammar: str) -> dict | None:
+    """The shipped tables, if they were built from this grammar by this lark."""
+    import lark as lark_module
+
+    from ifr.syntax.lark_tables import loads
+    try:
+        shipped = loads(PARSER_TABLES.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if shipped.get("grammar") != grammar_digest(grammar) or shipped.get("lark") != lark_module.__version__:
+        return None
+    return {"data": shipped["data"], "memo": shipped["memo"]}
+
+
+def parser_tables() -> str:
+    """The parser's tables, built from grammar.lark, as the JSON text shipped in
+    PARSER_TABLES (what `python -m ifr.build` writes)."""
+    import lark as lark_module
+    from lark.grammar import Rule
+    from lark.lexer import TerminalDef
+
+    from ifr.syntax.lark_tables import dumps
+    grammar = GRAMMAR.read_text(encoding="utf-8")
+    lark = Lark(grammar, **_OPTIONS)
+    data, memo = lark.memo_serialize([TerminalDef, Rule])
+    data["options"] = {k: v for k, v in data["options"].items() if k in _OPTIONS or k not in _RUN_TIME_OPTIONS}
+    return dumps({"grammar": grammar_digest(grammar), "lark": lark_module.__version__, "data": data,
+                  "memo": memo}) + "\n"
+
+
+# Options given when the tables are loaded, not stored with them.
+_RUN_TIME_OPTIONS = {"postlex", "lexer_callbacks", "transformer", "tree_class", "cache", "_plugins",
+                     "import_paths", "source_path", "edit_terminals"}
+
+
+def parse_uncached(text: str, file: str) -> syntax.Program:
+    """Parse one file's text; syntax errors are in ``program.diagnostics``."""
+    source = text if text.endswith("\n") else text + "\n"
+    diagnostics: list[IfrError] = []
+    broken: list[str] = []
+    try:
+        statements = _parse_text(source, file)
+    except IfrError:
+        # Parse again one statement at a time, so every mistake is found.
+        statements = []
+        for start, end in split_statements(source):
+            line = source.count("\n", 0, start)
+            try:
+                statements += _parse_text("\n" * line + source[start:end], file)
+            except IfrError as e:
+                diagnostics.append(e)
+                defined = _DEFINES.match(source, start)
+                if defined:
+                    broken.append(next(g for g in defined.groups() if g))
+    program = syntax.Program(file, text, statements)
+    if statements and isinstance(statements[0], syntax.Docstring):
+        program.docstring = statements[0].text
+    for stmt in statements[1:]:
+        if isinstance(stmt, syntax.Docstring):
+            diagnostics.append(IfrError("misplaced-docstring", "a docstring may only open the file", stmt.span,
+                                        hint="use a # comment here, or move the docstring to the first line"))
+    program.statements = [s for s in statements if not isinstance(s, syntax.Docstring) or s is statements[0]]
+    program.diagnostics = diagnostics
+    program.broken = broken
+    return program
+
+
+def _syntax(source: str, file: str, start: str):
+    """The syntax tree of ``source`` from the grammar's ``start`` symbol, and the
+    comments by line; raises the first syntax error as an IfrError."""
+    lark, brackets, comments = _parser()
+    comments.clear()
+    try:
+        tree = lark.parse(source, start=start)
+    except UnexpectedInput as exc:
+        raise _syntax_error(exc, source, file, brackets) from None
+    by_line = {c.line: c.value[1:].strip() for c in comments}
+    try:
+        return _ToAst(file, source).transform(tree), by_line
+    except VisitError as exc:
+        if isinstance(exc.orig_exc, IfrError):
+            raise exc.orig_exc from None
+        raise
+
+
+def _parse_text(source: str, file: str) -> list:
+    """The statements of ``source``; raises the first syntax error."""
+    statements, by_line = _syntax(source, file, "start")
+    for stmt in statements:
+        _attach_descriptions(stmt, by_line)
+        _check_depth(stmt)
+    return statements
+
+
+def _check_depth(stmt) -> None:
+    """Refuse a statement nested deeper than MAX_DEPTH, at its deepest point."""
+    import dataclasses
+    stack = [(stmt, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise IfrError("too-deep", f"this expression is nested more than {MAX_DEPTH} levels deep", node.span,
+                           hint="split it into cells")
+        values = [getattr(node, f.name) for f in dataclasses.fields(node)]
+        while values:
+            item = values.pop()
+            if isinstance(item, (list, tuple)):
+                values.extend(item)
+            elif dataclasses.is_dataclass(item) and not isinstance(item, Span):
+                stack.append((item, depth + 1))
+
+
+# The name a statement that failed to parse would have defined, so that its
+# uses are not reported again.
+_DEFINES = re.compile(r"[ \t]*(?:(?:table|scenario|fn)[ \t]+([^\W\d]\w*)|([^\W\d]\w*)[ \t]*=)")
+_STATEMENT_START = re.compile(r"(?:[^\W\d]\w*[ \t]*=|(?:use|section|fn|check|table|scenario)\b)")
+
+
+def split_statements(source: str) -> list[tuple[int, int]]:
+    """The logical lines of a source as (start, end) offsets: a line goes on
+    while a bracket is open or after a trailing backslash.  An unindented line
+    that starts a statement ends a bracket left open above it, so one unclosed
+    `(` does not swallow the rest of the file."""
+    chunks, start, depth, i, n = [], 0, 0, 0, len(source)
+    while i < n:
+        c = source[i]
+        if source.startswith('"""', i):
+            j = source.find('"""', i + 3)
+            i = n if j < 0 else j + 3
+            continue
+        if c == '"':
+            j = i + 1
+            while j < n and source[j] not in '"\n':
+                j += 2 if source[j] == "\\" else 1
+            i = j + 1 if j < n and source[j] == '"' else j
+            continue
+        if c == "#":
+            j = source.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if c == "\\" and source[i + 1: i + 2] in ("\n", "\r"):
+            i = source.find("\n", i) + 1
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth = max(0, depth - 1)
+        elif c == "\n":
+            if depth and _STATEMENT_START.match(source, i + 1):
+                depth = 0
+            if not depth:
+                chunks.append((start, i + 1))
+                start = i + 1
+        i += 1
+    if start < n:
+        chunks.append((start, n))
+    return chunks
+
+
+def _attach_descriptions(stmt, by_line: dict[int, str]) -> None:
+    if isinstance(stmt, syntax.Record):
+        first_field_line = stmt.fields[0].span.line if stmt.fields else None
+        if first_field_line != stmt.span.line:
+            stmt.description = by_line.get(stmt.span.line, "")
+        for f in stmt.fields:
+            f.description = by_line.get(f.span.end_line, by_line.get(f.span.line, ""))
+    elif hasattr(stmt, "description"):
+        stmt.description = by_line.get(stmt.span.end_line, by_line.get(stmt.span.line, ""))
+
+
+def _syntax_error(exc: UnexpectedInput, source: str, file: str, brackets: _Brackets) -> IfrError:
+    line, column = getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1
+    if isinstance(exc, UnexpectedCharacters):
+        ch = source[exc.pos_in_stream] if exc.pos_in_stream < len(source) else ""
+        span = Span(file, line, column, line, column + 1)
+        if ch == '"':
+            return IfrError("syntax", "unterminated string", span, hint='close the string with "')
+        hint = None
+        if ch in "$;'`@!?&|":
+            hint = "ifr has no such operator; see the grammar in README's language reference"
+        return IfrError("syntax", f"unexpected character `{ch}`", span, hint=hint)
+    tok = getattr(exc, "token", None)
+    if isinstance(exc, UnexpectedEOF) or (tok is not None and tok.type == "$END"):
+        if brackets.stack:
+            return _unclosed(brackets.stack[-1], file)
+        return IfrError("syntax", "the file ends in the middle of a statement",
+                        Span(file, line, column, line, column + 1))
+    if brackets.stack and tok is not None:
+        opener = brackets.stack[-1]
+        mismatched = tok.type in _CLOSERS and _CLOSERS[tok.type] != opener.type
+        if mismatched or tok.type in ("_NL", "$END") or tok.line > opener.line:
+            return _unclosed(opener, file)
+    value = tok.value if tok is not None else ""
+    width = max(1, len(value.split("\n")[0])) if tok is not None and tok.type != "_NL" else 1
+    span = Span(file, line, column, line, column + width)
+    what = "end of the line" if tok is not None and tok.type == "_NL" else f"`{value}`"
+    expected = sorted({_READABLE.get(t, f"`{t.lower()}`" if t.isupper() and not t.startswith("_") else t)
+                       for t in getattr(exc, "expected", set()) if not t.startswith("__")})
+    hint = _hint_for(tok, expected, source)
+    if hint is None and expected and len(expected) <= 6:
+        hint = "expected " + ", ".join(expected)
+    return IfrError("syntax", f"unexpected {what}", span, hint=hint)
+
+
+def _hint_for(tok: Token | None, expected: list[str], source: str) -> str | None:
+    if tok is None:
+        return None
+    if tok.type == "NAME" and tok.value and "a unit" not in expected:
+        prev = source[: tok.start_pos].rstrip()
+        if prev and prev[-1].isdigit():
+            return "write a quantity as a number, a space and a unit without spaces (25 GB/s); to multiply, use *"
+    if "a number" in expected and "a name" in expected and tok.type in ("MUL_OP", "POW_OP", "RPAR", "COMMA", "_NL"):
+        return "expected a value here: a number, a quantity, a name or `(`"
+    if tok.value == "step" and ".." in source[: tok.start_pos].rsplit("\n", 1)[-1]:
+        return "a range's step is written with `by`: 1 GB..4 GB by 1 GB"
+    before = source[: tok.start_pos].rsplit("\n", 1)[-1].split("=", 1)[-1].strip()
+    if before in ("between", "from", "range"):   # `bw = between 4 GB/s and 6.5 GB/s`
+        return "a value known to lie in a range is written with `to`: 4 GB/s to 6.5 GB/s (its 5th and 95th " \
+               "percentiles); uniform(lo, hi) spreads it evenly"
+    if tok.type == "STRING" and "=" in source[: tok.start_pos].rsplit("\n", 1)[-1]:
+        return "a cell's value is a number, a quantity or a condition, not text; a label goes in a # comment"
+    if tok.type == "COMP_OP" and tok.value == "==":
+        return "a cell is defined with a single `=`"
+    if source[: tok.start_pos].rsplit("\n", 1)[-1].strip() == "section":
+        title = source[tok.start_pos:].split("\n", 1)[0].split("#", 1)[0].strip()
+        return f'a section\'s title is written in quotes: section "{title}"'
+    if tok.type == "UNIT" or (tok.type == "NAME" and "`=`" in expected):
+        return "a statement starts with a name and `=`, or with a keyword (use, section, fn, check, table, scenario)"
+    return None
+
+
+def _unclosed(opener: Token, file: str) -> IfrError:
+    close = {"LPAR": ")", "LSQB": "]", "LBRACE": "}"}[opener.type]
+    span = Span(file, opener.line, opener.column, opener.line, opener.column + 1)
+    return IfrError("unclosed-bracket", f"`{opener.value}` is never closed", span,
+                    hint=f"add the matching `{close}`")
+
+
+# Prefixes that are no unit by themselves: `64k` would otherwise be 64
+# Boltzmann constants, `2M` two molar, `1G` one gauss-less accident.
+_SI_SUFFIXES = {"k": 1, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4}
+
+
+def _si_suffix(num: Token, unit: Token, file: str) -> IfrError:
+    power = _SI_SUFFIXES[str(unit)]
+    value = _number(str(num))
+    decimal, binary = value * 1000 ** power, value * 1024 ** power
+    fmt = lambda v: f"{int(v):_}" if float(v).is_integer() else f"{v:g}"
+    written = f"{num}{unit}" if unit.start_pos == num.end_pos else f"{num} {unit}"
+    span = Span(file, num.line, num.column, unit.end_line, unit.end_column)
+    return IfrError("si-suffix", f"`{written}` is not a number: a prefix is not a unit", span,
+                    hint=f"write {fmt(decimal)} or {fmt(binary)}; with a unit, write it whole ({num} {unit}B, "
+                         f"{num} {unit}B/s)")
+
+
+def _refuse_repeated(func: str, keywords: list[tuple[str, syntax.Expr]]) -> None:
+    """A named argument given twice is a mistake (as in Python), not the last one winning."""
+    first: dict[str, syntax.Expr] = {}
+    for key, value in keywords:
+        if key in first:
+            raise IfrError("wrong-arity", f"{func}() is given `{key}` twice", value.span,
+                           hint=f"give `{key}=` once", related=[(first[key].span, f"`{key}` is first given here")])
+        first[key] = value
+
+
+def _unquote(text: str) -> str:
+    body = text[1:-1]
+    return body.replace('\\"', '"').replace("\\\\", "\\")
+
+
+def _number(text: str) -> float:
+    return float(text.replace("_", ""))
+
+
+@v_args(meta=True)
+class _ToAst(Transformer):
+    def __init__(self, file: str, source: str):
+        super().__init__()
+        self.file = file
+        self.source = source
+
+    def _span(self, meta) -> Span:
+        return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
+
+    def _tok_span(self, tok: Token) -> Span:
+        return Span(self.file, tok.line, tok.column, tok.end_line, tok.end_column)
+
+    def _slice(self, meta) -> str:
+        return self.source[meta.start_pos: meta.end_pos]
+
+    # --- statements
+    def start(self, meta, items):
+        return [i for i in items if i is not None]
+
+    def docstring(self, meta, items):
+        return syntax.Docstring(self._span(meta), items[0][3:-3].strip())
+
+    def dotted_name(self, meta, items):
+        return ".".join(items)
+
+    def use_module(self, meta, items):
+        return syntax.Use(self._span(meta), items[0], None, None, None)
+
+    def use_names(self, meta, items):
+        names = [(str(t), self._tok_span(t)) for t in items[1:]]
+        return syntax.Use(self._span(meta), items[0], None, None, names)
+
+    def use_path(self, meta, items):
+        return syntax.Use(self._span(meta), None, _unquote(items[0]), str(items[1]), None)
+
+    def section(self, meta, items):
+        return syntax.Section(self._span(meta), _unquote(items[0]))
+
+    def display(self, meta, items):
+        return items[0]
+
+    def cell(self, meta, items):
+        name, expr, display = items
+        src = self._definition_source(meta, name, display)
+        return syntax.Cell(self._span(meta), str(name), self._tok_span(name), expr,
+                        str(display) if display is not None else None,
+                        self._tok_span(display) if display is not None else None, src)
+
+    field = cell
+
+    def _definition_source(self, meta, name: Token, display: Token | None) -> str:
+        """The text after `name =`, without a trailing `in UNIT`."""
+        end = meta.end_pos
+        if display is not None:
+            end = self.source.rindex("in", name.end_pos, display.start_pos)
+        text = self.source[name.end_pos: end].strip()
+        return " ".join(text[1:].split()) if text.startswith("=") else text
+
+    def _expr_source(self, meta, expr) -> str:
+        s = expr.span
+        lines = split_lines(self.source)   # as lark counts lines: a form feed in a comment is not a line end
+        if s.line == s.end_line:
+            return lines[s.line - 1][s.column - 1: s.end_column - 1]
+        parts = [lines[s.line - 1][s.column - 1:]] + lines[s.line: s.end_line - 1] + [lines[s.end_line - 1][: s.end_column - 1]]
+        return " ".join(p.strip() for p in parts)
+
+    def record(self, meta, items):
+        name, *fields = items
+        fields = [f for f in fields if f is not None]
+        return syntax.Record(self._span(meta), str(name), self._tok_span(name), fields)
+
+    def solve_cell(self, meta, items):
+        name, unknown, bracket, lhs, rhs, display = items
+        src = self._definition_source(meta, name, display)
+        return syntax.SolveCell(self._span(meta), str(name), self._tok_span(name), str(unknown),
+                             self._tok_span(unknown), bracket, lhs, rhs,
+                             str(display) if display is not None else None,
+                             self._tok_span(display) if display is not None else None, src)
+
+    def fn_def(self, meta, items):
+        name, *rest = items
+        body = rest[-1]
+        params = [p for p in rest[:-1] if p is not None]
+        return syntax.FnDef(self._span(meta), str(name), self._tok_span(name), [str(p) for p in params], body,
+                         self._expr_source(meta, body), [self._tok_span(p) for p in params])
+
+    def check_equal(self, meta, items):
+        expr, expected, tol = items
+        return syntax.Check(self._span(meta), expr, expected, tol, self._slice(meta)[5:].strip())
+
+    def check_true(self, meta, items):
+        return syntax.Check(self._span(meta), items[0], None, None, self._slice(meta)[5:].strip())
+
+    def table(self, meta, items):
+        name, *rest = items
+        axes = [a for a in rest if isinstance(a, tuple)]
+        show = [s for s in rest if not isinstance(s, tuple)]
+        (var, values), more = axes[0], axes[1:]
+        return syntax.Table(self._span(meta), str(name), self._tok_span(name), str(var), self._tok_span(var),
+                         values, [(str(s), self._tok_span(s)) for s in show],
+                         more=[(str(v), self._tok_span(v), vals) for v, vals in more])
+
+    def axis(self, meta, items):
+        return (items[0], items[1])
+
+    def list(self, meta, items):
+        return syntax.ListExpr(self._span(meta), [i for i in items if i is not None])
+
+    def range_step(self, meta, items):
+        return syntax.RangeExpr(self._span(meta), items[0], items[1], items[2])
+
+    def range(self, meta, items):
+        return syntax.RangeExpr(self._span(meta), items[0], items[1], None)
+
+    def scenario(self, meta, items):
+        name, *assignments = items
+        return syntax.Scenario(self._span(meta), str(name), self._tok_span(name), assignments)
+
+    def assignment(self, meta, items):
+        return (str(items[0]), self._tok_span(items[0]), items[1])
+
+    # --- expressions
+    def number(self, meta, items):
+        return syntax.Number(self._span(meta), _number(items[0]), str(items[0]))
+
+    def value(self, meta, items):
+        return items[0]
+
+    def percent(self, meta, items):
+        text = str(items[0])
+        return syntax.Percent(self._span(meta), _number(text[:-1]) / 100.0, text)
+
+    def percent_spaced(self, meta, items):
+        text = str(items[0])
+        return syntax.Percent(self._span(meta), _number(text) / 100.0, text + "%")
+
+    def quantity(self, meta, items):
+        num, unit = items
+        if str(unit) in _SI_SUFFIXES:
+            raise _si_suffix(num, unit, self.file)
+        return syntax.Quantity(self._span(meta), _number(num), str(num), str(unit))
+
+    def paren(self, meta, items):
+        """A bracketed expression is its inner node, spanning the brackets too
+        (so messages quote `(a + b)` whole)."""
+        node = items[0]
+        node.span = self._span(meta)
+        return node
+
+    def name(self, meta, items):
+        return syntax.Name(self._span(meta), str(items[0]))
+
+    def field_access(self, meta, items):
+        return syntax.FieldAccess(self._span(meta), items[0], str(items[1]))
+
+    def index(self, meta, items):
+        return syntax.Index(self._span(meta), items[0], items[1], list(items[2:]))
+
+    def _chain(self, meta, items, make):
+        left = items[0]
+        for i in range(1, len(items), 2):
+            op, right = items[i], items[i + 1]
+            span = Span(self.file, left.span.line, left.span.column, right.span.end_line, right.span.end_column)
+            left = make(span, str(op), left, right)
+        return left
+
+    def sum(self, meta, items):
+        return self._chain(meta, items, lambda s, op, a, b: syntax.BinOp(s, op, a, b))
+
+    product = sum
+
+    def power(self, meta, items):
+        base, op, exponent = items
+        if isinstance(base, syntax.Quantity) and not self.source.startswith("(", meta.start_pos):
+            raise self._quantity_power(meta, base, op, exponent)
+        return syntax.BinOp(self._span(meta), "^", base, exponent)
+
+    def _quantity_power(self, meta, base: syntax.Quantity, op: Token, exponent) -> IfrError:
+        """`1 m^2^3` (and `2 m ^ 2`) would raise the whole quantity, number and all, left to right,
+        where `2^2^3` is right-associative: the reader's meaning is asked for in brackets."""
+        written = " ".join(self._slice(meta).split())
+        power = f"{op}{self._expr_source(None, exponent)}"
+        return IfrError("syntax", f"`{written}` is ambiguous: a power of a quantity needs brackets", self._span(meta),
+                        hint=f"write ({base.number_text} {base.unit}){power} to raise the number and the unit "
+                             "together, or give the unit a single exponent")
+
+    def comparison(self, meta, items):
+        return syntax.Compare(self._span(meta), str(items[1]), items[0], items[2])
+
+    def or_test(self, meta, items):
+        return syntax.BoolOp(self._span(meta), "or", list(items))
+
+    def and_test(self, meta, items):
+        return syntax.BoolOp(self._span(meta), "and", list(items))
+
+    def not_(self, meta, items):
+        return syntax.Not(self._span(meta), items[0])
+
+    def neg(self, meta, items):
+        return syntax.Neg(self._span(meta), items[0])
+
+    def unary(self, meta, items):  # unary plus
+        return items[-1]
+
+    def ifelse(self, meta, items):
+        return syntax.IfElse(self._span(meta), *items)
+
+    def between(self, meta, items):
+        """`a to b`: an uncertain value, the lognormal with 5th and 95th percentiles a and b."""
+        lo, hi = items
+        return syntax.Call(self._span(meta), "to", self._span(meta), [lo, hi], [])
+
+    def call(self, meta, items):
+        name, *args = items
+        args = [a for a in args if a is not None]
+        positional = [a for a in args if not isinstance(a, tuple)]
+        keywords = [a for a in args if isinstance(a, tuple)]
+        _refuse_repeated(str(name), keywords)
+        return syntax.Call(self._span(meta), str(name), self._tok_span(name), positional, keywords)
+
+    def qualified_call(self, meta, items):
+        owner, name, *args = items
+        call = self.call(meta, [name] + args)
+        call.owner = owner
+        return call
+
+    def keyword(self, meta, items):
+        return (str(items[0]), items[1])
+
+    def comprehension(self, meta, items):
+        func, body, var, rng, cond = items
+        return syntax.Comprehension(self._span(meta), str(func), self._tok_span(func), body, str(var),
+                                 rng.lo, rng.hi, cond, self._tok_span(var))
+
+
+def parse_expression(text: str, file: str = "<command line>") -> syntax.Expr:
+    """Parse a lone expression (a --set value, a --for side) with the grammar's
+    `value` start symbol; raises IfrError on a syntax error."""
+    expr, _ = _syntax(text if text.endswith("\n") else text + "\n", file, "value")
+    _check_depth(expr)
+    return expr

@@ -1,0 +1,90 @@
+"""`ifr table NAME --plot out.png`: the shown columns against the varied one."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ifr.errors import IfrError
+
+
+def _pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise IfrError("missing-dependency", "plotting needs matplotlib", None,
+                       hint="pip install 'ifr[plot]'") from None
+    return plt
+
+
+def _save(fig, path: Path, plt) -> None:
+    """Write the figure as a PNG, as every file ifr writes (`ifr.storage.safe_write`)."""
+    from ifr.storage.safe_write import atomic_output
+    try:
+        with atomic_output(path) as stream:
+            fig.savefig(stream, format="png", dpi=100)
+    finally:
+        plt.close(fig)
+
+
+def plot_histogram(name: str, unit: str, samples, stats, path: Path) -> None:
+    """An uncertain cell's samples as a histogram, its median and 5-95% range marked."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    from ifr.evaluation.uncertain import histogram
+    counts, edges = histogram(samples, 60)
+    ax.stairs(counts, edges, fill=True, color="#4C72B0", alpha=0.85)
+    for x, style in ((stats.median, "-"), (stats.p5, "--"), (stats.p95, "--")):
+        ax.axvline(x, color="black", linestyle=style, linewidth=1)
+    ax.set_xlabel(name + (f" [{unit}]" if unit else ""))
+    ax.set_ylabel("samples")
+    ax.set_title(f"{name}: median {stats.median:.4g}, 90% between {stats.p5:.4g} and {stats.p95:.4g}"
+                 + (f" {unit}" if unit else ""))
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    _save(fig, path, plt)
+
+
+def plot_table(table, path: Path) -> None:
+    """Draw each shown column of a table against its varied column, to a PNG."""
+    plt = _pyplot()
+    if table.keys > 2:
+        raise IfrError("not-plotted", f"table `{table.name}` varies {table.keys} values; a plot shows one or two",
+                       None, hint="print it, or plot a table that varies fewer values")
+    labels = [c + (f" [{u}]" if u else "") for c, u in zip(table.columns, table.units)]
+    rows = table.rows
+    k = table.keys
+    # with two varied values: one line per value of the second
+    series = {None: rows} if k == 1 else {v: [r for r in rows if r[1] == v] for v in dict.fromkeys(r[1] for r in rows)}
+    xs = [row[0] for row in rows]
+    categorical = any(isinstance(x, str) for x in xs)
+    # the shown columns; an uncertain one comes with its 5th and 95th percentiles, drawn as a band
+    plotted, i = [], k
+    while i < len(table.columns):
+        name = table.columns[i]
+        band = table.columns[i + 1:i + 3] == [f"{name} p5", f"{name} p95"]
+        plotted.append((i, (i + 1, i + 2) if band else None))
+        i += 3 if band else 1
+    fig, axes = plt.subplots(len(plotted), 1, figsize=(7, 2.6 * len(plotted)), squeeze=False)
+    for (i, band), ax in zip(plotted, axes[:, 0]):
+        for key, part in series.items():
+            label = None if key is None else f"{table.columns[1]} = {key:g} {table.units[1]}".rstrip() if isinstance(key, float) else str(key)
+            px, ys = [r[0] for r in part], [r[i] for r in part]
+            at = range(len(px)) if categorical else px
+            if categorical and k == 1 and band is None:
+                ax.bar(at, ys)
+            else:
+                line, = ax.plot(at, ys, marker="o", label=label)
+                if band is not None:
+                    ax.fill_between(at, [r[band[0]] for r in part], [r[band[1]] for r in part],
+                                    color=line.get_color(), alpha=0.2, linewidth=0)
+            if categorical:
+                ax.set_xticks(range(len(px)), px, rotation=30, ha="right")
+        if k == 2:
+            ax.legend(fontsize="small")
+        ax.set_ylabel(labels[i] + ("\nmedian, 5-95%" if band is not None else ""))
+        ax.grid(True, alpha=0.3)
+    axes[-1, 0].set_xlabel(labels[0])
+    fig.suptitle(table.name)
+    fig.tight_layout()
+    _save(fig, path, plt)

@@ -1,0 +1,1 @@
+"""The Excel workbook: its sheets, formulas, layout and style."""

@@ -1,0 +1,638 @@
+"""What each workbook cell computes, as a sympy expression in display units.
+
+A workbook cell shows a value in its display unit (`kv_state` in GiB), so
+the formula for a cell `c` is its ifr expression with every referenced cell
+`d` read as `d * size(unit of d)` (base SI) and the result divided by
+`size(unit of c)`; sympy folds those factors into one coefficient
+(`1073.741824*kv_state/link`). Symbols are named by cell ids; the xlsx
+writer prints them as defined names or cell references.
+
+Not everything is a formula. `NotLive` carries the note that says why a
+cell is a value instead (a numeric solve, a Monte Carlo, a comprehension
+Excel cannot follow).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+
+from ifr.display import auto_unit, factor, percent_text
+from ifr.evaluation.evaluate import is_truth_value
+from ifr.exporters.excel.ir_formula import printable
+from ifr.semantics import ir
+from ifr.semantics.dimensions import dim_of
+from ifr.solving.symbolic import NotSymbolic, from_tree, number, sympy_module, to_sympy
+
+# Above this many nodes an unrolled comprehension goes to helper rows instead.
+INLINE_NODES = 400
+# A comprehension over more values than this stays a value.
+MAX_HELPER_ROWS = 20_000
+# ... and one whose rows need a formula each (not one shared formula), over more than this.
+MAX_UNROLLED_ROWS = 500
+# Rows to spare past the current end of a range that ends at a cell's value.
+SPARE_ROWS = 64
+# The symbol a helper row's formula reads its loop variable from.
+LOOP_VARIABLE = "__loop_variable"
+# ... and a helper grid's cell its inner loop variable (from the grid's header row).
+INNER_VARIABLE = "__inner_variable"
+# A nested comprehension's grid may hold at most this many cells.
+MAX_GRID_CELLS = 40_000
+# Table rows expand formulas through the cells the varied input affects;
+# past this size the row formula would be unreadable (and slow to print).
+MAX_EXPANDED_NODES = 5_000
+
+
+class NotLive(Exception):
+    """The cell cannot be a live Excel formula; the message is the note to show."""
+
+
+@dataclass(slots=True)
+class IrFormula:
+    """A cell whose formula prints straight from its IR expression (`ir_formula`),
+    without sympy; `sympy()` gives the cell's sympy expression (or raises
+    NotLive) for where that printer declines."""
+    cell: object     # the CellDef (a cell made from its line's template is printed from the template)
+    cid: str
+    sympy: Callable[[], object]
+
+    @property
+    def node(self) -> ir.Node:
+        return self.cell.expr
+
+
+def not_available():
+    """Excel's #N/A as an expression: the value of a formula where nothing holds."""
+    return sympy_module().Function("NA")()
+
+
+@cache
+def unit_size(unit_text: str):
+    """The exact base-SI size of one display unit, as a sympy number."""
+    return number(factor(unit_text)) if unit_text else sympy_module().Integer(1)
+
+
+def per_unit(expr, size):
+    """A base-SI expression in units of `size` (booleans and plain numbers pass through)."""
+    return tidy(expr if size == 1 else expr / size)
+
+
+def tidy(expr):
+    """Pull the unit factors shared by the arguments of MAX/MIN, the branches of
+    an IF and the sides of a comparison out in front, where they cancel:
+    `1000*MAX(0.003,0.001*y)` becomes `MAX(3,y)`, `8E9*C<8E9*hbm` becomes `C<hbm`."""
+    sp = sympy_module()
+    if not isinstance(expr, sp.Basic) or expr.is_Atom or not expr.has(sp.Max, sp.Min, sp.Piecewise,
+                                                                      sp.core.relational.Relational):
+        return expr
+    if isinstance(expr, sp.Piecewise):
+        pieces = [(tidy(e), tidy(c)) for e, c in expr.args]
+        common = _common_factor([e for e, _ in pieces])
+        if common == 1:   # (also where the branches are conditions, which do not divide)
+            return sp.Piecewise(*pieces)
+        return common * sp.Piecewise(*[(e / common, c) for e, c in pieces])
+    args = [tidy(a) for a in expr.args]
+    if isinstance(expr, (sp.Max, sp.Min)):
+        common = _common_factor(args)
+        return common * expr.func(*[a / common for a in args], evaluate=False)
+    if isinstance(expr, sp.core.relational.Relational):
+        common = _common_factor(args)
+        return relation(expr.func, args[0] / common, args[1] / common)
+    return expr.func(*args) if any(a is not b for a, b in zip(args, expr.args)) else expr
+
+
+def relation(func, lhs, rhs):
+    """`func(lhs, rhs)` kept as written, unless both sides are plain numbers: then
+    its truth value (sympy's Piecewise cannot take an unevaluated comparison of two
+    numbers: it raises "Invalid comparison of non-real zoo")."""
+    if getattr(lhs, "is_number", False) and getattr(rhs, "is_number", False):
+        return func(lhs, rhs)
+    return func(lhs, rhs, evaluate=False)
+
+
+def _common_factor(terms):
+    """The largest positive rational dividing every term's numeric coefficient, or 1."""
+    sp = sympy_module()
+    common = None
+    for term in terms:
+        if not isinstance(term, sp.Expr):
+            return sp.Integer(1)
+        coeff = term.as_coeff_Mul()[0] if not term.is_Add else sp.factor_terms(term).as_coeff_Mul()[0]
+        if not coeff.is_Rational or coeff <= 0:
+            return sp.Integer(1)
+        common = coeff if common is None else sp.gcd(common, coeff)
+    return common if common is not None else sp.Integer(1)
+
+
+def symbol(key: str):
+    """The sympy symbol standing for a cell (or a helper's result) in expressions."""
+    return sympy_module().Symbol(key, real=True)
+
+
+@dataclass
+class HelperBlock:
+    """Rows that compute one comprehension, one row per value of its variable."""
+    key: str                 # the symbol standing for the comprehension's result
+    cell: str                # the cell whose formula uses it
+    func: str                # max min sum argmax argmin first
+    text: str                # the comprehension as written
+    var: str
+    unit: str                # the unit the value column is shown in
+    # Every row's value (in `unit`) and conditions (tested in order), over the symbol LOOP_VARIABLE...
+    value: object = None
+    keep: list | None = None
+    # ... or, where that cannot be written once, each row's own (value, condition).
+    per_row: list | None = None
+    # A range ending at a cell's value: that end (base SI), and the last row's n.
+    guard: object = None
+    last: int = 0
+    rows_first: int = 0      # the first row's n
+    rows: list = field(default_factory=list)   # (n, cached value, "" where the condition fails)
+    # Comprehensions nested in this one: one grid each, a row per n and a column per inner value.
+    inners: list = field(default_factory=list)
+    node: object = None      # the comprehension (to cache its rows for other values)
+
+
+@dataclass
+class InnerGrid:
+    """A comprehension inside another's body: a grid with one row per value of the
+    outer variable and one column per value of its own; each row's result (a
+    column beside the outer block) stands for it in the outer row's formula."""
+    key: str                 # the symbol standing for the row's result in the outer formula
+    func: str
+    text: str
+    var: str
+    unit: str
+    lo: int                  # the first and last column's value of the inner variable
+    last: int
+    value: object = None     # over LOOP_VARIABLE and INNER_VARIABLE, in `unit`
+    keep: list | None = None  # the grid cell's conditions, tested in order (range, then `if`)
+    guard: object = None     # the inner range's end over LOOP_VARIABLE when it depends on cells
+    cells: list = field(default_factory=list)     # per outer row: cached values ("" where not kept)
+    results: list = field(default_factory=list)   # per outer row: the cached result (nan: none)
+    node: object = None      # the inner comprehension, and the one it is in
+    outer: object = None
+
+
+def fill_cache(block: HelperBlock, values: dict) -> None:
+    """ifr's value of every helper cell of `block` for these cell values (for viewers
+    that do not recalculate, and for the tests that compare them with a recalculation)."""
+    from ifr.evaluation.evaluate import compile_node
+    node = block.node
+    size = float(unit_size(block.unit))
+    body, cond = compile_node(node.body), compile_node(node.cond) if node.cond is not None else None
+    hi = _cached(compile_node(node.hi), values, {}, math.nan)
+    block.rows = []
+    for n in range(block.rows_first, block.last + 1):
+        local = {node.var: float(n)}
+        kept = n <= hi and _cached(cond, values, local, True)
+        cached = (float(n) if node.func == "first" else _cached(body, values, local, math.nan) / size) \
+            if kept else ""
+        block.rows.append((n, cached))
+    for grid in block.inners:
+        _fill_grid(grid, values, range(block.rows_first, block.last + 1))
+
+
+def _fill_grid(grid: InnerGrid, values: dict, outer_values) -> None:
+    from ifr.evaluation.evaluate import compile_node
+    inner, outer = grid.node, grid.outer
+    size = float(unit_size(grid.unit))
+    body = compile_node(inner.body)
+    cond = compile_node(inner.cond) if inner.cond is not None else None
+    lo_f, hi_f, whole = compile_node(inner.lo), compile_node(inner.hi), compile_node(inner)
+    grid.cells, grid.results = [], []
+    for n in outer_values:
+        start = _cached(lo_f, values, {outer.var: float(n)}, math.nan)
+        end = _cached(hi_f, values, {outer.var: float(n)}, math.nan)
+        row = []
+        for k in range(grid.lo, grid.last + 1):
+            local = {outer.var: float(n), inner.var: float(k)}
+            kept = start <= k <= end and _cached(cond, values, local, True)
+            row.append((float(k) if inner.func == "first" else _cached(body, values, local, math.nan) / size)
+                       if kept else "")
+        grid.cells.append(row)
+        result = _cached(whole, values, {outer.var: float(n)}, math.nan)
+        grid.results.append(result if inner.func in ("argmax", "argmin", "first") else result / size)
+
+
+class FormulaBuilder:
+    """Builds (and caches) each cell's expression for one evaluated model."""
+
+    def __init__(self, model):
+        self.model = model
+        self.cells = model.graph.cells
+        self.helpers: list[HelperBlock] = []
+        self.solves: list = []           # xlsx_solves.SolveLadder, one per numeric solve
+        self._cell_cache: dict[tuple, object] = {}   # (cid, inline_only) or ("sympy", cid, inline_only)
+        self._uncertain = model.graph.uncertain
+        self._shaped_printable: dict[tuple, bool] = {}
+
+    @cached_property
+    def _truths(self) -> set[str]:
+        """The cells holding true/false, found once for every formula's walk."""
+        return {c for c, v in self.model.values.items() if is_truth_value(v)}
+
+    # --- references
+    def display_ref(self, cid: str):
+        """The base-SI value of a cell, read from its displayed value."""
+        return symbol(cid) * unit_size(self.model.units[cid])
+
+    def in_display_unit(self, expr, cid: str):
+        return per_unit(expr, unit_size(self.model.units[cid]))
+
+    # --- model cells
+    def cell(self, cid: str, inline_only: bool = False):
+        """The expression of a formula or solve cell in its display unit; raises NotLive."""
+        # `_remembered` written out: this runs once per cell of a workbook.
+        key = (cid, inline_only)
+        found = self._cell_cache.get(key)
+        if found is None:
+            try:
+                found = self._build(cid, inline_only)
+            except NotLive as exc:
+                found = exc
+            self._cell_cache[key] = found
+        if isinstance(found, NotLive):
+            raise found
+        return found
+
+    def _remembered(self, key, build):
+        """``build()``, made once per key (a NotLive too, raised again each time)."""
+        if key not in self._cell_cache:
+            try:
+                self._cell_cache[key] = build()
+            except NotLive as exc:
+                self._cell_cache[key] = exc
+        found = self._cell_cache[key]
+        if isinstance(found, NotLive):
+            raise found
+        return found
+
+    def _build(self, cid: str, inline_only: bool):
+        failed = self.model.errors.get(cid)
+        if failed is not None:   # never a live formula that could show a number ifr does not have
+            raise NotLive(f"Why: {failed.message}. Run ifr again after changing its inputs.")
+        cell = self.cells[cid]
+        if cid in self._uncertain and getattr(self.model.values.get(cid), "ndim", 0):
+            share = self.model.share_true(cid)
+            if share is not None:
+                raise NotLive(f"Uncertain: how often it holds, the share of the {self.model.sampling.samples:,} "
+                              f"Monte Carlo samples drawn by ifr in which it is true ({percent_text(share)}). A "
+                              "spreadsheet does not redraw samples: run ifr again after changing its inputs.")
+            stats = self.model.summary(cid)
+            spread = "" if stats is None else \
+                f" (90% of them between {stats.p5:.4g} and {stats.p95:.4g} {self.model.units[cid]})".replace(" )", ")")
+            raise NotLive(f"Uncertain: the median of {self.model.sampling.samples:,} Monte Carlo samples drawn by "
+                          f"ifr{spread}, listed on the Distributions sheet. A spreadsheet does not redraw samples: "
+                          "run ifr again after changing its inputs.")
+        if cell.kind == "solve":
+            try:
+                return self.in_display_unit(self.closed_form(cid, self.display_ref), cid)
+            except NotLive:
+                solution = self.model.solver.solutions.get(cid)
+                if inline_only or solution is None or solution.method != "numeric":
+                    raise
+            # No closed form: ifr's numeric search, as rows of the helper sheet.
+            from ifr.exporters.xlsx.solves import ladder
+            found = ladder(self, cid)
+            self.solves.append(found)
+            return self.in_display_unit(symbol(found.key), cid)
+        if self._printable(cell):
+            return IrFormula(cell, cid, lambda: self.sympy_cell(cid, inline_only))
+        return self.sympy_cell(cid, inline_only)
+
+    def _printable(self, cell) -> bool:
+        """`printable` of a cell's formula; for a cell made from its line's
+        template (shape_ir.py), found once for each set of its cells holding
+        true/false (the cells every line reads are the same for each)."""
+        truths = self._truths
+        if cell.template is None:
+            return printable(cell.expr, truths.__contains__)
+        key = (cell.template[0], *map(truths.__contains__, cell.template[1]))
+        found = self._shaped_printable.get(key)
+        if found is None:
+            found = self._shaped_printable[key] = printable(cell.expr, truths.__contains__)
+        return found
+
+    def sympy_cell(self, cid: str, inline_only: bool = False):
+        """A formula cell's sympy expression in its display unit; raises NotLive."""
+        return self._remembered(("sympy", cid, inline_only), lambda: self.in_display_unit(
+            self.expression(self.cells[cid].expr, self.display_ref, cid, inline_only), cid))
+
+    def closed_form(self, cid: str, ref):
+        solution = self.model.solver.solutions.get(cid)
+        if solution is None or solution.tree is None:
+            how = solution.note if solution is not None else "solved numerically"
+            raise NotLive(f"solved by ifr ({how}); a value, not a formula: no closed form to recalculate. "
+                          "Run ifr again after changing inputs.")
+        sp = sympy_module()
+        expr = self._every_condition(cid, solution) or from_tree(solution.tree)
+        # factor_terms pulls the unit factors the symbols bring out as one coefficient.
+        return sp.factor_terms(expr.xreplace({s: ref(s.name) for s in expr.free_symbols}))
+
+    def _every_condition(self, cid: str, solution):
+        """A closed form that comes in branches (from a max, min or if), with every
+        branch's condition kept: the root where exactly one branch holds, and #N/A
+        where none does, where several do, where a branch free of the unknown makes
+        the equation hold over a whole stretch, or outside the bracket (where ifr has
+        no single root). None for a closed form without conditions."""
+        sp = sympy_module()
+        cell = self.cells[cid]
+        forms = self.model.solver.closed_forms(cell)
+        candidates = forms.candidates or []
+        conditional = any(c != ["bool", True] for _, c in candidates)
+        if not candidates or not (conditional or forms.flat or cell.bracket is not None):
+            return None
+        if not conditional and len(candidates) == 1 and not forms.flat and cell.bracket is None:
+            return None
+        roots = [(from_tree(t), from_tree(c)) for t, c in candidates]
+        holds = [c for _, c in roots]
+        for tree in forms.flat:
+            terms = [from_tree(t) for t in tree[1:]] if tree[0] == "add" else [from_tree(tree)]
+            size = sp.Add(*[sp.Abs(t) for t in terms])
+            holds = [sp.And(c, relation(sp.Gt, sp.Abs(sp.Add(*terms)), size * sp.Float(1e-9)))
+                     for c in holds]
+        if cell.bracket is not None:
+            lo, hi = (to_sympy(b, lambda key: symbol(key)) for b in cell.bracket)
+            holds = [sp.And(c, relation(sp.Ge, x, sp.Min(lo, hi)), relation(sp.Le, x, sp.Max(lo, hi)))
+                     for (x, _), c in zip(roots, holds)]
+        count = sp.Add(*[sp.Piecewise((1, c), (0, True)) for c in holds])
+        pick = sp.Piecewise(*[(x, c) for (x, _), c in zip(roots, holds)], (not_available(), True))
+        return sp.Piecewise((pick, sp.Eq(count, 1)), (not_available(), True))
+
+    def expression(self, node: ir.Node, ref, cid: str | None = None, inline_only: bool = True):
+        """A base-SI sympy expression for an IR node; comprehensions unrolled
+        or (unless inline_only) moved to helper rows."""
+        drawn = _find(node, (ir.Dist, ir.Stat))
+        if drawn is not None:
+            raise NotLive(f"`{drawn.text}` is computed from Monte Carlo samples drawn by ifr; a value, not a "
+                          "formula: run ifr again after changing its inputs.")
+        what_if = _find(node, (ir.ScenarioValue, ir.TableRow))
+        if what_if is not None:
+            raise NotLive(f"`{what_if.text}` is a cell computed again with other inputs by ifr; a value, not a "
+                          "formula: run ifr again after changing its inputs.")
+        monte_carlo = _find(node, ir.MonteCarlo)
+        if monte_carlo is not None:
+            args = ", ".join(f"{k}={v.text}" for k, v in monte_carlo.kwargs.items())
+            raise NotLive(f"seeded Monte Carlo {monte_carlo.name}({args}), computed by ifr; "
+                          "a value, not a formula: run ifr again after changing its inputs.")
+        try:
+            expr = to_sympy(node, ref)
+            if _find(node, ir.Reduce) is None or inline_only or tree_size(expr) <= INLINE_NODES:
+                return expr
+        except NotSymbolic as exc:
+            reduce = _find(node, ir.Reduce)
+            if reduce is None:
+                raise NotLive(f"Excel cannot express `{exc}`; a value computed by ifr.") from None
+            if inline_only:
+                raise NotLive(f"`{reduce.text}` needs helper rows, which the workbook keeps for the Model "
+                              "sheet only; here it is a value computed by ifr.") from None
+        return self._with_helpers(node, ref, cid)
+
+    def _with_helpers(self, node: ir.Node, ref, cid: str | None):
+        blocks: list[HelperBlock] = []
+
+        def swap(reduce: ir.Reduce) -> ir.Node:
+            block = self._helper_block(reduce, ref, cid)
+            blocks.append(block)
+            return ir.Ref(reduce.span, reduce.text, block.key)
+
+        rewritten = ir.replace(node, ir.Reduce, swap)
+        placeholders = {b.key: b for b in blocks}
+
+        def ref_or_placeholder(key):
+            block = placeholders.get(key)
+            if block is None:
+                return ref(key)
+            value = symbol(block.key)
+            return value if block.func in ("argmax", "argmin", "first") else value * unit_size(block.unit)
+        try:
+            expr = to_sympy(rewritten, ref_or_placeholder)
+        except NotSymbolic as exc:
+            raise NotLive(f"Excel cannot express `{exc}`; a value computed by ifr.") from None
+        self.helpers.extend(blocks)
+        return expr
+
+    def replanned(self, block: HelperBlock, model) -> HelperBlock:
+        """``block`` planned again for another evaluation of this model (a table
+        row's, a scenario's): its rows and grids sized for those values, its key and
+        unit kept for the formulas that read it; raises NotLive."""
+        other = FormulaBuilder(model)
+        fresh = other._helper_block(block.node, other.display_ref, block.cell or None, block.unit)
+        fresh.key = block.key
+        return fresh
+
+    def _helper_block(self, node: ir.Reduce, ref, cid: str | None, unit: str | None = None) -> HelperBlock:
+        from ifr.evaluation.evaluate import compile_node
+        sp = sympy_module()
+        if ir.refs(node.lo) or _find(node.lo, ir.Var) or _find(node.hi, ir.Var):
+            raise NotLive(f"`{node.text}` starts its range at a value that depends on other cells; "
+                          "a value computed by ifr.")
+        lo = int(round(float(compile_node(node.lo)({}, {}))))
+        hi = int(round(float(compile_node(node.hi)(self.model.values, {}))))
+        # A range that ends at a cell's value gets rows to spare, guarded by the
+        # live end; past the last row the result is #N/A rather than wrong.
+        guard = None
+        last = hi
+        if ir.refs(node.hi):
+            try:
+                guard = to_sympy(node.hi, ref)
+            except NotSymbolic as exc:
+                raise NotLive(f"Excel cannot express `{exc}`; a value computed by ifr.") from None
+            last = hi + max(hi - lo + 1, SPARE_ROWS)
+        if last - lo + 1 > MAX_HELPER_ROWS:
+            raise NotLive(f"`{node.text}` runs over {last - lo + 1:,} values, too many for helper rows; "
+                          "a value computed by ifr.")
+        if unit is None:
+            unit = "" if node.func == "first" else auto_unit(dim_of(node.body, self.model.dims),
+                                                             _typical(node, self.model.values))
+        size = unit_size(unit)
+        block = HelperBlock(f"__comprehension_{len(self.helpers)}_{cid}", cid or "", node.func,
+                            node.text, node.var, unit)
+
+        def row_exprs(n, body=node.body, cond=node.cond, reference=ref):
+            variables = {node.var: n}
+            value = n if node.func == "first" else per_unit(to_sympy(body, reference, variables), size)
+            # The conditions a row must meet, tested in this order (a later one may
+            # fail where an earlier one does not hold: nested IFs, not AND).
+            keep = [sp.Le(n, guard, evaluate=False)] if guard is not None else []
+            if cond is not None:
+                keep.append(tidy(to_sympy(cond, reference, variables)))
+            return value, keep
+        try:
+            # One formula for every row, reading the loop variable from the row's first cell.
+            block.value, block.keep = row_exprs(symbol(LOOP_VARIABLE))
+        except NotSymbolic:
+            nested = _find(node.body, ir.Reduce) or (node.cond is not None and _find(node.cond, ir.Reduce))
+            try:
+                if not nested:
+                    raise NotSymbolic(node.text)
+                # Comprehensions inside this one: a grid each, read by the row's result column.
+                block.value, block.keep = self._with_grids(node, block, ref, lo, last, row_exprs)
+            except (NotSymbolic, NotLive):
+                # An inner comprehension whose range depends on the loop variable: unroll row by row.
+                block.inners = []
+                if last - lo + 1 > MAX_UNROLLED_ROWS:
+                    raise NotLive(f"Excel cannot express `{node.text}` row by row; a value computed by ifr.") \
+                        from None
+                try:
+                    block.per_row = [row_exprs(sp.Integer(n)) for n in range(lo, last + 1)]
+                except NotSymbolic as exc:
+                    raise NotLive(f"Excel cannot express `{exc}` (a comprehension inside `{node.text}` whose "
+                                  "range depends on other cells); a value computed by ifr.") from None
+        block.guard, block.last, block.node, block.rows_first = guard, last, node, lo
+        fill_cache(block, self.model.values)
+        return block
+
+    def _with_grids(self, node: ir.Reduce, block: HelperBlock, ref, lo: int, last: int, row_exprs):
+        """The row formula of a comprehension whose body holds comprehensions, each
+        replaced by its grid's result column; raises NotSymbolic or NotLive."""
+        grids: dict[str, InnerGrid] = {}
+
+        def swap(inner: ir.Reduce) -> ir.Node:
+            grid = self._inner_grid(inner, node, ref, lo, last, f"{block.key}__inner_{len(grids)}")
+            grids[grid.key] = grid
+            return ir.Ref(inner.span, inner.text, grid.key)
+        body = ir.replace(node.body, ir.Reduce, swap)
+        cond = ir.replace(node.cond, ir.Reduce, swap) if node.cond is not None else None
+
+        def reference(key):
+            grid = grids.get(key)
+            if grid is None:
+                return ref(key)
+            return symbol(key) if grid.func in ("argmax", "argmin", "first") else symbol(key) * unit_size(grid.unit)
+        found = row_exprs(symbol(LOOP_VARIABLE), body, cond, reference)
+        block.inners = list(grids.values())
+        return found
+
+    def _inner_grid(self, inner: ir.Reduce, outer: ir.Reduce, ref, lo: int, last: int, key: str) -> InnerGrid:
+        from ifr.evaluation.evaluate import compile_node
+        sp = sympy_module()
+        if _find(inner.body, ir.Reduce) or (inner.cond is not None and _find(inner.cond, ir.Reduce)):
+            raise NotLive(f"`{outer.text}` nests comprehensions three deep; a value computed by ifr.")
+        if ir.refs(inner.lo):
+            raise NotLive(f"`{inner.text}` starts its range at a value that depends on other cells; "
+                          "a value computed by ifr.")
+        env = self.model.values
+        lo_f, hi_f = compile_node(inner.lo), compile_node(inner.hi)
+        outer_values = range(lo, last + 1)
+        try:
+            starts = [int(round(float(lo_f(env, {outer.var: float(n)})))) for n in outer_values]
+            ends = [int(round(float(hi_f(env, {outer.var: float(n)})))) for n in outer_values]
+        except Exception:    # an inner range ifr cannot evaluate for some row: no grid
+            raise NotLive(f"Excel cannot express `{inner.text}`; a value computed by ifr.") from None
+        first, final = min(starts), max(ends)
+        guard = None
+        variables = {outer.var: symbol(LOOP_VARIABLE)}
+        if ir.refs(inner.hi):
+            guard = to_sympy(inner.hi, ref, variables)
+            final += max(final - first + 1, SPARE_ROWS)
+        if (final - first + 1) * (last - lo + 1) > MAX_GRID_CELLS:
+            raise NotLive(f"`{inner.text}` inside `{outer.text}` needs over {MAX_GRID_CELLS:,} helper cells; "
+                          "a value computed by ifr.")
+        unit = "" if inner.func == "first" else auto_unit(dim_of(inner.body, self.model.dims),
+                                                          _typical_inner(inner, outer, lo, env))
+        size = unit_size(unit)
+        m = symbol(INNER_VARIABLE)
+        inner_vars = dict(variables)
+        inner_vars[inner.var] = m
+        value = m if inner.func == "first" else per_unit(to_sympy(inner.body, ref, inner_vars), size)
+        conditions = []
+        if _find(inner.lo, ir.Var):
+            conditions.append(sp.Ge(m, to_sympy(inner.lo, ref, variables), evaluate=False))
+        if _find(inner.hi, ir.Var) or guard is not None:
+            conditions.append(sp.Le(m, to_sympy(inner.hi, ref, variables), evaluate=False))
+        if inner.cond is not None:
+            conditions.append(tidy(to_sympy(inner.cond, ref, inner_vars)))
+        grid = InnerGrid(key, inner.func, inner.text, inner.var, unit, first, final, value, conditions, guard)
+        grid.node, grid.outer = inner, outer
+        return grid
+
+    def rows_limits(self, cid: str) -> str:
+        """What the cell's helper rows cannot follow, for its note: how far each
+        range that ends at a cell's value reaches (past it the cell shows #N/A),
+        and what to do; "" where its helper rows have no such limit."""
+        said = []
+        for block in self.helpers:
+            if block.cell != cid:
+                continue
+            if block.guard is not None:
+                said.append(f"the rows go up to {block.var} = {block.last}")
+            said += [f"the columns of `{grid.text}` up to {grid.var} = {grid.last}" for grid in block.inners
+                     if grid.guard is not None]
+        if not said:
+            return ""
+        return (f"There {'; '.join(said)}: where an edited input takes a range past that (or to a value that is "
+                "not a whole number) this cell shows #N/A; run ifr export again with the new value to size the rows.")
+
+    def expanded(self, cid: str, binding: dict, affected: set, memo: dict):
+        """A base-SI expression for `cid` with the bound cells replaced,
+        expanded through every cell in `affected`; raises NotLive."""
+        if cid in binding:
+            return binding[cid]
+        if cid not in affected:
+            return self.display_ref(cid)
+        if cid not in memo:
+            cell = self.cells[cid]
+            ref = lambda d: self.expanded(d, binding, affected, memo)  # noqa: E731
+            if cell.kind == "solve":
+                expr = self.closed_form(cid, ref)
+            else:
+                expr = self.expression(cell.expr, ref, cid, inline_only=True)
+            if tree_size(expr) > MAX_EXPANDED_NODES:
+                raise NotLive(f"`{cell.name}` expands to a formula too large to write per row; "
+                              "values computed by ifr.")
+            memo[cid] = expr
+        return memo[cid]
+
+
+def tree_size(expr) -> int:
+    """Nodes of an expression counted as printed (shared parts counted each time)."""
+    sizes: dict[int, int] = {}
+
+    def size(e) -> int:
+        key = id(e)
+        if key not in sizes:
+            sizes[key] = 1 + sum(size(a) for a in e.args)
+        return sizes[key]
+    return size(expr)
+
+
+def _typical(node: ir.Reduce, values: dict) -> float:
+    """A representative body value, to choose the helper column's unit."""
+    from ifr.evaluation.evaluate import compile_node
+    try:
+        lo = float(compile_node(node.lo)({}, {}))
+        return abs(float(compile_node(node.body)(values, {node.var: lo}))) or 1.0
+    except Exception:  # any failure only costs a less readable unit
+        return 1.0
+
+
+def _cached(fn, env, local, default):
+    """A helper cell's cached value: `fn` under these values, `default` when there
+    is no fn or ifr cannot compute it there (the workbook's formula then shows why)."""
+    if fn is None:
+        return default
+    try:
+        value = fn(env, local)
+    except Exception:    # an error of this row only: the cached value is #N/A or the row is left out
+        return default
+    if is_truth_value(value):
+        return value
+    # samples (a row's body reads an uncertain cell): no one number to cache; the formula shows it
+    return float(value) if not getattr(value, "ndim", 0) else default
+
+
+def _typical_inner(inner: ir.Reduce, outer: ir.Reduce, lo: int, values: dict) -> float:
+    from ifr.evaluation.evaluate import compile_node
+    try:
+        local = {outer.var: float(lo), inner.var: float(compile_node(inner.lo)(values, {outer.var: float(lo)}))}
+        return abs(float(compile_node(inner.body)(values, local))) or 1.0
+    except Exception:  # any failure only costs a less readable unit
+        return 1.0
+
+
+def _find(node: ir.Node, kind):
+    """The first node of a type in an expression, or None."""
+    return next((n for n in ir.walk(node) if isinstance(n, kind)), None)

@@ -1,0 +1,273 @@
+"""One sheet per `table`: a live row per value of the varied input, and charts.
+
+Each row's formulas are the shown cells' formulas with the varied cell
+replaced by the row's first cell (or, for a list of records, by the row's
+record's fields), expanded through every cell the varied one affects.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ifr.evaluation.evaluate import is_truth_value
+from ifr.exporters.cells import table_result
+from ifr.exporters.xlsx.formulas import NotLive, not_available, per_unit, symbol, unit_size
+from ifr.exporters.xlsx.layout import TABLE_HEADER_ROW, varied_node
+from ifr.exporters.xlsx.sheets import _Sheet
+from ifr.exporters.xlsx.style import LINE_HEIGHT, TRUTH_FORMAT, RowHeights, input_format, number_format, text_width
+from ifr.exporters.xlsx.workbook import NOTE_SIZE, _col, _quote, merged_text, setup_print, write_formula, write_number
+
+# A chart needs this many rows to show a trend; it spans this many default columns.
+MIN_CHART_POINTS = 3
+CHART_COLUMNS = 10
+
+
+# xlsxwriter's (and Excel's) width of a column not set, in characters
+DEFAULT_WIDTH = 8.43
+
+
+class TableSheet(_Sheet):
+    HEADER = TABLE_HEADER_ROW
+
+    def __init__(self, writer, table, title: str):
+        super().__init__(writer)
+        self.table = table
+        self.title = title
+
+    def write(self) -> None:
+        model, table, sheet = self.w.model, self.table, self.sheet
+        result = table_result(model, table.name)
+        if result.keys > 1 or len(result.columns) != 1 + len(table.show):
+            self._write_values(result)   # several varied cells, or uncertain columns: values ifr computed
+            return
+        graph = model.graph
+        var_name = result.columns[0]
+        names = [graph.cells[c].name for c in table.show]
+        shown = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        headers = [f"{c} [{u}]" if u else c for c, u in zip(result.columns, result.units)]
+        # across the charts beside the table; without charts, across the table and a page's width at least
+        span = len(headers) + CHART_COLUMNS if self._numeric(result) else max(len(headers) - 1, 6)
+        merged_text(sheet, 0, 0, span, table.name.replace("_", " "), self.st("title"))
+        sheet.set_row(0, 22)
+        what = "each of " if table.var_is_record else ""
+        change, them = ("changes", "it") if len(names) == 1 else ("change", "them")
+        sentence = (f"How {shown} {change} with {var_name}: one row for {what}{self._values_text()}. "
+                    f"Each row recomputes {them} live with {var_name} replaced by the row's "
+                    f"{'fields' if table.var_is_record else 'value'}; every other input comes from the Model sheet. "
+                    "The rows themselves are set by the table's line in the .ifr file.")
+        widths = [max(text_width(headers[:1], 12, 30), 12)] + [text_width([h], 12, 28) for h in headers[1:]]
+        self._note(span, (table.description.rstrip(".") + ". " if table.description else "") + sentence, widths)
+        first = self.HEADER + 1
+        if table.var_is_record:
+            bindings = [self._record_binding(record) for record in table.values]
+        else:
+            size = unit_size(result.units[0])
+            bindings = [{table.var: symbol("__row") * size}] * len(result.rows)
+        affected = self._affected()
+        memos: dict[int, dict] = {}
+        # A row where ifr finds no value for a cell (a division by zero at 0 GB/s) holds #N/A and why,
+        # not a live formula: sympy's form of it may be defined there (1/(size/bw) is bw/size, 0 at 0).
+        failed = {(r, column): error for r, column, error in result.errors}
+        shown_names = {cid: self.w.model.graph.cells[cid].name for cid in table.show}
+        for i, values in enumerate(result.rows):
+            row = first + i
+            if table.var_is_record:
+                sheet.write_string(row, 0, str(values[0]), self.st("text"))
+            elif self._varied_node(i) is not None:
+                # a value written as other cells (`out_short`): it follows them
+                self.live(row, 0, lambda n=self._varied_node(i): per_unit(  # noqa: B008 (bound now, on purpose)
+                    self.w.builder.expression(n, self.w.builder.display_ref), unit_size(result.units[0])),
+                    None, float(values[0]), fmt=input_format(float(values[0])))
+            else:
+                write_number(sheet, row, 0, float(values[0]), self.st("formula", input_format(float(values[0]))))
+            refs = dict(self.w.refs)
+            refs["__row"] = f"$A{row + 1}"
+            memo = memos.setdefault(id(bindings[i]), {})
+            for j, cid in enumerate(table.show, start=1):
+                self.w.table_cells[(table.name, i, cid)] = f"{_quote(self.title)}!${_col(j)}${row + 1}"
+                error = failed.get((i, shown_names[cid]))
+                if error is not None:
+                    sheet.write_formula(row, j, "=NA()", self.st("static"), "#N/A")
+                    sheet.write_comment(row, j, f"No value in this row: {error.message}. The row's value is set by "
+                                        "the .ifr file.", NOTE_SIZE)
+                    continue
+                make = self._maker(cid, bindings[i], affected, memo)
+                helper = self.w.table_row_cells.get((table.name, i, cid))
+                if helper is not None:      # the row's helper column computes it (see ComprehensionsSheet)
+                    key = f"__table_row_cell_{i}_{j}"
+                    refs[key] = helper
+                    make = self._reading(make, key)
+                if self._is_condition(cid):   # (NaN where the row has no value: #N/A, not TRUE)
+                    cached = bool(values[j]) if values[j] == values[j] else values[j]
+                    self.live(row, j, make, refs, cached, fmt=TRUTH_FORMAT)
+                else:
+                    self.live(row, j, make, refs, values[j], sources=[cid, *self._record_cells()])
+        last = first + len(result.rows) - 1
+        self.heading(self.HEADER, headers, widths, numeric=set(range(0 if not table.var_is_record else 1,
+                                                                      len(headers))))
+        sheet.set_row(self.HEADER, LINE_HEIGHT * 2)
+        sheet.freeze_panes(self.HEADER + 1, 1)
+        self._charts(result, headers, first, last)
+        setup_print(sheet, self.HEADER, max(last, self.HEADER + 16 * self._chart_count + 2), span)   # the note's too
+
+    _chart_count = 0
+
+    def _write_values(self, result) -> None:
+        """A table that varies several cells (one row per combination) or shows
+        uncertain cells (median, 5th and 95th percentile columns): every row as
+        the values ifr computed, each guarded (#N/A in red once an input it came
+        from is edited), with a colour scale on each shown column."""
+        model, table, sheet, graph = self.w.model, self.table, self.sheet, self.w.model.graph
+        k = result.keys
+        headers = [f"{c} [{u}]" if u else c for c, u in zip(result.columns, result.units)]
+        varied = ", ".join(result.columns[:k])
+        shown = ", ".join(graph.cells[c].name for c in table.show)
+        span = max(len(headers) - 1, 6)
+        merged_text(sheet, 0, 0, span, table.name.replace("_", " "), self.st("title"))
+        sheet.set_row(0, 22)
+        parts = []
+        if k > 1:
+            parts.append(f"{shown} for every combination of {varied}, one row each (the first varies slowest).")
+        else:
+            parts.append(f"How {shown} {'changes' if len(table.show) == 1 else 'change'} with {varied}.")
+        if len(result.columns) != k + len(table.show):
+            parts.append(f"An uncertain cell shows the median of its {model.sampling.samples:,} Monte Carlo "
+                         "samples and its 5th and 95th percentiles.")
+        if any(c.startswith("prob(") for c in result.columns[k:]):
+            parts.append("An uncertain condition shows how often it holds: prob, the share of the samples in "
+                         "which it is true.")
+        parts.append("The values were computed by ifr and do not recalculate: after an edit of an input they show "
+                     "#N/A (stale, in red) until ifr is run again. The rows are set by the table's line in the .ifr "
+                     "file.")
+        widths = [text_width([h], 12, 28) for h in headers]
+        self._note(span, (table.description.rstrip(".") + ". " if table.description else "") + " ".join(parts), widths)
+        first = self.HEADER + 1
+        sources = [*table.show, *(a.var for a in table.axes if not a.var_is_record)]
+        for i, values in enumerate(result.rows):
+            row = first + i
+            for j, value in enumerate(values):
+                if isinstance(value, str):
+                    sheet.write_string(row, j, value, self.st("text"))
+                elif j < k:
+                    write_number(sheet, row, j, float(value), self.st("formula", input_format(float(value))))
+                elif is_truth_value(value):
+                    sheet.write_boolean(row, j, bool(value), self.st("static"))
+                else:
+                    fmt = number_format(float(value))
+                    guard = self.w.stale_guard(sources, float(value))
+                    if guard is None:
+                        write_number(sheet, row, j, float(value), self.st("static", fmt))
+                    else:
+                        write_formula(sheet, row, j, guard, self.st("static", fmt), float(value))
+                        self.w.mark_stale(sheet, row, j)
+        last = first + len(result.rows) - 1
+        for j in range(k, len(headers)):
+            if result.rows and not is_truth_value(result.rows[0][j]):
+                sheet.conditional_format(first, j, last, j, {"type": "3_color_scale", "min_color": "#F8F8F8",
+                                                             "mid_color": "#C6DBEF", "max_color": "#6BAED6"})
+        self.heading(self.HEADER, headers, widths, numeric=set(range(len(headers))))
+        sheet.set_row(self.HEADER, LINE_HEIGHT * 2)
+        sheet.freeze_panes(self.HEADER + 1, k)
+        setup_print(sheet, self.HEADER, last, span)   # the note's columns too, past the table's
+
+    def _note(self, span: int, text: str, widths: list[float]) -> None:
+        """The sheet's note across columns 0..span (those past the table's at
+        the default width), its row as tall as its wrapped text."""
+        merged_text(self.sheet, 1, 0, span, text, self.st("note"))
+        heights = RowHeights()
+        heights.fit(1, text, sum(widths[:span + 1]) + DEFAULT_WIDTH * max(0, span + 1 - len(widths)))
+        self.sheet.set_row(1, max(40, LINE_HEIGHT * heights.lines.get(1, 1)))
+
+    def _is_condition(self, cid: str) -> bool:
+        """A cell holding true/false (a table sweep hands it back as 1.0/0.0)."""
+        return is_truth_value(self.w.model.values[cid])
+
+    def _maker(self, cid, binding, affected, memo):
+        builder, units = self.w.builder, self.w.model.units
+
+        def make():
+            if any(v is None for v in binding.values()):
+                raise NotLive("the row's record lacks a field the varied record has; values computed by ifr.")
+            return per_unit(builder.expanded(cid, binding, affected, memo), unit_size(units[cid]))
+        return make
+
+    @staticmethod
+    def _reading(make, key: str):
+        """The row's formula inline when Excel can have it, else the helper column's cell (`key`)."""
+        def made():
+            try:
+                return make()
+            except NotLive:
+                return symbol(key)
+        return made
+
+    def _varied_node(self, i: int):
+        """The i-th varied value when it refers to cells (else None: a number)."""
+        return varied_node(self.table, i)
+
+    def _record_cells(self) -> list[str]:
+        """The cells of every record a table varies over (their inputs guard its values)."""
+        if not self.table.var_is_record:
+            return []
+        return [cid for record in self.table.values for cid in record.fields.values() if cid in self.w.names]
+
+    def _record_binding(self, record) -> dict:
+        alias = self.w.model.graph.records[self.table.var]
+        binding = {}
+        for field_name, cid in alias.fields.items():
+            source = record.fields.get(field_name)
+            if source is None:      # ifr has no value for it in this row: #N/A where it is used
+                binding[cid] = not_available()
+            else:
+                binding[cid] = self.w.builder.display_ref(source) if source in self.w.names else None
+        return binding
+
+    def _affected(self) -> set[str]:
+        model, table = self.w.model, self.table
+        varied = model.graph.records[table.var].fields.values() if table.var_is_record else [table.var]
+        out: set[str] = set()
+        for cid in varied:
+            out |= model.affected(cid)
+        return out
+
+    def _values_text(self) -> str:
+        table = self.table
+        if table.var_is_record:
+            return "[" + ", ".join(r.name for r in table.values) + "]"
+        if table.range is not None:
+            lo, hi, step = (n.text for n in table.range)
+            return f"{lo}..{hi} step {step}"
+        return "[" + ", ".join(n.text for n in table.values) + "]"
+
+    def _numeric(self, result) -> list[int]:
+        """The columns charted: those of numbers, when there are rows enough for a picture."""
+        if len(result.rows) < MIN_CHART_POINTS:    # two points make a line, not a picture
+            return []
+        return [j for j, cid in enumerate(self.table.show, start=1) if not self._is_condition(cid)
+                and all(isinstance(r[j], (int, float, np.floating)) for r in result.rows)]
+
+    def _charts(self, result, headers, first: int, last: int) -> None:
+        """Native charts of the shown columns: one per unit, against the varied input."""
+        by_unit: dict[str, list[int]] = {}
+        for j in self._numeric(result):
+            by_unit.setdefault(result.units[j], []).append(j)
+        anchor_col = len(headers) + 1
+        for k, (unit, columns) in enumerate(by_unit.items()):
+            if self.table.var_is_record:
+                chart = self.w.workbook.add_chart({"type": "column"})
+            else:
+                chart = self.w.workbook.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+            for j in columns:
+                chart.add_series({
+                    "name": [self.title, self.HEADER, j],
+                    "categories": [self.title, first, 0, last, 0],
+                    "values": [self.title, first, j, last, j],
+                    "marker": {"type": "circle", "size": 5},
+                })
+            chart.set_title({"name": ", ".join(result.columns[j] for j in columns), "name_font": {"size": 11}})
+            chart.set_x_axis({"name": headers[0], "major_gridlines": {"visible": False}})
+            chart.set_y_axis({"name": unit or "(no unit)", "major_gridlines": {"visible": True,
+                                                                             "line": {"color": "#E0E0E0"}}})
+            chart.set_legend({"position": "bottom"} if len(columns) > 1 else {"none": True})
+            chart.set_size({"width": 520, "height": 300})
+            self.sheet.insert_chart(self.HEADER + 16 * k, anchor_col, chart)
+        self._chart_count = len(by_unit)

@@ -1,0 +1,876 @@
+"""The Excel workbook a non-coder receives (README: Workbooks).
+
+Sheets, in order:
+
+- **Model**: a cover block (what this is, where it came from, how to use it),
+  then the main file's cells by section: name, value, unit, the formula as
+  written in the .ifr, description, and the defined name formulas use.
+  Inputs are blue and editable; formulas are live Excel formulas.
+- **Library**: the imported cells the model uses (GPUs, links, model shapes),
+  by module and record, laid out the same way.
+- **Checks** (`xlsx_checks`), one sheet per `table` (`xlsx_tables`),
+  **Scenarios** and the hidden **Comprehensions** helper rows (`xlsx_sheets`).
+
+Every exported cell gets a defined name (`excel_names`), so formulas read
+`=1073.741824*kv_state/link`; each sheet whose fixed values the read-back
+checks (a table's, the Scenarios sheet) gets a hidden name at its A1
+(`xlsx_layout.fixed_sheets`), which follows it through a rename. The file
+is written through `output`: an exclusive temporary file renamed over the
+target, so a failed export never leaves half a workbook behind.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+import xlsxwriter
+from xlsxwriter.app import App
+from xlsxwriter.exceptions import FileCreateError
+from xlsxwriter.packager import Packager
+from xlsxwriter.utility import xl_rowcol_to_cell_fast
+from xlsxwriter.worksheet import CellFormulaTuple as _FORMULA
+from xlsxwriter.worksheet import CellNumberTuple as _NUMBER
+from xlsxwriter.worksheet import CellStringTuple as _STRING
+from xlsxwriter.worksheet import _preserve_whitespace
+from xlsxwriter.worksheet import re_dynamic_function as _DYNAMIC
+
+import ifr
+from ifr.display import factor
+from ifr.errors import IfrError
+from ifr.evaluation.evaluate import is_truth_value
+from ifr.exporters.cells import display_value, exported_cells, source_text, title_and_text
+from ifr.exporters.excel.ir_formula import IrPrinter, NotPrintable
+from ifr.exporters.excel.names import assign_names, is_excel_name
+from ifr.exporters.excel.numbers import NotExcel
+from ifr.exporters.output import atomic_output
+from ifr.exporters.xlsx.formulas import FormulaBuilder, IrFormula, NotLive, _find
+from ifr.exporters.xlsx.layout import fixed_sheets, table_titles
+from ifr.exporters.xlsx.style import RowHeights, Styles, input_format, number_format, text_width
+from ifr.semantics import ir
+
+MODEL_SHEET = "Model"
+LIBRARY_SHEET = "Library"
+# Columns of the Model and Library sheets (ifr.readers.roundtrip reads them back).
+NAME_COL, VALUE_COL, UNIT_COL, FORMULA_COL, DESCRIPTION_COL, EXCEL_NAME_COL = range(6)
+HEADINGS = ["Name", "Value", "Unit", "Formula in the .ifr", "Description", "Excel name"]
+SHEET_ROWS = 1_048_576    # a worksheet's rows (Excel's grid, as xlsxwriter's `xls_rowmax`)
+HEADLINES = 10            # at most this many results in the Model sheet's summary block
+LIBRARY_HEADER_ROW = 2
+
+
+def write(model, path) -> None:
+    """Write `model` as an .xlsx workbook at `path`, atomically."""
+    with atomic_output(Path(path)) as stream:
+        workbook = _Workbook(stream, {"strings_to_formulas": False, "strings_to_numbers": False,
+                                      "in_memory": True})
+        WorkbookWriter(model, workbook).write()
+        try:
+            workbook.close()
+        except FileCreateError as exc:      # xlsxwriter wraps the OSError of a failed write
+            cause = exc.args[0] if exc.args and isinstance(exc.args[0], OSError) else OSError(str(exc))
+            raise cause from None
+
+
+@dataclass(slots=True)
+class _ValueCell:
+    """A model cell's value cell (`WorkbookWriter.value_cell`): its value,
+    style, formula (None for a number) and note; `stale` marks a value ifr
+    computed, guarded to show #N/A after an edit of one of its inputs."""
+    value: object
+    style: object
+    formula: str | None = None
+    note: str | None = None
+    stale: bool = False
+
+
+class _Text(NamedTuple):
+    """A text cell written in-line (`_Worksheet.put_text`)."""
+    string: str
+    format: object
+
+
+# What an in-line string must escape or mark: XML's specials, control characters and
+# Excel's own `_xHHHH_` escapes (leading and trailing space are tested apart). The
+# characters are one class, `_x` a plain search: an alternation of both scans three
+# times slower.
+_UNSAFE_CHARS = re.compile(r'["&<>\x00-\x1f]')
+
+
+def _unsafe(text: str) -> bool:
+    """Whether `text` holds something an in-line string must escape or mark."""
+    return "_x" in text or _UNSAFE_CHARS.search(text) is not None
+
+
+class _Worksheet(xlsxwriter.worksheet.Worksheet):
+    """xlsxwriter's worksheet with shortcuts for big workbooks, each held to
+    xlsxwriter's own output by a test: no search of every formula for some
+    thirty newer function names to prefix with `_xlfn.` (a fifth of a big
+    export's time) when it names none of them, the commonest cells written
+    straight, and `put_text` for text kept in-line."""
+
+    # Each pattern here and in xlsxwriter's dynamic-array list ends in a call's
+    # `(`: a formula without one matches neither.
+    _NEWER = re.compile(r"\b(ANCHORARRAY|BYCOL|BYROW|CHOOSECOLS|CHOOSEROWS|DROP|EXPAND|FILTER|HSTACK|LAMBDA|"
+                        r"MAKEARRAY|MAP|RANDARRAY|REDUCE|SCAN|SEQUENCE|SORT|SORTBY|SWITCH|TAKE|TEXTSPLIT|TOCOL|"
+                        r"TOROW|UNIQUE|VSTACK|WRAPCOLS|WRAPROWS|XLOOKUP)\(|SINGLE\(")
+    # What sends a formula down xlsxwriter's own path: a newer function to prefix (each of
+    # xlsxwriter's dynamic-array functions is one of them) or a character to escape. Every
+    # match opens with one of the characters of the lookahead, which lets the search skip
+    # the others at once: one search instead of three.
+    _GENERAL = re.compile(r'(?=[A-Z"&<>\n])(?:' + _NEWER.pattern + r'|["&<>\n])')
+
+    def _prepare_formula(self, formula, expand_future_functions=False):
+        if (formula.startswith("=") and not formula.endswith("}") and not expand_future_functions
+                and not self.use_future_functions and ("(" not in formula or self._NEWER.search(formula) is None)):
+            return formula[1:]
+        return super()._prepare_formula(formula, expand_future_functions)
+
+    def put_text(self, row: int, col: int, string: str, cell_format) -> None:
+        """`write_string`, kept as an in-line string (as xlsxwriter writes every
+        string in its constant-memory mode) rather than an entry in the shared
+        strings: the Model sheet's text columns were a sixth of a big export."""
+        if (cell_format is None or self.constant_memory or len(string) > self.xls_strmax // 2
+                or self._check_dimensions(row, col)):
+            self._write_string(row, col, string, cell_format)
+        else:
+            self.table[row][col] = _Text(string, cell_format)
+
+    def put_xml(self, row: int, first_col: int, last_col: int, xml: str) -> int:
+        """Cells `first_col`..`last_col` of `row`, already written as XML (by
+        `text_xml`, `number_xml`, `formula_xml`), kept as one entry. Like
+        every write, -1 (and nothing written) outside the worksheet."""
+        if self._check_dimensions(row, first_col) or self._check_dimensions(row, last_col):
+            return -1
+        cells = self.table[row]
+        cells[first_col] = xml
+        if last_col != first_col:
+            cells[last_col] = ""    # holds the place, so that the row's spans reach it
+        return 0
+
+    def put_rows(self, first_col: int, last_col: int, rows: dict[int, str]) -> None:
+        """`put_xml` of many rows at once: row -> its cells `first_col`..`last_col` as XML."""
+        low, high = min(rows), max(rows)
+        for row, col in ((low, first_col), (high, last_col)):
+            if self._check_dimensions(row, col):
+                raise IndexError(f"row {row} or column {col} is outside the worksheet")
+        table = self.table
+        for row, xml in rows.items():
+            cells = table[row]
+            cells[first_col] = xml
+            if last_col != first_col:
+                cells[last_col] = ""
+
+    @staticmethod
+    def text_xml(ref: str, xf: int, string: str) -> str | None:
+        """An in-line text cell's XML where the text needs no escaping, else None."""
+        if string and not string[0].isspace() and not string[-1].isspace() and not _unsafe(string):
+            return _Worksheet.inline_xml(ref, xf, string)
+        return None
+
+    @staticmethod
+    def inline_xml(ref: str, xf: int, string: str) -> str:
+        """An in-line text cell's XML, for a text that needs no escaping (`text_xml`)."""
+        return f'<c r="{ref}" s="{xf}" t="inlineStr"><is><t>{string}</t></is></c>'
+
+    @staticmethod
+    def number_xml(ref: str, xf: int, number: float) -> str:
+        return f'<c r="{ref}" s="{xf}"><v>{number:.16G}</v></c>'
+
+    def formula_xml(self, ref: str, xf: int, formula: str, value: float) -> str | None:
+        """A formula cell's XML, its text as `write_formula` would keep it; None
+        for an array formula or one with a dynamic-array function (ifr's own
+        formulas have neither), which xlsxwriter writes as an array."""
+        if (formula.startswith("=") and not formula.endswith("}") and not self.use_future_functions
+                and self._GENERAL.search(formula) is None):
+            return self._formula_tag(ref, xf, formula[1:], value)      # nothing to prefix or escape
+        if formula.endswith("}") or ("(" in formula and _DYNAMIC.search(formula) is not None):
+            return None
+        return self._formula_cell(ref, xf, self._prepare_formula(formula), value)
+
+    def _formula_cell(self, ref: str, xf: int, prepared: str, value: float) -> str:
+        """A formula cell's XML, from the text `_prepare_formula` made."""
+        return self._formula_tag(ref, xf, self._escape_data(prepared), value)
+
+    @staticmethod
+    def _formula_tag(ref: str, xf: int, text: str, value: float) -> str:
+        return f'<c r="{ref}" s="{xf}"><f>{text}</f><v>{value}</v></c>'
+
+    def _write_cell(self, row, col, cell):
+        """The commonest cells (a string, a number or a formula with a number's
+        value, in a format) written straight, as xlsxwriter writes them: its
+        general path was a third of a big export's writing."""
+        kind = type(cell)
+        if kind is str:             # `put_xml`
+            self.fh.write(cell)
+            return None
+        fmt = cell.format
+        if kind is _Text:
+            ref, xf, string = xl_rowcol_to_cell_fast(row, col), fmt._get_xf_index(), cell.string
+            xml = self.text_xml(ref, xf, string)
+            if xml is not None:
+                self.fh.write(xml)
+            else:       # xlsxwriter's own constant-memory path
+                string = self._escape_control_characters(string)
+                self._xml_inline_string(string, _preserve_whitespace(string), [("r", ref), ("s", xf)])
+            return None
+        if fmt is None or self.constant_memory:
+            return super()._write_cell(row, col, cell)
+        if kind is _STRING:
+            self.fh.write(f'<c r="{xl_rowcol_to_cell_fast(row, col)}" s="{fmt._get_xf_index()}" t="s">'
+                          f'<v>{cell.string}</v></c>')
+        elif kind is _FORMULA and type(cell.value) is float:
+            self.fh.write(self._formula_cell(xl_rowcol_to_cell_fast(row, col), fmt._get_xf_index(), cell.formula,
+                                             cell.value))
+        elif kind is _NUMBER and type(cell.number) is float:
+            self.fh.write(self.number_xml(xl_rowcol_to_cell_fast(row, col), fmt._get_xf_index(), cell.number))
+        else:
+            super()._write_cell(row, col, cell)
+
+    def _calculate_spans(self) -> None:
+        """xlsxwriter's: each block of 16 rows spans its cells' (and notes')
+        columns, found from the rows that hold something rather than by trying
+        every row and column within the sheet's dimensions."""
+        blocks: dict[int, tuple[int, int]] = {}
+        for rows in (self.table, self.comments):   # every write of a cell or note extends the sheet's dimensions
+            for row, cells in rows.items():
+                if not cells:
+                    continue
+                low, high = min(cells), max(cells)
+                block = row // 16
+                if block in blocks:
+                    low, high = min(low, blocks[block][0]), max(high, blocks[block][1])
+                blocks[block] = (low, high)
+        self.row_spans = {block: f"{low + 1}:{high + 1}" for block, (low, high) in blocks.items()}
+
+    def _write_rows(self) -> None:
+        """xlsxwriter's `_write_rows`, visiting only the rows and columns that
+        hold something, and writing a plain row's tag straight."""
+        if self.constant_memory:
+            return super()._write_rows()
+        self._calculate_spans()
+        write, table, infos, comments, spans = self.fh.write, self.table, self.row_info, self.comments, self.row_spans
+        plain_height = self.default_row_height == self.original_row_height
+        for row in sorted(set(r for r, cells in table.items() if cells).union(infos, comments)):
+            if row < self.dim_rowmin or row > self.dim_rowmax:
+                continue
+            span, info, cells = spans.get(row // 16), infos.get(row), table.get(row)
+            if not cells:
+                self._write_empty_row(row, span, info)
+                continue
+            if info is None and plain_height:
+                write(f'<row r="{row + 1}" spans="{span}">' if span else f'<row r="{row + 1}">')
+            else:
+                self._write_row(row, span, info)
+            for col in sorted(cells):
+                cell = cells[col]
+                if type(cell) is str:       # `put_xml`
+                    write(cell)
+                elif self.dim_colmin <= col <= self.dim_colmax:
+                    self._write_cell(row, col, cell)
+            write("</row>")
+        return None
+
+
+def _row_xml(r: int, xfs: tuple[int, int, int, int], texts: tuple[str, ...]) -> tuple[str, str]:
+    """A Model or Library sheet's row as XML, for `texts` that `_plain_texts` passed: the
+    name (A), then the unit (C), the formula as written (D), the description if any (E)
+    and the defined name (F), each text as `_Worksheet.inline_xml` writes it, on either
+    side of where the value (B) goes; `xfs` are the formats of a text, a unit, code and a
+    wrapped text."""
+    text, unit, code, wrap = xfs
+    if len(texts) == 5:
+        name, unit_text, source, description, excel = texts
+        described = f'<c r="E{r}" s="{wrap}" t="inlineStr"><is><t>{description}</t></is></c>'
+    else:
+        (name, unit_text, source, excel), described = texts, ""
+    return (f'<c r="A{r}" s="{text}" t="inlineStr"><is><t>{name}</t></is></c>',
+            f'<c r="C{r}" s="{unit}" t="inlineStr"><is><t>{unit_text}</t></is></c>'
+            f'<c r="D{r}" s="{code}" t="inlineStr"><is><t>{source}</t></is></c>{described}'
+            f'<c r="F{r}" s="{code}" t="inlineStr"><is><t>{excel}</t></is></c>')
+
+
+def _plain_texts(texts: tuple[str, ...]) -> bool:
+    """Whether `_Worksheet.text_xml` writes every one of `texts` as it is:
+    none empty, none with space at either end, nothing to escape (one search
+    of them all, joined by a space, which neither makes nor splits a `_x`)."""
+    for text in texts:
+        if not text or text[0].isspace() or text[-1].isspace():
+            return False
+    return not _unsafe(" ".join(texts))
+
+
+# A defined name or range that needs no escaping in workbook.xml.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.!$:']*")
+
+
+class _App(App):
+    def _write_titles_of_parts(self) -> None:
+        """xlsxwriter's, in one piece when no part's name needs escaping: the
+        parts are the sheets and every defined name, one per cell."""
+        if _unsafe(" ".join(self.part_names)):
+            return super()._write_titles_of_parts()
+        self.fh.write(f'<TitlesOfParts><vt:vector size="{len(self.part_names)}" baseType="lpstr">'
+                      + "".join([f"<vt:lpstr>{name}</vt:lpstr>" for name in self.part_names])
+                      + "</vt:vector></TitlesOfParts>")
+        return None
+
+
+class _Packager(Packager):
+    def _write_app_file(self) -> None:
+        """xlsxwriter's, with `_App`'s list of parts."""
+        app = _App()
+        sheets = self.workbook.worksheets()
+        shown = [sheet.name for sheet in sheets if not sheet.is_chartsheet and sheet.hidden != 2]
+        for name in shown:          # a very hidden sheet is neither listed nor counted
+            app._add_part_name(name)
+        app._add_heading_pair(["Worksheets", len(shown)])
+        for sheet in sheets:
+            if sheet.is_chartsheet:
+                app._add_part_name(sheet.name)
+        app._add_heading_pair(["Charts", self.chartsheet_count])
+        hidden = {defined[0] for defined in self.workbook.defined_names if defined[3]}
+        named = [name for name in self.named_ranges if name not in hidden]   # as Excel lists them
+        if named:
+            app._add_heading_pair(["Named Ranges", len(named)])
+        for name in named:
+            app._add_part_name(name)
+        app._set_properties(self.workbook.doc_properties)
+        app.doc_security = self.workbook.read_only
+        app._set_xml_writer(self._filename("docProps/app.xml"))
+        app._assemble_xml_file()
+
+
+class _Workbook(xlsxwriter.Workbook):
+    worksheet_class = _Worksheet
+
+    def _get_packager(self) -> Packager:
+        return _Packager()
+
+    def _sort_defined_names(self, names: list) -> list:
+        """xlsxwriter's order (Excel's: by name without `_xlnm.`, then sheet,
+        ignoring case), by one sort on a key rather than a key column added
+        to every name and taken off again."""
+        names.sort(key=lambda n: n[0].replace("_xlnm.", "").lower() + "::" + n[2].lstrip("'").lower())
+        return names
+
+    def _write_defined_names(self) -> None:
+        """xlsxwriter's, with a plain name (every cell's) written straight."""
+        if not self.defined_names:
+            return
+        self._xml_start_tag("definedNames")
+        write = self.fh.write
+        for defined in self.defined_names:
+            name, sheet_id, sheet_range, hidden = defined
+            if (sheet_id == -1 and not hidden and _PLAIN_NAME.fullmatch(name) and _PLAIN_NAME.fullmatch(sheet_range)
+                    and "_x" not in sheet_range):     # `_xHHHH_` in data is escaped
+                write(f'<definedName name="{name}">{sheet_range}</definedName>')
+            else:
+                self._write_defined_name(defined)
+        self._xml_end_tag("definedNames")
+
+
+# --- which cells, under which names ---------------------------------------------
+
+def cell_names(model, cells: list[str] | None = None) -> dict[str, str]:
+    """The defined name of every exported cell (deterministic for a model).
+
+    Main-file cells keep their own name; an imported cell takes the name the
+    main file reads it by when it is free (`nic_200g_bandwidth`), else its
+    full name (`hardware_nic_200g_bandwidth`)."""
+    cells = exported_cells(model) if cells is None else cells
+    graph = model.graph
+    ordered = sorted(cells, key=lambda cid: bool(graph.cells[cid].module))
+    # The sheet markers' names come first, so no cell takes one.
+    candidates = [((None, fixed.marker), [fixed.marker]) for fixed in fixed_sheets(model)]
+    for cid in ordered:
+        cell = graph.cells[cid]
+        spellings = [cell.name]
+        if cell.module and cell.name.startswith(cell.module + "."):
+            spellings.insert(0, cell.name[len(cell.module) + 1:])
+        candidates.append((cid, spellings))
+    return {cid: name for cid, name in assign_names(candidates).items() if isinstance(cid, str)}
+
+
+# --- the writer ------------------------------------------------------------------
+
+class WorkbookWriter:
+    """Lays out and writes one model's workbook."""
+
+    def __init__(self, model, workbook):
+        self.model = model
+        self.workbook = workbook
+        self.styles = Styles(workbook)
+        self._stale_format = None
+        self._formula_xfs: dict[str, int] = {}    # a number format -> its formula style's index
+        self.builder = FormulaBuilder(model)
+        self._graph_cells = model.graph.cells
+        self.ir_printer = IrPrinter(model.units)
+        self.cells = exported_cells(model)
+        self.names = cell_names(model, self.cells)
+        self.address: dict[str, tuple[str, int, int]] = {}   # cid -> (sheet, row, column)
+        self.formulas: dict[str, object] = {}                 # cid -> IrFormula, sympy expr or NotLive
+        self.refs: dict[str, str] = dict(self.names)          # symbol -> Excel text
+        self.table_cells: dict[tuple[str, int, str], str] = {}  # (table, row, shown cell) -> Excel reference
+        self.scenario_refs: dict[str, dict[str, str]] = {}      # scenario -> helper symbol -> its own rows' result
+        self.table_row_cells: dict[tuple[str, int, str], str] = {}  # (table, row, cell) -> its helper copy
+
+    def write(self) -> None:
+        # Each kind of sheet is loaded only for a model that has one (numpy with tables and samples).
+        graph = self.model.graph
+        self._build_formulas()
+        main = [cid for cid in self.cells if not graph.cells[cid].module]
+        library = [cid for cid in self.cells if graph.cells[cid].module]
+        model_sheet = self.workbook.add_worksheet(MODEL_SHEET)
+        library_sheet = self.workbook.add_worksheet(LIBRARY_SHEET) if library else None
+        extra, checks = [], None
+        if graph.checks:
+            from ifr.exporters.xlsx.checks import ChecksSheet
+            checks = ChecksSheet(self)
+            extra.append(checks)
+        if graph.tables:
+            from ifr.exporters.xlsx.tables import TableSheet
+            titles = table_titles(self.model)
+            for table in graph.tables:
+                extra.append(TableSheet(self, table, titles[table.name]))
+        if graph.scenarios:
+            from ifr.exporters.xlsx.sheets import ScenariosSheet
+            extra.append(ScenariosSheet(self))
+        if graph.uncertain:
+            from ifr.exporters.xlsx.uncertain import DistributionsSheet, SensitivitySheet, uncertain_cells
+            uncertain = uncertain_cells(self)
+            if uncertain:   # Monte Carlo samples: their statistics and histograms, and what moves the results
+                extra.append(DistributionsSheet(self))
+                results = [c for c in self.headlines(main) if c in uncertain] or uncertain[-1:]
+                extra.append(SensitivitySheet(self, results))
+        helpers = None
+        if self.builder.helpers or self.builder.solves:
+            from ifr.exporters.xlsx.sheets import ComprehensionsSheet
+            helpers = ComprehensionsSheet(self)
+        for sheet in extra:
+            sheet.add()
+        if helpers is not None:
+            helpers.add()
+            helpers.place()           # gives the comprehension symbols their text
+        cover = self._cover_lines()
+        headlines = self.headlines(main)
+        header_row = len(cover) + (len(headlines) + 2 if headlines else 0) + 1
+        self._place(main, MODEL_SHEET, header_row + 1, sections=True)
+        self._place(library, LIBRARY_SHEET, LIBRARY_HEADER_ROW + 1, sections=False)
+        self._write_cover(model_sheet, cover, headlines, self._write_cells_sheet(model_sheet, main, header_row,
+                                                                                 sections=True))
+        if library_sheet is not None:
+            self._write_cells_sheet(library_sheet, library, LIBRARY_HEADER_ROW, sections=False)
+            merged_text(library_sheet, 0, 0, len(HEADINGS) - 1, "Imported cells this model uses, by module "
+                        "and record. Blue cells are inputs: edit them like the Model sheet's.", self.styles("note"))
+        # Tables before checks: a check can read a table's row.
+        for sheet in sorted(extra, key=lambda sheet: sheet is checks):
+            sheet.write()
+        if helpers is not None:
+            helpers.write()
+        self._mark_fixed_sheets()
+        for worksheet in self.workbook.worksheets():
+            worksheet.protect("", PROTECTION)
+        model_sheet.activate()
+        self.workbook.set_properties({
+            "title": self._title(), "subject": f"ifr model {self.model.file}",
+            "comments": f"Exported by ifr {ifr.__version__} from {self.model.file}",
+        })
+
+    def _mark_fixed_sheets(self) -> None:
+        """A hidden name at A1 of each sheet whose fixed cells the read-back checks,
+        which follows the sheet when it is renamed (`xlsx_layout.fixed_sheets`)."""
+        self.workbook.defined_names.extend([fixed.marker, -1, f"{_quote(fixed.title)}!$A$1", True]
+                                           for fixed in fixed_sheets(self.model))
+
+    # --- formulas
+    def _build_formulas(self) -> None:
+        cells, overrides, build = self._graph_cells, self.model.overrides, self.builder.cell
+        for cid in self.cells:
+            if cells[cid].kind == "input" or cid in overrides:
+                continue
+            try:
+                self.formulas[cid] = build(cid)
+            except NotLive as exc:
+                self.formulas[cid] = exc
+
+    def formula_text(self, expr, refs: dict[str, str] | None = None) -> str:
+        """Excel text for a cell's IrFormula or a sympy expression; raises NotExcel,
+        or NotLive where an IrFormula's sympy path finds the cell cannot be live."""
+        refs = refs if refs is not None else self.refs
+        if isinstance(expr, IrFormula):
+            try:
+                return self.ir_printer.cell_formula(expr.cell, expr.cid, refs)
+            except NotPrintable:
+                expr = expr.sympy()
+        from ifr.exporters.excel.formula import excel_formula
+        return excel_formula(expr, refs)
+
+    # --- Model and Library sheets
+    def _groups(self, cids: list[str], sections: bool) -> list[tuple[str, list[str]]]:
+        groups: dict[str, list[str]] = {}
+        for cid in cids:
+            cell = self.model.graph.cells[cid]
+            if sections:
+                heading = cell.section or ""
+            else:
+                record = cell.record or ""
+                short = record[len(cell.module) + 1:] if record.startswith(cell.module + ".") else record
+                heading = f"{cell.module}: {short}" if short else f"{cell.module}"
+            groups.setdefault(heading, []).append(cid)
+        return list(groups.items())
+
+    def _place(self, cids: list[str], sheet: str, first_row: int, sections: bool) -> None:
+        row = first_row
+        for heading, members in self._groups(cids, sections):
+            if heading or not sections:
+                row += 1
+            for cid in members:
+                if row >= SHEET_ROWS:
+                    raise IfrError("too-many-cells", f"the workbook's {sheet} sheet has no row left for "
+                                   f"`{self.model.graph.cells[cid].name}`: a worksheet holds {SHEET_ROWS:,} rows, "
+                                   f"and {len(cids):,} cells and their headings need more",
+                                   self.model.graph.cells[cid].span,
+                                   hint="split the model into files of their own, each exported to its own workbook")
+                self.address[cid] = (sheet, row, VALUE_COL)
+                row += 1
+        # Every name passed `is_excel_name` in `assign_names`, which is stricter than
+        # xlsxwriter's own checks in define_name: they are skipped, one per cell.
+        prefix = f"{_quote(sheet)}!${_col(VALUE_COL)}$"
+        self.workbook.defined_names.extend([self.names[cid], -1, f"{prefix}{self.address[cid][1] + 1}", False]
+                                           for cid in cids)
+
+    def _write_cells_sheet(self, sheet, cids: list[str], header_row: int, sections: bool) -> list[float]:
+        """Writes the cells' rows; returns the columns' widths."""
+        st = self.styles
+        graph = self.model.graph
+        sources = {cid: source_text(graph.cells[cid]) for cid in cids}
+        widths = self._widths(cids, sources)
+        for col, heading in enumerate(HEADINGS):
+            kind = {VALUE_COL: "header_number", UNIT_COL: "unit_header"}.get(col, "header")
+            sheet.write_string(header_row, col, heading, st(kind))
+            sheet.set_column(col, col, widths[col])
+        heights = RowHeights()
+        last_row = header_row
+        put, units, names, address = sheet.put_text, self.model.units, self.names, self.address
+        text, unit, code, wrap = st("text"), st("unit"), st("code"), st("wrap")
+        # Rows whose texts need no escaping are written as XML here (`_Worksheet.put_rows`),
+        # as `_Worksheet.text_xml` writes each text: one format per row, in `_row_xml`.
+        straight = isinstance(sheet, _Worksheet)
+        rows: dict[int, str] = {}
+        if straight:
+            xfs = tuple(f._get_xf_index() for f in (text, unit, code, wrap))
+        for heading, members in self._groups(cids, sections):
+            first = address[members[0]][1]
+            if heading or not sections:
+                merged_text(sheet, first - 1, 0, len(HEADINGS) - 1, heading, st("section"))
+            for cid in members:
+                row = address[cid][1]
+                cell = graph.cells[cid]
+                source, description = sources[cid], cell.description
+                texts = (cell.name, units[cid], source, description, names[cid]) if description else \
+                    (cell.name, units[cid], source, names[cid])
+                if straight and _plain_texts(texts):
+                    value = self.formula_cell_xml(sheet, f"B{row + 1}", cid)
+                    if value is None:
+                        found = self.value_cell(cid)
+                        value = self.value_xml(sheet, f"B{row + 1}", found)
+                    name, rest = _row_xml(row + 1, xfs, texts)
+                    if value is not None:
+                        rows[row] = name + value + rest
+                    else:
+                        sheet.put_xml(row, NAME_COL, NAME_COL, name)
+                        self.write_value(sheet, row, VALUE_COL, found)
+                        sheet.put_xml(row, UNIT_COL, EXCEL_NAME_COL, rest)
+                else:
+                    put(row, NAME_COL, cell.name, text)
+                    self.write_value(sheet, row, VALUE_COL, self.value_cell(cid))
+                    put(row, UNIT_COL, units[cid], unit)
+                    put(row, FORMULA_COL, source, code)
+                    if description:     # an empty one is no cell at all: the column shows the same
+                        put(row, DESCRIPTION_COL, description, wrap)
+                    put(row, EXCEL_NAME_COL, self.names[cid], code)
+                if description:
+                    heights.fit(row, description, widths[DESCRIPTION_COL])
+                heights.fit(row, source, widths[FORMULA_COL], monospace=True)
+                last_row = max(last_row, row)
+        if rows:
+            sheet.put_rows(NAME_COL, EXCEL_NAME_COL, rows)
+        heights.apply(sheet)
+        # Freezing the rows above a tall cover would leave a small screen no room to scroll in.
+        sheet.freeze_panes(header_row + 1 if header_row <= 8 else 0, 1)
+        setup_print(sheet, header_row, last_row, len(HEADINGS) - 1)
+        return widths
+
+    def _widths(self, cids: list[str], sources: dict[str, str]) -> list[float]:
+        cells = [self.model.graph.cells[c] for c in cids]
+        return [
+            text_width([c.name for c in cells] + ["Name"], 10, 40),
+            13,
+            text_width([self.model.units[c] for c in cids] + ["Unit"], 6, 16),
+            text_width(list(sources.values()) + ["Formula in the .ifr"], 20, 50),
+            text_width([c.description for c in cells] + ["Description"], 20, 50),
+            text_width([self.names[c] for c in cids] + ["Excel name"], 12, 32),
+        ]
+
+    def value_cell(self, cid: str) -> _ValueCell:
+        """What the value cell of a model cell holds: an input, a live formula,
+        or a value with a note (`write_value` and `value_xml` write it)."""
+        value = display_value(self.model, cid)
+        cell = self._graph_cells[cid]
+        if cell.kind == "input" or cid in self.model.overrides:
+            written = _written_number(cell) if cid not in self.model.overrides else None
+            computed = cell.expr is not None and _find(cell.expr, (ir.MonteCarlo, ir.Reduce))
+            note = (f"An input computed by ifr from `{cell.source}` (it refers to no other cell); edit it like "
+                    "any input.") if computed and cid not in self.model.overrides else None
+            return _ValueCell(value, self.styles("input", input_format(value, written)), note=note)
+        found = self.formulas[cid]
+        note = str(found) if isinstance(found, NotLive) else None
+        if note is None:
+            try:
+                text = self.formula_text(found)
+                rows_note = (f"`{cell.source}` takes its rows from the hidden sheet Comprehensions (Format > "
+                             "Sheet > Unhide to see them). " + self.builder.rows_limits(cid)).strip() \
+                    if "Comprehensions!" in text else None
+                return _ValueCell(value, self.styles("formula", number_format(value)), text, rows_note)
+            except NotExcel as exc:
+                note = f"Excel cannot express this formula ({exc}); a value computed by ifr."
+            except NotLive as exc:
+                note = str(exc)
+        guard = self.stale_guard([cid], value)
+        if guard is None:
+            return _ValueCell(value, self.styles("static", number_format(value)), note=note)
+        note = f"{note}\n\nIt holds while its inputs keep the values ifr used; after an edit of one of them it " \
+               "shows #N/A (stale, in red) until ifr is run again."
+        return _ValueCell(value, self.styles("static", number_format(value)), guard, note, stale=True)
+
+    def formula_cell_xml(self, sheet, ref: str, cid: str) -> str | None:
+        """`value_xml` of `value_cell` for the commonest cell, a formula printed
+        from its IR that shows a finite number, without the steps between them
+        (a tenth of a big export's writing); None for any other cell."""
+        found = self.formulas.get(cid)     # inputs and cells set by --set have none
+        if type(found) is not IrFormula:
+            return None
+        value = self.model.values[cid]      # an IrFormula's cell has a value (`FormulaBuilder._build`)
+        if type(value) is not float:
+            return None
+        value /= factor(self.model.units[cid])
+        if not math.isfinite(value):
+            return None
+        try:
+            text = self.ir_printer.cell_formula(found.cell, cid, self.refs)
+        except NotPrintable:        # `value_cell` takes sympy's path
+            return None
+        if "Comprehensions!" in text:
+            return None
+        shown = number_format(value)
+        xf = self._formula_xfs.get(shown)
+        if xf is None:
+            xf = self._formula_xfs[shown] = self.styles("formula", shown)._get_xf_index()
+        return sheet.formula_xml(ref, xf, text, value)
+
+    @staticmethod
+    def value_xml(sheet, ref: str, found: _ValueCell) -> str | None:
+        """The XML `write_value` writes for `found`, for the commonest cells: a
+        finite number, or a formula carrying one, with no note. None for the rest."""
+        value = found.value
+        if found.note is not None or type(value) is not float or not math.isfinite(value):
+            return None
+        xf = found.style._get_xf_index()
+        if found.formula is None:
+            return sheet.number_xml(ref, xf, value)
+        return sheet.formula_xml(ref, xf, found.formula, value)
+
+    def write_value(self, sheet, row: int, col: int, found: _ValueCell) -> None:
+        """`found` (`value_cell`) written in a cell."""
+        if found.formula is None:
+            write_number(sheet, row, col, found.value, found.style, found.note)
+        else:
+            write_formula(sheet, row, col, found.formula, found.style, found.value, found.note)
+        if found.stale:
+            self.mark_stale(sheet, row, col)
+
+    def stale_guard(self, cids, value) -> str | None:
+        """A formula that shows ``value`` while every input it was computed from
+        (the inputs of the cells `cids`) still holds the value ifr used, and #N/A
+        as soon as one differs: a value Excel cannot compute never goes stale
+        silently."""
+        if is_truth_value(value) or not math.isfinite(float(value)):
+            return None
+        graph = self.model.graph
+        cids = set(cids)
+        inputs = sorted(c for c in graph.relations.ancestors(list(cids))
+                        if (graph.cells[c].kind == "input" or c in self.model.overrides) and c in self.names)
+        tests = []
+        for c in inputs:
+            used = display_value(self.model, c)
+            if is_truth_value(used) or not math.isfinite(float(used)):
+                return None
+            name, used = self.names[c], float(used)
+            tests.append(f"{name}=0" if used == 0 else f"ABS({name}-{used!r})<=1E-9*ABS({used!r})")
+        if not tests:
+            return None
+        return f"=IF(AND({','.join(tests)}),{float(value)!r},NA())"
+
+    def mark_stale(self, sheet, row: int, col: int) -> None:
+        if self._stale_format is None:
+            self._stale_format = self.workbook.add_format({"bg_color": "#F4CCCC", "font_color": "#990000"})
+        ref = f"{_col(col)}{row + 1}"
+        sheet.conditional_format(row, col, row, col, {"type": "formula", "criteria": f"=ISNA({ref})",
+                                                      "format": self._stale_format})
+
+    def _title(self) -> str:
+        return title_and_text(self.model)[0]
+
+    def headlines(self, cids: list[str]) -> list[str]:
+        """The model's results: formulas of the main file that no other cell uses.
+        Of more than `HEADLINES`, those a check compares (the figures the author
+        verified) come first, then those the author described, in file order: a
+        script's model of 1,200 layers shows the totals its checks name, not its
+        first ten layers."""
+        graph = self.model.graph
+        used = {ref for cid in graph.cells for ref in graph.relations.refs.get(cid, ()) if ref != cid}
+        found = [cid for cid in cids if graph.cells[cid].kind != "input" and cid not in used
+                 and cid not in self.model.overrides]
+        if len(found) > HEADLINES:
+            checked = {ref for check in graph.checks if check.expr is not None for ref in ir.refs(check.expr)}
+            keep = set(sorted(found, key=lambda cid: (cid not in checked, not graph.cells[cid].description))
+                       [:HEADLINES])
+            found = [cid for cid in found if cid in keep]
+        return found
+
+    def _cover_lines(self) -> list[tuple[str, str]]:
+        """(style, text) of the cover's rows: the title, the docstring's paragraphs, how to use it."""
+        title, text = title_and_text(self.model)
+        lines = [("title", title)]
+        lines += [("cover", " ".join(par.split())) for par in text.split("\n\n") if par.strip()]
+        inputs = sum(1 for c in self.cells if self.model.graph.cells[c].kind == "input")
+        lines += [
+            ("note", f"Exported by ifr {ifr.__version__} from {self.model.file}: {len(self.cells)} cells, {inputs} "
+             "of them inputs. Every number is shown in the unit beside it."),
+            ("note", "To use it: edit the blue input cells (here and on the Library sheet) and every formula "
+             "recalculates; every other cell is locked (Unprotect Sheet, no password, lifts that). Keep the units: "
+             "convert a number rather than change its unit. A grey italic value was computed by ifr and cannot "
+             "recalculate: once an input it depends on is edited it shows #N/A in red until ifr is run again. "
+             f"Read edits back with: ifr run {self.model.file} --inputs-from THIS.xlsx"),
+        ]
+        return lines
+
+    def _write_cover(self, sheet, lines, headlines: list[str], widths: list[float]) -> None:
+        st = self.styles
+        last_col = len(HEADINGS) - 1
+        heights = RowHeights()
+        for row, (kind, text) in enumerate(lines):
+            merged_text(sheet, row, 0, last_col, text, st(kind))
+            # larger type holds fewer characters a line
+            heights.fit(row, text, sum(widths) * {"title": 0.7, "cover": 0.9}.get(kind, 1.0))
+        minimum = {0: 22}
+        minimum.update({row: 15 for row, (kind, _) in enumerate(lines) if kind == "cover"})
+        if not headlines:
+            heights.apply(sheet, minimum)
+            return
+        row = len(lines) + 1
+        merged_text(sheet, row, 0, last_col, "Results at a glance (live: they follow the inputs below)",
+                    st("section"))
+        for i, cid in enumerate(headlines, start=row + 1):
+            cell = self.model.graph.cells[cid]
+            value = display_value(self.model, cid)
+            sheet.write_string(i, NAME_COL, cell.name, st("text"))
+            write_formula(sheet, i, VALUE_COL, f"={self.names[cid]}", st("summary", number_format(value)), value)
+            sheet.write_string(i, UNIT_COL, self.model.units[cid], st("unit"))
+            merged_text(sheet, i, FORMULA_COL, last_col, cell.description or "", st("wrap"))
+            heights.fit(i, cell.description, widths[FORMULA_COL] + widths[DESCRIPTION_COL] + widths[EXCEL_NAME_COL])
+        heights.apply(sheet, minimum)
+
+
+def _written_number(cell) -> str | None:
+    """The number text of an input written as one literal (`1.90`, `-5 us`), or None."""
+    node, sign = cell.expr, ""
+    if isinstance(node, ir.Neg):
+        node, sign = node.operand, "-"
+    if isinstance(node, ir.Const) and node.number_text and not node.number_text.endswith("%"):
+        return sign + node.number_text
+    return None
+
+
+NOTE_SIZE = {"x_scale": 2.5, "y_scale": 1.5}
+# Every sheet is protected without a password: only the unlocked (input)
+# cells can be edited, and what a reader needs stays allowed.
+PROTECTION = {"select_locked_cells": True, "select_unlocked_cells": True, "format_cells": True,
+              "format_columns": True, "format_rows": True, "sort": True, "autofilter": True, "objects": True}
+
+
+def write_number(sheet, row: int, col: int, value, style, note: str | None = None) -> None:
+    """A number (or a bool), with an optional note; a value ifr could not compute
+    (inf, nan) is the error #N/A (`=NA()`) with a note saying so, never a number."""
+    if is_truth_value(value):
+        sheet.write_boolean(row, col, bool(value), style)
+    elif isinstance(value, numbers.Real) and math.isfinite(value):   # numpy's numbers are Real too
+        sheet.write_number(row, col, float(value), style)
+    elif isinstance(value, numbers.Real):
+        sheet.write_formula(row, col, "=NA()", style, "#N/A")
+        note = _joined(not_computed(value), note)
+    else:
+        sheet.write_string(row, col, str(value), style)
+    if note:
+        sheet.write_comment(row, col, note, NOTE_SIZE)
+
+
+def write_formula(sheet, row: int, col: int, text: str, style, value, note: str | None = None) -> None:
+    """A live formula carrying ifr's value (a number, bool or text) for viewers that do
+    not recalculate; a value ifr could not compute is carried as #N/A, with a note."""
+    if type(value) is float and math.isfinite(value):     # most cells: no other test
+        cached = value
+    elif is_truth_value(value):
+        cached = bool(value)
+    elif isinstance(value, str):
+        cached = value
+    elif math.isfinite(float(value)):
+        cached = float(value)
+    else:
+        cached, note = "#N/A", _joined(not_computed(value), note)
+    sheet.write_formula(row, col, text, style, cached)
+    if note:
+        sheet.write_comment(row, col, note, NOTE_SIZE)
+
+
+def not_computed(value) -> str:
+    what = "not a number (NaN)" if math.isnan(float(value)) else ("-" if value < 0 else "") + "infinite"
+    return f"ifr could not compute this cell: its value is {what}, which a workbook cannot hold as a number."
+
+
+def _joined(first: str, second: str | None) -> str:
+    return first if not second else f"{first}\n\n{second}"
+
+
+def merged_text(sheet, row: int, first_col: int, last_col: int, text: str, style) -> None:
+    """Text across merged cells, always as text (never read as a formula)."""
+    if last_col > first_col:
+        sheet.merge_range(row, first_col, row, last_col, "", style)
+    sheet.write_string(row, first_col, text, style)
+
+
+def setup_print(sheet, header_row: int, last_row: int, last_col: int) -> None:
+    """Landscape, one page wide, the header repeated on every page."""
+    sheet.set_landscape()
+    sheet.set_paper(9)          # A4
+    sheet.fit_to_pages(1, 0)
+    sheet.set_margins(left=0.4, right=0.4, top=0.5, bottom=0.5)
+    sheet.repeat_rows(header_row)
+    sheet.print_area(0, 0, max(last_row, header_row), last_col)
+
+
+def _col(index: int) -> str:
+    from xlsxwriter.utility import xl_col_to_name
+    return xl_col_to_name(index)
+
+
+def _quote(sheet_name: str) -> str:
+    """A sheet name as a formula refers to it: quoted unless it is a plain name
+    (a table named `AB12` must read 'AB12'!B5, or Excel takes it for a cell)."""
+    if is_excel_name(sheet_name):
+        return sheet_name
+    return "'" + sheet_name.replace("'", "''") + "'"
