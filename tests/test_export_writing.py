@@ -3,6 +3,7 @@ over it; nothing left behind, and the old file kept, when writing fails."""
 from __future__ import annotations
 
 import errno
+import importlib
 import os
 import signal
 import stat
@@ -12,6 +13,7 @@ import pytest
 from openpyxl import load_workbook
 
 import ifr
+from ifr import exporters
 from ifr.cli import main
 from ifr.errors import IfrError
 
@@ -54,13 +56,11 @@ def test_a_planted_symlink_is_never_written_through(model, tmp_path, suffix):
 def test_a_failing_export_leaves_no_temporary_file_and_the_old_file(model, tmp_path, monkeypatch, suffix):
     target = tmp_path / f"plan{suffix}"
     target.write_bytes(b"the good file")
-    module = {".xlsx": "xlsx", ".md": "markdown", ".json": "json"}[suffix]
-    exporter = __import__(f"ifr.exporters.{module}", fromlist=["write"])
+    exporter = importlib.import_module(exporters.exporter(target).module)
 
     def broken(*args, **kwargs):
         raise RuntimeError("a bug halfway")
-    monkeypatch.setattr(exporter, {"xlsx": "WorkbookWriter", "markdown": "render", "json": "document"}[module],
-                        broken)
+    monkeypatch.setattr(exporter, {".xlsx": "WorkbookWriter", ".md": "render", ".json": "document"}[suffix], broken)
     with pytest.raises(RuntimeError):
         model.export(target)
     assert target.read_bytes() == b"the good file"
