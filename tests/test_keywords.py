@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def grammar_words() -> set[str]:
-    text = (ROOT / "dsl" / "grammar.lark").read_text(encoding="utf-8")
+    text = (ROOT / "dsl" / "syntax" / "grammar.lark").read_text(encoding="utf-8")
     rules = "\n".join(line for line in text.splitlines() if not line.strip().startswith("//"))
     return set(re.findall(r'"([a-z]+)"', rules))
 
