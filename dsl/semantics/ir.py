@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from ifr.errors import Span
+from ifr.semantics import builtins
 from ifr.semantics.units import Dim
 
 
@@ -196,11 +197,8 @@ class TableRow(Node):
     more_vars: list = field(default_factory=list)         # their cell ids (None for a record)
 
 
-BUILTINS = {  # name -> (min args, max args)
-    "max": (1, None), "min": (1, None), "abs": (1, 1), "sqrt": (1, 1), "exp": (1, 1),
-    "ln": (1, 1), "log10": (1, 1), "log2": (1, 1), "ceil": (1, 1), "floor": (1, 1),
-    "round": (1, 1),
-}
+# A view of the registry (ifr.semantics.builtins), in the shape the resolver reads.
+BUILTINS = {name: (f.min_args, f.max_args) for name, f in builtins.FUNCTIONS.items()}  # name -> (min, max args)
 REDUCERS = ("max", "min", "sum", "argmax", "argmin", "first")
 # distribution -> its parameters
 DISTRIBUTIONS = {"uniform": ("lo", "hi"), "normal": ("mean", "sd"), "lognormal": ("p5", "p95"),

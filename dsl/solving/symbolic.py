@@ -7,7 +7,7 @@ import operator
 from collections.abc import Callable
 
 from ifr.evaluation.evaluate import is_array
-from ifr.semantics import ir
+from ifr.semantics import builtins, ir
 
 
 class NotSymbolic(Exception):
@@ -107,16 +107,7 @@ def to_sympy(node: ir.Node, ref: Callable[[str], object], variables: dict | None
     if isinstance(node, ir.If):
         return sp.Piecewise((rec(node.then), rec(node.cond)), (rec(node.other), True))
     if isinstance(node, ir.Func):
-        args = [rec(a) for a in node.args]
-        name = node.name
-        if name in ("max", "min"):
-            if len(args) == 1:
-                return args[0]
-            return (sp.Max if name == "max" else sp.Min)(*args, evaluate=False)
-        table = {"abs": sp.Abs, "sqrt": sp.sqrt, "exp": sp.exp, "ln": sp.log,
-                 "log10": lambda x: sp.log(x, 10), "log2": lambda x: sp.log(x, 2),
-                 "ceil": sp.ceiling, "floor": sp.floor, "round": lambda x: sp.floor(x + sp.Rational(1, 2))}
-        return table[name](*args)
+        return builtins.FUNCTIONS[node.name].sympy(sp, *[rec(a) for a in node.args])
     if isinstance(node, ir.Reduce):
         if node.func not in ("max", "min", "sum"):
             raise NotSymbolic(node.text)
