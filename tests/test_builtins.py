@@ -1,9 +1,10 @@
-"""The registry of built-in functions (ifr.semantics.builtins) against every phase:
+"""The registries of built-ins (ifr.semantics.builtins) against every phase:
 each entry has every part, and a sample call of each evaluates, checks its
 dimension, converts to sympy and prints to Excel, where LibreOffice computes
 what ifr does."""
 from __future__ import annotations
 
+import inspect
 import math
 
 import pytest
@@ -13,6 +14,7 @@ from openpyxl import load_workbook
 from recalc import errors_in, export_and_recalculate
 from workbooks import cell_places
 
+from ifr.evaluation import montecarlo, uncertain
 from ifr.exporters.cells import display_value
 from ifr.exporters.excel.formula import FUNCTIONS as SYMPY_EXCEL
 from ifr.exporters.excel.formula import excel_formula
@@ -50,6 +52,16 @@ def test_every_function_has_every_part():
         assert entry.excel.template.count("{}") == 1
         assert all(excel == SYMPY_EXCEL[cls] for cls, excel in entry.sympy_excel.items())
     assert ir.BUILTINS == {n: (f.min_args, f.max_args) for n, f in builtins.FUNCTIONS.items()}
+
+
+def test_every_distribution_and_monte_carlo_builtin_has_every_part():
+    assert set(uncertain.SAMPLERS) == set(builtins.DISTRIBUTIONS) | {builtins.RANGE.name}
+    for name, simulation in montecarlo.SIMULATIONS.items():
+        params = tuple(inspect.signature(simulation.run).parameters)
+        assert params == builtins.MONTE_CARLO[name].params
+        assert set(simulation.not_drawn) <= set(params) and simulation.smaller
+    assert set(montecarlo.SIMULATIONS) == set(builtins.MONTE_CARLO)
+    assert ir.DISTRIBUTIONS == {n: d.params for n, d in builtins.DISTRIBUTIONS.items()}
 
 
 def _samples_model(tmp_path):

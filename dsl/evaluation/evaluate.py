@@ -575,24 +575,24 @@ def _monte_carlo(node: ir.MonteCarlo, args: dict):
             raise IfrError("bad-argument", f"{node.name}({k}=...) must be a whole number, got {v:g}",
                            node.kwargs[k].span)
         ints[k] = int(v)
-    from ifr.evaluation.montecarlo import RULES, check_size, draw_count, ep_imbalance
+    from ifr.evaluation.montecarlo import RULES, SIMULATIONS
     from ifr.storage import cache
+    simulation = SIMULATIONS[node.name]
     key = f"{node.name}/{RULES}/" + ",".join(f"{k}={v}" for k, v in sorted(ints.items()))
     path = cache.cache_dir() / "montecarlo" / (hashlib.sha256(key.encode()).hexdigest() + ".json")
     found = cache.load(path, "montecarlo", key)
     if isinstance(found, float):
         return found
     try:
-        check_size(**ints)
+        simulation.check_size(**ints)
     except ValueError as exc:
-        raise IfrError("too-much-work", f"{node.name}(): {exc}", node.span,
-                       hint="fewer tokens, experts or batches") from None
+        raise IfrError("too-much-work", f"{node.name}(): {exc}", node.span, hint=simulation.smaller) from None
     spent = WORK.get()
-    if spent is not None:
-        shared = tuple(sorted((k, v) for k, v in ints.items() if k != "ranks"))   # calls that share one set of draws
-        spent.spend_draws(shared, draw_count(**ints), node)
+    if spent is not None:   # calls that share one set of draws pay for it once
+        shared = tuple(sorted((k, v) for k, v in ints.items() if k not in simulation.not_drawn))
+        spent.spend_draws(shared, simulation.draw_count(**ints), node)
     try:
-        result = float(ep_imbalance(**ints))
+        result = float(simulation.run(**ints))
     except ValueError as exc:
         raise IfrError("bad-argument", f"{node.name}(): {exc}", node.span) from None
     cache.save(path, "montecarlo", key, result)

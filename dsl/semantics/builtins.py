@@ -1,4 +1,4 @@
-"""The built-in functions: one entry each.
+"""The built-in functions, distributions and Monte Carlo built-ins: one entry each.
 
 Every phase reads its part of an entry here instead of keeping its own list:
 the resolver its arity, the dimension check its rule, the evaluator its
@@ -169,4 +169,50 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     _unary("round", plain_number, _half_up, lambda np, x: np.floor(x + 0.5),
            lambda sp, x: sp.floor(x + sp.Rational(1, 2)), ExcelForm("INT({}+0.5)", "one"),
            sympy_excel={"floor": "INT"}),
+]}
+
+
+# --- distributions -------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Distribution:
+    """A distribution: its parameters (all of one dimension, the samples'
+    dimension) and its sampler in evaluation/uncertain.py (SAMPLERS)."""
+    name: str
+    params: tuple[str, ...]
+
+
+DISTRIBUTIONS: dict[str, Distribution] = {d.name: d for d in [
+    Distribution("uniform", ("lo", "hi")),
+    Distribution("normal", ("mean", "sd")),
+    Distribution("lognormal", ("p5", "p95")),
+    Distribution("triangular", ("lo", "mode", "hi")),
+]}
+# `a to b`: a lognormal by its 5th and 95th percentiles
+RANGE = Distribution("to", ("lo", "hi"))
+
+
+def distribution_dimension(kind: str, args, dims: list[Dim]) -> Dim:
+    """The parameters of a distribution need one dimension: the samples'."""
+    for arg, d in zip(args[1:], dims[1:]):
+        if d != dims[0]:
+            what = "the two ends of a range" if kind == "to" else f"the parameters of {kind}()"
+            raise IfrError("unit-mismatch", f"{what} need one dimension: `{args[0].text}` is "
+                           f"{dims[0]}, `{arg.text}` is {d}", arg.span,
+                           hint="write both in units of one kind, e.g. 4 GB/s to 6.5 GB/s")
+    return dims[0]
+
+
+# --- Monte Carlo built-ins -------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class MonteCarloBuiltin:
+    """A seeded Monte Carlo built-in: named whole-number arguments, a plain
+    number out; its run is evaluation/montecarlo.py's SIMULATIONS entry."""
+    name: str
+    params: tuple[str, ...]
+
+
+MONTE_CARLO: dict[str, MonteCarloBuiltin] = {m.name: m for m in [
+    MonteCarloBuiltin("ep_imbalance", ("tokens", "topk", "experts", "ranks", "batches", "seed")),
 ]}

@@ -237,14 +237,7 @@ def _dim_of(node: ir.Node, dims: dict) -> Dim:
         case ir.ScenarioValue():
             return dims.get(node.cell) or _raise(_Unknown())
         case ir.Dist():
-            dims_ = _both(node.args, dims)
-            for arg, d in zip(node.args[1:], dims_[1:]):
-                if d != dims_[0]:
-                    what = "the two ends of a range" if node.kind == "to" else f"the parameters of {node.kind}()"
-                    raise IfrError("unit-mismatch", f"{what} need one dimension: `{node.args[0].text}` is "
-                                   f"{dims_[0]}, `{arg.text}` is {d}", arg.span,
-                                   hint="write both in units of one kind, e.g. 4 GB/s to 6.5 GB/s")
-            return dims_[0]
+            return builtins.distribution_dimension(node.kind, node.args, _both(node.args, dims))
         case ir.Stat():
             d = dim_of(node.arg, dims)
             if node.q is not None:

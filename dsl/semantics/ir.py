@@ -197,14 +197,12 @@ class TableRow(Node):
     more_vars: list = field(default_factory=list)         # their cell ids (None for a record)
 
 
-# A view of the registry (ifr.semantics.builtins), in the shape the resolver reads.
+# Views of the registries (ifr.semantics.builtins), in the shapes the resolver reads.
 BUILTINS = {name: (f.min_args, f.max_args) for name, f in builtins.FUNCTIONS.items()}  # name -> (min, max args)
 REDUCERS = ("max", "min", "sum", "argmax", "argmin", "first")
-# distribution -> its parameters
-DISTRIBUTIONS = {"uniform": ("lo", "hi"), "normal": ("mean", "sd"), "lognormal": ("p5", "p95"),
-                 "triangular": ("lo", "mode", "hi")}
+DISTRIBUTIONS = {name: d.params for name, d in builtins.DISTRIBUTIONS.items()}  # distribution -> its parameters
 STATISTICS = {"mean": 1, "median": 1, "sd": 1, "percentile": 2, "prob": 1}
-MONTE_CARLO = {"ep_imbalance": ("tokens", "topk", "experts", "ranks", "batches", "seed")}
+MONTE_CARLO = {name: m.params for name, m in builtins.MONTE_CARLO.items()}
 
 
 _CHILDREN: dict[type, object] = {}
