@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 from ifr.errors import IfrError
@@ -38,8 +38,9 @@ class Function:
     OverflowError or ZeroDivisionError where it is undefined; ``undefined``
     then gives the error's (code, message, hint or None) from the arguments' texts and
     values (None for a function defined everywhere).  ``array`` takes numpy and arrays; ``sympy`` takes sympy and its
-    arguments.  ``sympy_excel`` names the sympy functions its sympy form
-    makes, with their Excel names, for the printer of sympy expressions."""
+    arguments.  ``sympy_class`` names the sympy function its sympy form is,
+    where it is one: a closed form holding that function reads back as this
+    built-in, and the sympy printer writes it as the Excel template's function."""
     name: str
     min_args: int
     max_args: int | None
@@ -49,7 +50,7 @@ class Function:
     sympy: Callable[..., object]
     excel: ExcelForm
     undefined: Callable[[list[str], list[float]], tuple[str, str, str | None]] | None
-    sympy_excel: dict[str, str] = field(default_factory=dict)
+    sympy_class: str | None = None
 
 
 # --- dimension rules ------------------------------------------------------------
@@ -143,9 +144,9 @@ def by_zero(texts, values):
 
 # --- the functions -----------------------------------------------------------------
 
-def _unary(name, dimension, scalar, array, sympy, excel, undefined=True, sympy_excel=None) -> Function:
+def _unary(name, dimension, scalar, array, sympy, excel, undefined=True, sympy_class=None) -> Function:
     return Function(name, 1, 1, dimension, scalar, array, sympy, excel,
-                    not_defined(name) if undefined is True else undefined, sympy_excel or {})
+                    not_defined(name) if undefined is True else undefined, sympy_class)
 
 
 def _half_up(x: float) -> float:
@@ -155,32 +156,40 @@ def _half_up(x: float) -> float:
 FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     Function("max", 1, None, one_dimension, extreme(max), extreme_array("maximum"),
              lambda sp, *a: a[0] if len(a) == 1 else sp.Max(*a, evaluate=False),
-             ExcelForm("MAX({})", "common"), None, {"Max": "MAX"}),
+             ExcelForm("MAX({})", "common"), None, "Max"),
     Function("min", 1, None, one_dimension, extreme(min), extreme_array("minimum"),
              lambda sp, *a: a[0] if len(a) == 1 else sp.Min(*a, evaluate=False),
-             ExcelForm("MIN({})", "common"), None, {"Min": "MIN"}),
+             ExcelForm("MIN({})", "common"), None, "Min"),
     _unary("abs", one_dimension, abs, lambda np, x: np.abs(x), lambda sp, x: sp.Abs(x),
-           ExcelForm("ABS({})", "positive"), None, {"Abs": "ABS"}),
+           ExcelForm("ABS({})", "positive"), None, "Abs"),
     _unary("sqrt", square_root, math.sqrt, lambda np, x: np.sqrt(x), lambda sp, x: sp.sqrt(x),
            ExcelForm("SQRT({})", "root"), negative_root),
     _unary("exp", plain_number, math.exp, lambda np, x: np.exp(x), lambda sp, x: sp.exp(x),
-           ExcelForm("EXP({})", "one"), too_large, {"exp": "EXP"}),
+           ExcelForm("EXP({})", "one"), too_large, "exp"),
     _unary("ln", plain_number, math.log, lambda np, x: np.log(x), lambda sp, x: sp.log(x),
-           ExcelForm("LN({})", "one"), not_above_zero("ln"), {"log": "LN"}),
+           ExcelForm("LN({})", "one"), not_above_zero("ln"), "log"),
     _unary("log10", plain_number, math.log10, lambda np, x: np.log10(x), lambda sp, x: sp.log(x, 10),
-           ExcelForm("LOG10({})", "one"), not_above_zero("log10"), {"log": "LN"}),
+           ExcelForm("LOG10({})", "one"), not_above_zero("log10")),
     _unary("log2", plain_number, math.log2, lambda np, x: np.log2(x), lambda sp, x: sp.log(x, 2),
-           ExcelForm("LOG({},2)", "one"), not_above_zero("log2"), {"log": "LN"}),
+           ExcelForm("LOG({},2)", "one"), not_above_zero("log2")),
     _unary("ceil", plain_number, lambda x: float(math.ceil(tidy(x))), lambda np, x: np.ceil(tidy_array(np, x)),
-           lambda sp, x: sp.ceiling(x), ExcelForm("-INT({})", "ceil")),
+           lambda sp, x: sp.ceiling(x), ExcelForm("-INT({})", "ceil"), sympy_class="ceiling"),
     _unary("floor", plain_number, lambda x: float(math.floor(tidy(x))), lambda np, x: np.floor(tidy_array(np, x)),
-           lambda sp, x: sp.floor(x), ExcelForm("INT({})", "one"), sympy_excel={"floor": "INT"}),
+           lambda sp, x: sp.floor(x), ExcelForm("INT({})", "one"), sympy_class="floor"),
     _unary("round", plain_number, _half_up, lambda np, x: np.floor(x + 0.5),
-           lambda sp, x: sp.floor(x + sp.Rational(1, 2)), ExcelForm("INT({}+0.5)", "one"),
-           sympy_excel={"floor": "INT"}),
+           lambda sp, x: sp.floor(x + sp.Rational(1, 2)), ExcelForm("INT({}+0.5)", "one")),
     Function("mod", 2, 2, one_dimension, modulo, lambda np, a, b: np.mod(a, b), lambda sp, a, b: sp.Mod(a, b),
-             ExcelForm("MOD({})", "common"), by_zero, {"Mod": "MOD"}),
+             ExcelForm("MOD({})", "common"), by_zero, "Mod"),
 ]}
+
+# The built-in each sympy function stands for, by the sympy class's name.
+SYMPY_CLASSES: dict[str, Function] = {f.sympy_class: f for f in FUNCTIONS.values() if f.sympy_class}
+
+
+def excel_function(entry: Function) -> str | None:
+    """The Excel function an entry's template is a plain call of (`LN({})`: LN), else None."""
+    name, _, rest = entry.excel.template.partition("(")
+    return name if rest == "{})" and name.isalnum() else None
 
 
 # --- distributions -------------------------------------------------------------------

@@ -158,8 +158,7 @@ def to_tree(expr) -> list:
         return ["mul"] + [to_tree(a) for a in expr.args]
     if isinstance(expr, sp.Pow):
         return ["pow", to_tree(expr.base), to_tree(expr.exp)]
-    names = {sp.log: "ln", sp.exp: "exp", sp.Abs: "abs", sp.Max: "max", sp.Min: "min",
-             sp.floor: "floor", sp.ceiling: "ceil", sp.Mod: "mod"}
+    names = {getattr(sp, cls): f.name for cls, f in builtins.SYMPY_CLASSES.items()}
     for cls, name in names.items():
         if isinstance(expr, cls):
             return ["fn", name] + [to_tree(a) for a in expr.args]
@@ -196,10 +195,6 @@ def _whole(round_to):
     return lambda x: float(round_to(x)) if math.isfinite(x) else x
 
 
-def _modulo(a: float, b: float) -> float:
-    return math.nan if b == 0 else a % b
-
-
 def _extreme(pick):
     return lambda a, b: math.nan if a != a or b != b else pick(a, b)
 
@@ -208,18 +203,32 @@ def _extreme(pick):
 # max and min); on arrays, numpy's functions of the same names.
 _TREE_FN = {"ln": (_ln, "log"), "exp": (_exp, "exp"), "abs": (abs, "abs"), "floor": (_whole(math.floor), "floor"),
             "ceil": (_whole(math.ceil), "ceil"), "max": (_extreme(max), "maximum"),
-            "min": (_extreme(min), "minimum"), "mod": (_modulo, "mod")}
+            "min": (_extreme(min), "minimum")}
 _TREE_CMP = {"<": (operator.lt, "less"), "<=": (operator.le, "less_equal"), ">": (operator.gt, "greater"),
              ">=": (operator.ge, "greater_equal"), "==": (operator.eq, "equal"), "!=": (operator.ne, "not_equal")}
 
 
+def _by_numpy(name: str) -> tuple:
+    """A pair for ``_apply`` of a built-in without its own float form here:
+    its array form (numpy's results) on floats too."""
+    entry = builtins.FUNCTIONS[name]
+
+    def on_floats(*args):
+        import numpy as np
+        with np.errstate(all="ignore"):
+            return float(entry.array(np, *args))
+    return on_floats, entry.array
+
+
 def _apply(pair, *args):
     """A function of ``_TREE_FN`` or ``_TREE_CMP`` on floats, or numpy's on arrays
-    (numpy is imported only where an array is)."""
+    (numpy is imported only where an array is): the pair's numpy name, or its
+    array form given numpy."""
     if any(is_array(a) for a in args):
         import numpy as np
         with np.errstate(all="ignore"):
-            return getattr(np, pair[1])(*args)
+            array = pair[1]
+            return getattr(np, array)(*args) if isinstance(array, str) else array(np, *args)
     return pair[0](*args)
 
 
@@ -251,10 +260,11 @@ def eval_tree(tree: list, values: Callable[[str], object]):
         return _pow(base, exp)
     if kind == "fn":
         args = [eval_tree(a, values) for a in tree[2:]]
+        pair = _TREE_FN.get(tree[1]) or _by_numpy(tree[1])
         out = args[0]
         for a in args[1:]:   # max and min of several
-            out = _apply(_TREE_FN[tree[1]], out, a)
-        return out if len(args) > 1 else _apply(_TREE_FN[tree[1]], out)
+            out = _apply(pair, out, a)
+        return out if len(args) > 1 else _apply(pair, out)
     if kind == "piecewise":
         out = None
         for expr, cond in reversed(tree[1:]):
@@ -351,15 +361,13 @@ def ifr_text(expr) -> str:
     from sympy.printing.str import StrPrinter
 
     class IfrPrinter(StrPrinter):
-        _functions = {"log": "ln", "Max": "max", "Min": "min", "Abs": "abs", "ceiling": "ceil", "Mod": "mod"}
+        _functions = {cls: f.name for cls, f in builtins.SYMPY_CLASSES.items()}
 
         def _print_Function(self, expr):
             name = self._functions.get(type(expr).__name__)
             if name is None:
                 return super()._print_Function(expr)
             return f"{name}({', '.join(self._print(a) for a in expr.args)})"
-
-        _print_Max = _print_Min = _print_Abs = _print_log = _print_ceiling = _print_Mod = _print_Function
 
         def _print_Pow(self, expr, rational=False):
             return super()._print_Pow(expr, rational).replace("**", "^")
@@ -381,6 +389,9 @@ def ifr_text(expr) -> str:
 
         def _print_Not(self, expr):
             return f"not {self.parenthesize(expr.args[0], PRECEDENCE['Not'])}"
+
+    for cls in IfrPrinter._functions:   # ahead of StrPrinter's own rules for Max, Abs, log...
+        setattr(IfrPrinter, f"_print_{cls}", IfrPrinter._print_Function)
 
     text = IfrPrinter().doprint(expr)
     return text[1:-1] if isinstance(expr, sympy_module().Piecewise) and text.startswith("(if ") else text

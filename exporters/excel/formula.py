@@ -30,9 +30,9 @@ from ifr.exporters.excel.numbers import MAX_FORMULA_CHARS, MAX_NESTING, NotExcel
 from ifr.semantics import builtins
 
 # sympy function class name -> Excel function name (one argument or many): those
-# the built-ins' sympy forms make (builtins.Function.sympy_excel), and a few more.
+# of the built-ins whose sympy form is one function (builtins.SYMPY_CLASSES), and a few more.
 FUNCTIONS = {
-    **{name: excel for f in builtins.FUNCTIONS.values() for name, excel in f.sympy_excel.items()},
+    **{name: excel for name, f in builtins.SYMPY_CLASSES.items() if (excel := builtins.excel_function(f))},
     "sign": "SIGN",
     "NA": "NA",          # xlsx_formulas.NOT_AVAILABLE: no value (a branch that does not hold)
 }
@@ -56,7 +56,7 @@ class ExcelPrinter(StrPrinter):
         "Symbol", "Dummy", "Integer", "Rational", "Float", "Zero", "One", "NegativeOne", "Half",
         "Infinity", "NegativeInfinity", "NaN", "Pi", "Exp1", "BooleanTrue", "BooleanFalse",
         "Add", "Mul", "Pow", "Function", "Piecewise", "Relational", "And", "Or", "Not", "ITE",
-        "ceiling", "ExprCondPair", "Max", "Min", "Mod",
+        "ceiling", "ExprCondPair", "Max", "Min",
     })
 
     def _print(self, expr, **kwargs) -> str:
@@ -189,7 +189,7 @@ class ExcelPrinter(StrPrinter):
             raise NotExcel(f"Excel has no counterpart for the function {name}")
         return f"{FUNCTIONS[name]}({self._args(expr.args)})"
 
-    _print_Max = _print_Min = _print_Mod = _print_Function
+    _print_Max = _print_Min = _print_Function
 
     def _print_ceiling(self, expr) -> str:
         # CEILING needs a significance argument and, in its modern form, the
