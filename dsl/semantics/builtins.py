@@ -27,7 +27,8 @@ class ExcelForm:
     arguments' text, and ``scale``, the rule for its arguments' scales:
     "common" (the arguments at one common scale, the result at it), "positive"
     (the argument's scale, made positive), "one" (the argument at scale 1, the
-    result at scale 1), "root" (a power of one half), "ceil" (-INT(-x))."""
+    result at scale 1), "root" (a power of one half, SQRT where its scale
+    allows), "ceil" (-INT(-x), the argument negated into the template)."""
     template: str
     scale: str
 
@@ -36,9 +37,9 @@ class ExcelForm:
 class Function:
     """A built-in function.  ``scalar`` takes floats and raises ValueError,
     OverflowError or ZeroDivisionError where it is undefined; ``undefined``
-    then gives the error's (code, message, hint or None) from the arguments' texts and
-    values (None for a function defined everywhere).  ``array`` takes numpy and arrays; ``sympy`` takes sympy and its
-    arguments.  ``sympy_class`` names the sympy function its sympy form is,
+    then gives the error's (code, message, hint or None) from the arguments'
+    texts and values (None for a function defined everywhere).  ``array``
+    takes numpy and arrays; ``sympy`` takes sympy and its arguments.  ``sympy_class`` names the sympy function its sympy form is,
     where it is one: a closed form holding that function reads back as this
     built-in, and the sympy printer writes it as the Excel template's function."""
     name: str
@@ -139,7 +140,8 @@ def too_large(texts, values):
 
 
 def by_zero(texts, values):
-    return "domain", f"mod() by zero: `{texts[1]}` is zero", "mod(a, b) is what is left of a after whole b's: b cannot be zero"
+    return ("domain", f"mod() by zero: `{texts[1]}` is zero",
+            "mod(a, b) is what is left of a after whole b's: b cannot be zero")
 
 
 # --- the functions -----------------------------------------------------------------
@@ -156,18 +158,18 @@ def _half_up(x: float) -> float:
 FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     Function("max", 1, None, one_dimension, extreme(max), extreme_array("maximum"),
              lambda sp, *a: a[0] if len(a) == 1 else sp.Max(*a, evaluate=False),
-             ExcelForm("MAX({})", "common"), None, "Max"),
+             ExcelForm("MAX({})", "common"), undefined=None, sympy_class="Max"),
     Function("min", 1, None, one_dimension, extreme(min), extreme_array("minimum"),
              lambda sp, *a: a[0] if len(a) == 1 else sp.Min(*a, evaluate=False),
-             ExcelForm("MIN({})", "common"), None, "Min"),
+             ExcelForm("MIN({})", "common"), undefined=None, sympy_class="Min"),
     _unary("abs", one_dimension, abs, lambda np, x: np.abs(x), lambda sp, x: sp.Abs(x),
-           ExcelForm("ABS({})", "positive"), None, "Abs"),
+           ExcelForm("ABS({})", "positive"), undefined=None, sympy_class="Abs"),
     _unary("sqrt", square_root, math.sqrt, lambda np, x: np.sqrt(x), lambda sp, x: sp.sqrt(x),
            ExcelForm("SQRT({})", "root"), negative_root),
     _unary("exp", plain_number, math.exp, lambda np, x: np.exp(x), lambda sp, x: sp.exp(x),
-           ExcelForm("EXP({})", "one"), too_large, "exp"),
+           ExcelForm("EXP({})", "one"), too_large, sympy_class="exp"),
     _unary("ln", plain_number, math.log, lambda np, x: np.log(x), lambda sp, x: sp.log(x),
-           ExcelForm("LN({})", "one"), not_above_zero("ln"), "log"),
+           ExcelForm("LN({})", "one"), not_above_zero("ln"), sympy_class="log"),
     _unary("log10", plain_number, math.log10, lambda np, x: np.log10(x), lambda sp, x: sp.log(x, 10),
            ExcelForm("LOG10({})", "one"), not_above_zero("log10")),
     _unary("log2", plain_number, math.log2, lambda np, x: np.log2(x), lambda sp, x: sp.log(x, 2),
@@ -179,7 +181,7 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in [
     _unary("round", plain_number, _half_up, lambda np, x: np.floor(x + 0.5),
            lambda sp, x: sp.floor(x + sp.Rational(1, 2)), ExcelForm("INT({}+0.5)", "one")),
     Function("mod", 2, 2, one_dimension, modulo, lambda np, a, b: np.mod(a, b), lambda sp, a, b: sp.Mod(a, b),
-             ExcelForm("MOD({})", "common"), by_zero, "Mod"),
+             ExcelForm("MOD({})", "common"), undefined=by_zero, sympy_class="Mod"),
 ]}
 
 # The built-in each sympy function stands for, by the sympy class's name.
