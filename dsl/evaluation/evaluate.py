@@ -18,7 +18,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from ifr.errors import IfrError
-from ifr.semantics import ir
+from ifr.semantics import builtins, ir
+from ifr.semantics.builtins import tidy
 
 Env = dict  # cell id -> float | ndarray
 
@@ -221,78 +222,53 @@ def _scalar_or_array(fn_scalar, fn_array):
     return apply
 
 
-def _checked(name, f, node):
-    def apply(x):
+def _checked(entry, f, node):
+    """``f`` with a domain error, as the built-in ``entry`` words it, where it
+    is undefined (``f`` itself for a function defined everywhere)."""
+    if entry.undefined is None:
+        return f
+
+    def apply(*values):
         try:
-            return f(x)
-        except (ValueError, OverflowError):
-            arg = node.args[0].text
-            if name == "sqrt":     # the argument may have a unit: its value in base units would mislead
-                why = f"sqrt() of a negative number: `{arg}` is below zero"
-            elif name in ("ln", "log10", "log2"):
-                why = f"{name}() of a number that is not above zero: `{arg}` is {'zero' if x == 0 else 'below zero'}"
-            elif name == "exp":   # (its argument is a plain number)
-                raise IfrError("overflow", f"exp() of {x:g} (`{arg}`) is too large to compute", node.span) from None
-            else:
-                why = f"{name}() is not defined at {x:g} (`{arg}`)"
-            raise IfrError("domain", why, node.span) from None
+            return f(*values)
+        except (ValueError, OverflowError, ZeroDivisionError):
+            code, why, hint = entry.undefined([a.text for a in node.args], values)
+            raise IfrError(code, why, node.span, hint=hint) from None
     return apply
 
 
-# A one-argument built-in, for the call ``node``: its scalar and its array form.
-_FUNCTIONS = {
-    "abs": lambda node: _scalar_or_array(abs, lambda np, x: np.abs(x)),
-    "sqrt": lambda node: _scalar_or_array(_checked("sqrt", math.sqrt, node), lambda np, x: np.sqrt(x)),
-    "exp": lambda node: _scalar_or_array(_checked("exp", math.exp, node), lambda np, x: np.exp(x)),
-    "ln": lambda node: _scalar_or_array(_checked("ln", math.log, node), lambda np, x: np.log(x)),
-    "log10": lambda node: _scalar_or_array(_checked("log10", math.log10, node), lambda np, x: np.log10(x)),
-    "log2": lambda node: _scalar_or_array(_checked("log2", math.log2, node), lambda np, x: np.log2(x)),
-    "ceil": lambda node: _scalar_or_array(_checked("ceil", lambda x: float(math.ceil(_tidy(x))), node),
-                                          lambda np, x: np.ceil(_tidy_array(np, x))),
-    "floor": lambda node: _scalar_or_array(_checked("floor", lambda x: float(math.floor(_tidy(x))), node),
-                                           lambda np, x: np.floor(_tidy_array(np, x))),
-    "round": lambda node: _scalar_or_array(_checked("round", lambda x: float(math.floor(x + 0.5)), node),
-                                           lambda np, x: np.floor(x + 0.5)),
-}
+def _scalars_or_arrays(fn_scalar, fn_array):
+    """``_scalar_or_array`` for a function of several arguments."""
+    def apply(*values):
+        if any(is_array(v) for v in values):
+            np = _np()
+            if _QUIET.get():
+                return fn_array(np, *values)
+            with np.errstate(all="ignore"):
+                return fn_array(np, *values)
+        return fn_scalar(*values)
+    return apply
 
 
 def _compile_func(node: ir.Func) -> Fn:
     args = [compile_node(a) for a in node.args]
-    name = node.name
-    if name in ("max", "min"):
-        scalar = max if name == "max" else min
+    entry = builtins.FUNCTIONS[node.name]
+    scalar = _checked(entry, entry.scalar, node)
+    if entry.max_args == 1:   # the commonest: one argument, no list made per call
+        f = _scalar_or_array(scalar, entry.array)
+        a = args[0]
+        return lambda env, var: f(a(env, var))
+    f = _scalars_or_arrays(scalar, entry.array)
+    if len(args) == 2:
+        a, b = args
 
-        def extreme(env, var):
-            values = [a(env, var) for a in args]
-            if len(values) == 2 and type(values[0]) is float and type(values[1]) is float:   # the commonest
-                x, y = values
-                return math.nan if x != x or y != y else scalar(x, y)
-            if any(is_array(v) for v in values):
-                np = _np()
-                pick = np.maximum if name == "max" else np.minimum
-                out = values[0]
-                for v in values[1:]:
-                    out = pick(out, v)   # NaN wins, in any order
-                return out
-            if any(v != v for v in values):
-                return math.nan          # as numpy does, whatever the order of the arguments
-            return scalar(values)
-        return extreme
-    f = _FUNCTIONS[name](node)   # only the one called: a closure per cell, not one per built-in
-    a = args[0]
-    return lambda env, var: f(a(env, var))
-
-
-def _tidy(x: float) -> float:
-    """Snap a value within a few ulps of an integer onto it, so that
-    ceil(2.0000000000000004) is 2, as the arithmetic the user wrote intends."""
-    r = round(x)
-    return float(r) if abs(x - r) <= 1e-9 * max(1.0, abs(x)) else x
-
-
-def _tidy_array(np, x):
-    r = np.round(x)
-    return np.where(np.abs(x - r) <= 1e-9 * np.maximum(1.0, np.abs(x)), r, x)
+        def two(env, var):
+            x, y = a(env, var), b(env, var)
+            if type(x) is float and type(y) is float:   # the commonest: two plain values
+                return scalar(x, y)
+            return f(x, y)
+        return two
+    return lambda env, var: f(*[a(env, var) for a in args])
 
 
 def _int_bound(value, node) -> int:
@@ -304,7 +280,7 @@ def _int_bound(value, node) -> int:
     if not math.isfinite(float(value)):
         raise IfrError("range-bound", f"a range bound must be a whole number, `{node.text}` is {float(value):g}",
                        node.span)
-    v = _tidy(float(value))
+    v = tidy(float(value))
     if not float(v).is_integer():
         raise IfrError("range-bound", f"a range bound must be a whole number, `{node.text}` is {value:g}", node.span)
     return int(v)
@@ -599,24 +575,24 @@ def _monte_carlo(node: ir.MonteCarlo, args: dict):
             raise IfrError("bad-argument", f"{node.name}({k}=...) must be a whole number, got {v:g}",
                            node.kwargs[k].span)
         ints[k] = int(v)
-    from ifr.evaluation.montecarlo import RULES, check_size, draw_count, ep_imbalance
+    from ifr.evaluation.montecarlo import RULES, SIMULATIONS
     from ifr.storage import cache
+    simulation = SIMULATIONS[node.name]
     key = f"{node.name}/{RULES}/" + ",".join(f"{k}={v}" for k, v in sorted(ints.items()))
     path = cache.cache_dir() / "montecarlo" / (hashlib.sha256(key.encode()).hexdigest() + ".json")
     found = cache.load(path, "montecarlo", key)
     if isinstance(found, float):
         return found
     try:
-        check_size(**ints)
+        simulation.check_size(**ints)
     except ValueError as exc:
-        raise IfrError("too-much-work", f"{node.name}(): {exc}", node.span,
-                       hint="fewer tokens, experts or batches") from None
+        raise IfrError("too-much-work", f"{node.name}(): {exc}", node.span, hint=simulation.smaller) from None
     spent = WORK.get()
-    if spent is not None:
-        shared = tuple(sorted((k, v) for k, v in ints.items() if k != "ranks"))   # calls that share one set of draws
-        spent.spend_draws(shared, draw_count(**ints), node)
+    if spent is not None:   # calls that share one set of draws pay for it once
+        shared = tuple(sorted((k, v) for k, v in ints.items() if k not in simulation.not_drawn))
+        spent.spend_draws(shared, simulation.draw_count(**ints), node)
     try:
-        result = float(ep_imbalance(**ints))
+        result = float(simulation.run(**ints))
     except ValueError as exc:
         raise IfrError("bad-argument", f"{node.name}(): {exc}", node.span) from None
     cache.save(path, "montecarlo", key, result)

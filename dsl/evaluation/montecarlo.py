@@ -1,6 +1,8 @@
 """Seeded Monte Carlo built-ins (numeric only, deterministic for a seed)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -106,3 +108,21 @@ def distinct_picks(rng, rows: int, k: int, n: int):
             value[seen] = top
         chosen[i] = value
     return chosen
+
+
+@dataclass(frozen=True, slots=True)
+class Simulation:
+    """How a Monte Carlo built-in of the registry (ifr.semantics.builtins.MONTE_CARLO)
+    runs: its function, its size check and draw count (both given its whole-number
+    arguments), the arguments that do not change its draws (calls differing only
+    in them share one set), and the hint for a run too big."""
+    run: Callable[..., float]
+    check_size: Callable[..., None]
+    draw_count: Callable[..., int]
+    not_drawn: tuple[str, ...]
+    smaller: str
+
+
+SIMULATIONS = {
+    "ep_imbalance": Simulation(ep_imbalance, check_size, draw_count, ("ranks",), "fewer tokens, experts or batches"),
+}

@@ -17,6 +17,7 @@ them, so parameters that are themselves formulas stay exact.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -141,30 +142,43 @@ def draw(node: ir.Dist, args: list):
                        hint="vary a certain input instead, or give the distribution fixed parameters")
     if not all(np.isfinite(a).all() for a in arrays):
         raise IfrError("bad-argument", f"`{node.text}`: its parameters must be finite numbers", node.span)
-    if kind in ("lognormal", "to"):
-        lo, hi = arrays
-        if (lo <= 0).any() or (hi <= 0).any():
-            raise IfrError("bad-argument", f"`{node.text}`: both ends of a range must be above zero "
-                           f"(it is a lognormal)", node.span,
-                           hint="for a range that includes 0 or negative values use uniform(lo, hi) or normal(mean, sd)")
-        if (hi < lo).any():
-            raise IfrError("bad-argument", f"`{node.text}`: the range ends below its start", node.span,
-                           hint="write the smaller end first")
-        mu, sigma = (np.log(lo) + np.log(hi)) / 2, (np.log(hi) - np.log(lo)) / (2 * Z95)
-        return np.exp(mu + sigma * sampling.standard(stream, "normal"))
-    if kind == "normal":
-        mean, sd = arrays
-        if (sd < 0).any():
-            raise IfrError("bad-argument", f"`{node.text}`: a standard deviation cannot be negative", node.span)
-        return mean + sd * sampling.standard(stream, "normal")
-    u = sampling.standard(stream, "uniform")
-    if kind == "uniform":
-        lo, hi = arrays
-        if (hi < lo).any():
-            raise IfrError("bad-argument", f"`{node.text}`: the upper end is below the lower", node.span,
-                           hint="write the smaller end first")
-        return lo + (hi - lo) * u
-    lo, mode, hi = arrays          # triangular, by its inverse distribution function
+    return SAMPLERS[kind](node, arrays, functools.partial(sampling.standard, stream), np)
+
+
+def _lognormal(node, arrays, standard, np):
+    """A lognormal by its 5th and 95th percentiles (also `lo to hi`)."""
+    lo, hi = arrays
+    if (lo <= 0).any() or (hi <= 0).any():
+        raise IfrError("bad-argument", f"`{node.text}`: both ends of a range must be above zero "
+                       f"(it is a lognormal)", node.span,
+                       hint="for a range that includes 0 or negative values use uniform(lo, hi) or normal(mean, sd)")
+    if (hi < lo).any():
+        raise IfrError("bad-argument", f"`{node.text}`: the range ends below its start", node.span,
+                       hint="write the smaller end first")
+    mu, sigma = (np.log(lo) + np.log(hi)) / 2, (np.log(hi) - np.log(lo)) / (2 * Z95)
+    return np.exp(mu + sigma * standard("normal"))
+
+
+def _normal(node, arrays, standard, np):
+    mean, sd = arrays
+    if (sd < 0).any():
+        raise IfrError("bad-argument", f"`{node.text}`: a standard deviation cannot be negative", node.span)
+    return mean + sd * standard("normal")
+
+
+def _uniform(node, arrays, standard, np):
+    u = standard("uniform")
+    lo, hi = arrays
+    if (hi < lo).any():
+        raise IfrError("bad-argument", f"`{node.text}`: the upper end is below the lower", node.span,
+                       hint="write the smaller end first")
+    return lo + (hi - lo) * u
+
+
+def _triangular(node, arrays, standard, np):
+    """By its inverse distribution function."""
+    u = standard("uniform")
+    lo, mode, hi = arrays
     if (mode < lo).any() or (hi < mode).any():
         raise IfrError("bad-argument", f"`{node.text}`: needs lo <= mode <= hi", node.span)
     width = hi - lo
@@ -173,6 +187,13 @@ def draw(node: ir.Dist, args: list):
         left = lo + np.sqrt(u * width * (mode - lo))
         right = hi - np.sqrt((1 - u) * width * (hi - mode))
     return np.where(u < cut, left, right)
+
+
+# The sampler of each distribution of the registry (ifr.semantics.builtins):
+# (the node, its parameters as arrays, standard(kind) -> its stream's standard
+# "normal" or "uniform" numbers, numpy) -> the samples.
+SAMPLERS = {"to": _lognormal, "lognormal": _lognormal, "normal": _normal, "uniform": _uniform,
+            "triangular": _triangular}
 
 
 def statistic(node: ir.Stat, x, q=None):

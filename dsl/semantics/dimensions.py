@@ -8,11 +8,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ifr.errors import IfrError
-from ifr.semantics import ir
+from ifr.semantics import builtins, ir
 from ifr.semantics.graph import Graph
 from ifr.semantics.units import DIMENSIONLESS, Dim
-
-_NEED_DIMENSIONLESS = {"exp", "ln", "log10", "log2", "ceil", "floor", "round"}
 
 
 def check_graph(graph: Graph) -> tuple[dict[str, Dim | None], list[IfrError]]:
@@ -239,14 +237,7 @@ def _dim_of(node: ir.Node, dims: dict) -> Dim:
         case ir.ScenarioValue():
             return dims.get(node.cell) or _raise(_Unknown())
         case ir.Dist():
-            dims_ = _both(node.args, dims)
-            for arg, d in zip(node.args[1:], dims_[1:]):
-                if d != dims_[0]:
-                    what = "the two ends of a range" if node.kind == "to" else f"the parameters of {node.kind}()"
-                    raise IfrError("unit-mismatch", f"{what} need one dimension: `{node.args[0].text}` is "
-                                   f"{dims_[0]}, `{arg.text}` is {d}", arg.span,
-                                   hint="write both in units of one kind, e.g. 4 GB/s to 6.5 GB/s")
-            return dims_[0]
+            return builtins.distribution_dimension(node.kind, node.args, _both(node.args, dims))
         case ir.Stat():
             d = dim_of(node.arg, dims)
             if node.q is not None:
@@ -275,23 +266,7 @@ class _Unknown(IfrError):
 
 
 def _func(node: ir.Func, dims) -> Dim:
-    args = _both(node.args, dims)
-    if node.name in ("max", "min"):
-        for a, d in zip(node.args[1:], args[1:]):
-            if d != args[0]:
-                raise IfrError("unit-mismatch", f"{node.name}() needs arguments of one dimension: "
-                               f"`{node.args[0].text}` is {args[0]}, `{a.text}` is {d}", a.span,
-                               hint="convert them to a common dimension first")
-        return args[0]
-    if node.name == "abs":
-        return args[0]
-    if node.name == "sqrt":
-        return args[0] ** Fraction(1, 2) if not args[0].dimensionless else args[0]
-    if node.name in _NEED_DIMENSIONLESS and not args[0].dimensionless:
-        arg = node.args[0]
-        return _raise(IfrError("unit-mismatch", f"{node.name}() needs a plain number, but `{arg.text}` is {args[0]}",
-                               arg.span, hint=f"divide by a {args[0]} quantity to make it a ratio"))
-    return DIMENSIONLESS
+    return builtins.FUNCTIONS[node.name].dimension(node, _both(node.args, dims))
 
 
 def _raise(error):

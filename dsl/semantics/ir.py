@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from ifr.errors import Span
+from ifr.semantics import builtins
 from ifr.semantics.units import Dim
 
 
@@ -196,17 +197,12 @@ class TableRow(Node):
     more_vars: list = field(default_factory=list)         # their cell ids (None for a record)
 
 
-BUILTINS = {  # name -> (min args, max args)
-    "max": (1, None), "min": (1, None), "abs": (1, 1), "sqrt": (1, 1), "exp": (1, 1),
-    "ln": (1, 1), "log10": (1, 1), "log2": (1, 1), "ceil": (1, 1), "floor": (1, 1),
-    "round": (1, 1),
-}
+# Views of the registries (ifr.semantics.builtins), in the shapes the resolver reads.
+BUILTINS = {name: (f.min_args, f.max_args) for name, f in builtins.FUNCTIONS.items()}  # name -> (min, max args)
 REDUCERS = ("max", "min", "sum", "argmax", "argmin", "first")
-# distribution -> its parameters
-DISTRIBUTIONS = {"uniform": ("lo", "hi"), "normal": ("mean", "sd"), "lognormal": ("p5", "p95"),
-                 "triangular": ("lo", "mode", "hi")}
+DISTRIBUTIONS = {name: d.params for name, d in builtins.DISTRIBUTIONS.items()}  # distribution -> its parameters
 STATISTICS = {"mean": 1, "median": 1, "sd": 1, "percentile": 2, "prob": 1}
-MONTE_CARLO = {"ep_imbalance": ("tokens", "topk", "experts", "ranks", "batches", "seed")}
+MONTE_CARLO = {name: m.params for name, m in builtins.MONTE_CARLO.items()}
 
 
 _CHILDREN: dict[type, object] = {}

@@ -7,7 +7,7 @@ import operator
 from collections.abc import Callable
 
 from ifr.evaluation.evaluate import is_array
-from ifr.semantics import ir
+from ifr.semantics import builtins, ir
 
 
 class NotSymbolic(Exception):
@@ -107,16 +107,7 @@ def to_sympy(node: ir.Node, ref: Callable[[str], object], variables: dict | None
     if isinstance(node, ir.If):
         return sp.Piecewise((rec(node.then), rec(node.cond)), (rec(node.other), True))
     if isinstance(node, ir.Func):
-        args = [rec(a) for a in node.args]
-        name = node.name
-        if name in ("max", "min"):
-            if len(args) == 1:
-                return args[0]
-            return (sp.Max if name == "max" else sp.Min)(*args, evaluate=False)
-        table = {"abs": sp.Abs, "sqrt": sp.sqrt, "exp": sp.exp, "ln": sp.log,
-                 "log10": lambda x: sp.log(x, 10), "log2": lambda x: sp.log(x, 2),
-                 "ceil": sp.ceiling, "floor": sp.floor, "round": lambda x: sp.floor(x + sp.Rational(1, 2))}
-        return table[name](*args)
+        return builtins.FUNCTIONS[node.name].sympy(sp, *[rec(a) for a in node.args])
     if isinstance(node, ir.Reduce):
         if node.func not in ("max", "min", "sum"):
             raise NotSymbolic(node.text)
@@ -167,8 +158,7 @@ def to_tree(expr) -> list:
         return ["mul"] + [to_tree(a) for a in expr.args]
     if isinstance(expr, sp.Pow):
         return ["pow", to_tree(expr.base), to_tree(expr.exp)]
-    names = {sp.log: "ln", sp.exp: "exp", sp.Abs: "abs", sp.Max: "max", sp.Min: "min",
-             sp.floor: "floor", sp.ceiling: "ceil"}
+    names = {getattr(sp, cls): f.name for cls, f in builtins.SYMPY_CLASSES.items()}
     for cls, name in names.items():
         if isinstance(expr, cls):
             return ["fn", name] + [to_tree(a) for a in expr.args]
@@ -218,13 +208,27 @@ _TREE_CMP = {"<": (operator.lt, "less"), "<=": (operator.le, "less_equal"), ">":
              ">=": (operator.ge, "greater_equal"), "==": (operator.eq, "equal"), "!=": (operator.ne, "not_equal")}
 
 
+def _by_numpy(name: str) -> tuple:
+    """A pair for ``_apply`` of a built-in without its own float form here:
+    its array form (numpy's results) on floats too."""
+    entry = builtins.FUNCTIONS[name]
+
+    def on_floats(*args):
+        import numpy as np
+        with np.errstate(all="ignore"):
+            return float(entry.array(np, *args))
+    return on_floats, entry.array
+
+
 def _apply(pair, *args):
     """A function of ``_TREE_FN`` or ``_TREE_CMP`` on floats, or numpy's on arrays
-    (numpy is imported only where an array is)."""
+    (numpy is imported only where an array is): the pair's numpy name, or its
+    array form given numpy."""
     if any(is_array(a) for a in args):
         import numpy as np
         with np.errstate(all="ignore"):
-            return getattr(np, pair[1])(*args)
+            array = pair[1]
+            return getattr(np, array)(*args) if isinstance(array, str) else array(np, *args)
     return pair[0](*args)
 
 
@@ -256,10 +260,11 @@ def eval_tree(tree: list, values: Callable[[str], object]):
         return _pow(base, exp)
     if kind == "fn":
         args = [eval_tree(a, values) for a in tree[2:]]
+        pair = _TREE_FN.get(tree[1]) or _by_numpy(tree[1])
         out = args[0]
         for a in args[1:]:   # max and min of several
-            out = _apply(_TREE_FN[tree[1]], out, a)
-        return out if len(args) > 1 else _apply(_TREE_FN[tree[1]], out)
+            out = _apply(pair, out, a)
+        return out if len(args) > 1 else _apply(pair, out)
     if kind == "piecewise":
         out = None
         for expr, cond in reversed(tree[1:]):
@@ -356,15 +361,13 @@ def ifr_text(expr) -> str:
     from sympy.printing.str import StrPrinter
 
     class IfrPrinter(StrPrinter):
-        _functions = {"log": "ln", "Max": "max", "Min": "min", "Abs": "abs", "ceiling": "ceil"}
+        _functions = {cls: f.name for cls, f in builtins.SYMPY_CLASSES.items()}
 
         def _print_Function(self, expr):
             name = self._functions.get(type(expr).__name__)
             if name is None:
                 return super()._print_Function(expr)
             return f"{name}({', '.join(self._print(a) for a in expr.args)})"
-
-        _print_Max = _print_Min = _print_Abs = _print_log = _print_ceiling = _print_Function
 
         def _print_Pow(self, expr, rational=False):
             return super()._print_Pow(expr, rational).replace("**", "^")
@@ -386,6 +389,9 @@ def ifr_text(expr) -> str:
 
         def _print_Not(self, expr):
             return f"not {self.parenthesize(expr.args[0], PRECEDENCE['Not'])}"
+
+    for cls in IfrPrinter._functions:   # ahead of StrPrinter's own rules for Max, Abs, log...
+        setattr(IfrPrinter, f"_print_{cls}", IfrPrinter._print_Function)
 
     text = IfrPrinter().doprint(expr)
     return text[1:-1] if isinstance(expr, sympy_module().Piecewise) and text.startswith("(if ") else text

@@ -27,15 +27,12 @@ from sympy.printing.str import StrPrinter
 
 from ifr.exporters.excel import numbers as numbers
 from ifr.exporters.excel.numbers import MAX_FORMULA_CHARS, MAX_NESTING, NotExcel, float_text, small_ratio, split_ratio
+from ifr.semantics import builtins
 
-# sympy function class name -> Excel function name (one argument or many).
+# sympy function class name -> Excel function name (one argument or many): those
+# of the built-ins whose sympy form is one function (builtins.SYMPY_CLASSES), and a few more.
 FUNCTIONS = {
-    "Abs": "ABS",
-    "exp": "EXP",
-    "log": "LN",
-    "Max": "MAX",
-    "Min": "MIN",
-    "floor": "INT",
+    **{name: excel for name, f in builtins.SYMPY_CLASSES.items() if (excel := builtins.excel_function(f))},
     "sign": "SIGN",
     "NA": "NA",          # xlsx_formulas.NOT_AVAILABLE: no value (a branch that does not hold)
 }

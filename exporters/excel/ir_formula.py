@@ -29,7 +29,7 @@ from fractions import Fraction
 
 from ifr.display import factor
 from ifr.exporters.excel.numbers import MAX_FORMULA_CHARS, MAX_NESTING, NotExcel, exact, number_text, split_ratio
-from ifr.semantics import ir
+from ifr.semantics import builtins, ir
 from ifr.semantics.units import unit
 from ifr.solving.symbolic import LARGEST_EXPONENT
 
@@ -41,10 +41,8 @@ MAX_CANDIDATES = 8
 MAX_SCALE_BITS = 2048
 
 COMPARISONS = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=", "!=": "<>"}
-# Functions whose argument is taken at scale 1 and whose result has scale 1.
-NONLINEAR = {"exp": "EXP({})", "ln": "LN({})", "log10": "LOG10({})", "log2": "LOG({},2)",
-             "floor": "INT({})", "round": "INT({}+0.5)"}
-SUPPORTED = frozenset({"max", "min", "abs", "sqrt", "ceil", *NONLINEAR})
+# The built-ins this printer writes: each by its registry entry's Excel form (builtins.ExcelForm).
+SUPPORTED = frozenset(builtins.FUNCTIONS)
 
 
 class NotPrintable(Exception):
@@ -334,26 +332,39 @@ class _Print:
 
     # --- functions
     def function(self, node: ir.Func, hint: Fraction | None) -> Printed:
-        name = node.name
-        if name in ("max", "min"):
-            if len(node.args) == 1:
-                return self.part(node.args[0], hint)
-            parts = [self.numeric(a, hint) for a in node.args]
-            common, texts = at_common_scale(parts, hint)
-            return Printed(f"{name.upper()}({','.join(texts)})", ATOM, common)
-        (arg,) = node.args
-        inner = self.numeric(arg, hint if name == "abs" else None)
-        if name == "abs":
-            if not inner.text:
-                return _replace(NUMBER, scale=abs(inner.scale))
-            return Printed(f"ABS({inner.text})", ATOM, abs(inner.scale))
-        if name == "sqrt":
-            return self.power(inner, _replace(NUMBER, scale=Fraction(1, 2)))
-        if name == "ceil":
-            # CEILING needs a significance argument and, in its modern form, the
-            # _xlfn. prefix; -INT(-x) is the same for every x in every version.
-            return Printed(f"-INT({coefficient_times(inner, -inner.scale)[0]})", PRODUCT, Fraction(1))
-        return Printed(NONLINEAR[name].format(plain(inner)), ATOM, Fraction(1))
+        form = builtins.FUNCTIONS[node.name].excel
+        rule = SCALE_RULES.get(form.scale)
+        if rule is None:
+            raise AssertionError(f"no Excel scale rule {form.scale!r} for {node.name}()")
+        return rule(self, form.template, node, hint)
+
+    def at_one_scale(self, template: str, node: ir.Func, hint: Fraction | None) -> Printed:
+        """Every argument at one common scale, the result at it (a single argument is itself)."""
+        if len(node.args) == 1:
+            return self.part(node.args[0], hint)
+        parts = [self.numeric(a, hint) for a in node.args]
+        common, texts = at_common_scale(parts, hint)
+        return Printed(template.format(",".join(texts)), ATOM, common)
+
+    def at_positive_scale(self, template: str, node: ir.Func, hint: Fraction | None) -> Printed:
+        """The argument's scale, made positive (abs)."""
+        inner = self.numeric(node.args[0], hint)
+        if not inner.text:
+            return _replace(NUMBER, scale=abs(inner.scale))
+        return Printed(template.format(inner.text), ATOM, abs(inner.scale))
+
+    def at_scale_one(self, template: str, node: ir.Func, hint: Fraction | None) -> Printed:
+        """The argument at scale 1, the result at scale 1."""
+        return Printed(template.format(plain(self.numeric(node.args[0], None))), ATOM, Fraction(1))
+
+    def square_root(self, template: str, node: ir.Func, hint: Fraction | None) -> Printed:
+        return self.power(self.numeric(node.args[0], None), _replace(NUMBER, scale=Fraction(1, 2)))
+
+    def ceiling(self, template: str, node: ir.Func, hint: Fraction | None) -> Printed:
+        # CEILING needs a significance argument and, in its modern form, the
+        # _xlfn. prefix; -INT(-x) is the same for every x in every version.
+        inner = self.numeric(node.args[0], None)
+        return Printed(template.format(coefficient_times(inner, -inner.scale)[0]), PRODUCT, Fraction(1))
 
     def power(self, base: Printed, exponent: Printed) -> Printed:
         if not base.text and not exponent.text and base.scale:
@@ -384,6 +395,11 @@ class _Print:
                 return Printed(f"SQRT({base.text})", ATOM, root)
             return Printed(f"SQRT({plain(base)})", ATOM, Fraction(1))
         return Printed(f"{power_operand(base)}^{power_operand(exponent)}", POWER, Fraction(1), True)
+
+
+# The printer's rule for each scale rule an ExcelForm names (builtins.ExcelForm).
+SCALE_RULES = {"common": _Print.at_one_scale, "positive": _Print.at_positive_scale,
+               "one": _Print.at_scale_one, "root": _Print.square_root, "ceil": _Print.ceiling}
 
 
 # Opens and closes a reference's placeholder in a template; no Excel text holds it.
