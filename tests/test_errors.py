@@ -5,6 +5,7 @@ An .out file opens with the command (`$ ifr check {file}`) and the exit code
 """
 from __future__ import annotations
 
+import re
 import shlex
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from ifr.cli import main
+from ifr.codes import CODES
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = sorted((ROOT / "tests" / "errors").glob("*.out"))
@@ -40,6 +42,20 @@ def test_golden_message(case, capsys, monkeypatch):
     assert "Traceback" not in out + err
     assert (err + out).strip() == expected
     assert code == expected_code
+
+
+def test_every_golden_code_is_a_listed_one():
+    """A golden pins a code ifr.codes lists, and its exit code is the code's."""
+    found = 0
+    for case in CASES:
+        _, exit_code, expected = _read(case)
+        codes = re.findall(r"^(?:\S+: )?(error|warning)\[([a-z0-9-]+)\]", expected, flags=re.M)
+        assert all(code in CODES for _, code in codes), f"{case.stem}: {codes}"
+        errors = [code for severity, code in codes if severity == "error"]
+        found += bool(errors)
+        if errors:
+            assert exit_code == max(CODES[code].exit_code for code in errors), case.stem
+    assert found == sum(_read(case)[1] == 2 for case in CASES)   # every failing golden is read
 
 
 def test_every_error_case_has_a_position_and_no_traceback(capsys, monkeypatch):
