@@ -7,7 +7,7 @@
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from ifr.version import VERSION as __version__
 
 __all__ = ["load", "analyse", "IfrError", "__version__"]
 

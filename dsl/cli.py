@@ -631,13 +631,14 @@ def _hist(model, args) -> int:
 
 
 def _sensitivity(model, args) -> int:
-    from ifr.queries.sensitivity import plot_tornado, render, sensitivity
+    from ifr.queries.sensitivity import render, sensitivity
     result = sensitivity(model, args.name)
     if args.format == "json":
         _write_json(result.as_json())
     else:
         print("\n".join(printable(line) for line in render(result).splitlines()))
     if args.plot is not None:   # `--plot ""` is a mistake, not no plot
+        from ifr.exporters.plot import plot_tornado
         plot_tornado(result, Path(args.plot))
     return 0
 

@@ -1,4 +1,6 @@
-"""`ifr table NAME --plot out.png`: the shown columns against the varied one."""
+"""The charts `--plot out.png` draws: a table's shown columns against the
+varied one, a distribution's histogram, a sensitivity's tornado; matplotlib
+is imported only when one is drawn."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,7 +8,8 @@ from pathlib import Path
 from ifr.errors import IfrError
 
 
-def _pyplot():
+def load_pyplot():
+    """matplotlib's pyplot, drawing off screen; a missing matplotlib is the user's to install."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -17,7 +20,7 @@ def _pyplot():
     return plt
 
 
-def _save(fig, path: Path, plt) -> None:
+def save_png(fig, path: Path, plt) -> None:
     """Write the figure as a PNG, as every file ifr writes (`ifr.storage.safe_write`)."""
     from ifr.storage.safe_write import atomic_output
     try:
@@ -29,7 +32,7 @@ def _save(fig, path: Path, plt) -> None:
 
 def plot_histogram(name: str, unit: str, samples, stats, path: Path) -> None:
     """An uncertain cell's samples as a histogram, its median and 5-95% range marked."""
-    plt = _pyplot()
+    plt = load_pyplot()
     fig, ax = plt.subplots(figsize=(7, 3.2))
     from ifr.evaluation.uncertain import histogram
     counts, edges = histogram(samples, 60)
@@ -42,12 +45,12 @@ def plot_histogram(name: str, unit: str, samples, stats, path: Path) -> None:
                  + (f" {unit}" if unit else ""))
     ax.grid(True, alpha=0.3)
     fig.tight_layout()
-    _save(fig, path, plt)
+    save_png(fig, path, plt)
 
 
 def plot_table(table, path: Path) -> None:
     """Draw each shown column of a table against its varied column, to a PNG."""
-    plt = _pyplot()
+    plt = load_pyplot()
     if table.keys > 2:
         raise IfrError("not-plotted", f"table `{table.name}` varies {table.keys} values; a plot shows one or two",
                        None, hint="print it, or plot a table that varies fewer values")
@@ -87,4 +90,22 @@ def plot_table(table, path: Path) -> None:
     axes[-1, 0].set_xlabel(labels[0])
     fig.suptitle(table.name)
     fig.tight_layout()
-    _save(fig, path, plt)
+    save_png(fig, path, plt)
+
+
+def plot_tornado(result, path: Path) -> None:
+    """A tornado chart of a :class:`ifr.queries.sensitivity.Sensitivity`: each
+    input's bar spans the result at its two ends, largest on top."""
+    plt = load_pyplot()
+    swings = list(reversed(result.swings))
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(swings) + 1.5))
+    for i, s in enumerate(swings):
+        lo, hi = min(s.y_low, s.y_high), max(s.y_low, s.y_high)
+        ax.barh(i, hi - lo, left=lo, color="#4C72B0" if s.y_high >= s.y_low else "#DD8452")
+    ax.axvline(result.base, color="black", linewidth=1)
+    ax.set_yticks(range(len(swings)), [s.input for s in swings])
+    ax.set_xlabel(f"{result.output}" + (f" [{result.unit}]" if result.unit else ""))
+    ax.set_title(f"What moves {result.output}")
+    ax.grid(True, axis="x", alpha=0.3)
+    fig.tight_layout()
+    save_png(fig, path, plt)

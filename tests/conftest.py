@@ -1,9 +1,37 @@
-"""Shared pytest fixtures."""
+"""Shared pytest fixtures, and the option that rewrites the golden files."""
 
 import os
 
 import pytest
 from recalc import find_soffice
+
+# The golden files --update-goldens rewrote in this run, for the summary.
+GOLDENS_REWRITTEN = pytest.StashKey[list]()
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-goldens", action="store_true",
+                     help="rewrite the expected output of the golden tests (tests/errors/*.out) from what ifr "
+                          "prints now, instead of comparing; the summary lists the files that changed")
+
+
+@pytest.fixture
+def rewritten_goldens(request) -> list | None:
+    """With --update-goldens, the list a golden test adds each file it rewrote to; None without."""
+    if not request.config.getoption("--update-goldens"):
+        return None
+    return request.config.stash.setdefault(GOLDENS_REWRITTEN, [])
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if not config.getoption("--update-goldens"):
+        return
+    rewritten = config.stash.get(GOLDENS_REWRITTEN, [])
+    terminalreporter.section("golden files")
+    for path in sorted(rewritten):
+        terminalreporter.write_line(f"rewrote {path.relative_to(config.rootpath).as_posix()}")
+    terminalreporter.write_line(f"{len(rewritten)} golden file(s) rewritten; review them with git diff"
+                                if rewritten else "no golden file changed")
 
 
 @pytest.fixture(scope="session")

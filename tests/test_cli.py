@@ -84,6 +84,14 @@ def test_table_formats_and_plot(capsys, tmp_path):
     assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_sensitivity_plots_a_tornado(capsys, tmp_path):
+    f = tmp_path / "handoff.ifr"
+    f.write_text("size = 1 GB\nlink = 25 GB/s\nt = size / link in ms\n")
+    code, out, _ = run(capsys, "sensitivity", str(f), "t", "--plot", str(tmp_path / "t.png"))
+    assert code == 0 and "size" in out and "link" in out
+    assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_a_csv_table_of_records_and_conditions(capsys, tmp_path):
     f = tmp_path / "gpus.ifr"
     f.write_text("use hardware: a100, h100\ngpu  = a100\nbw   = gpu.hbm_bandwidth\nfast = bw > 2.5 TB/s\n"

@@ -160,13 +160,13 @@ def test_an_editor_s_new_text_is_parsed_only_where_its_lines_changed(tmp_path, m
     text = "\n".join(lines) + "\n"
     parse(text, "edited.ifr", by_line=True)
     read: list[str] = []
-    real = parser._parse_text
-    monkeypatch.setattr(parser, "_parse_text", lambda source, file: read.append(source) or real(source, file))
+    real = parser.parse_statements
+    monkeypatch.setattr(parser, "parse_statements", lambda source, file: read.append(source) or real(source, file))
     lines[60] = lines[60].replace("* 61", "* 610")      # the user edits one number
     edited = "\n".join(lines) + "\n"
     program = parse(edited, "edited.ifr", by_line=True)
     assert read == [lines[60].partition("#")[0] + "\n"]      # that line's code alone, once
-    monkeypatch.setattr(parser, "_parse_text", real)
+    monkeypatch.setattr(parser, "parse_statements", real)
     assert syntax.to_data(program, "edited.ifr") == syntax.to_data(parse_uncached(edited, "edited.ifr"), "edited.ifr")
     assert not (tmp_path / "cache" / "syntax").exists() or not any((tmp_path / "cache" / "syntax").iterdir())
     cache.cache_dir.cache_clear()

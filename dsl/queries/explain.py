@@ -29,7 +29,7 @@ def explain(model, cid: str) -> dict:
             out["closed_form"] = _in_worker("pretty_tree", sol.tree, names)
         out["expanded"] = out.get("closed_form", "(numeric: no closed form)")
         return out
-    formulas = _formulas_below(model, cell.expr)
+    formulas = formulas_below(model, cell.expr)
     names = {c: model.graph.cells[c].name for c in model.graph.cells}
     out["expanded"] = _in_worker("expanded_text", cell.expr, formulas, names)
     if out["expanded"].startswith("(not printed: nested too deep"):   # a long chain of formulas
@@ -38,7 +38,7 @@ def explain(model, cid: str) -> dict:
     return out
 
 
-def _formulas_below(model, node) -> dict:
+def formulas_below(model, node) -> dict:
     """The expressions of the formula cells ``node`` reaches, down to inputs,
     solved cells and overridden cells (which stay symbols)."""
     formulas, stack = {}, list(ir.refs(node))

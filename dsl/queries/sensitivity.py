@@ -124,13 +124,13 @@ def _numeric_elasticity(model, cid, x, base) -> tuple[float | None, str]:
 
 
 def _symbolic_elasticities(model, cid: str, inputs: list[str]) -> dict[str, float]:
-    from ifr.queries.explain import _formulas_below
+    from ifr.queries.explain import formulas_below
     from ifr.solving import sympy_worker
     from ifr.solving.solve import SYMPY_SECONDS
     cell = model.graph.cells[cid]
     if cell.kind != "formula" or cell.expr is None:
         return {}
-    formulas = _formulas_below(model, cell.expr)
+    formulas = formulas_below(model, cell.expr)
     values = {c: v for c, v in model.values.items() if isinstance(v, float) and math.isfinite(v)}
     try:
         return sympy_worker.call("elasticities", cell.expr, formulas, values, inputs, seconds=SYMPY_SECONDS)
@@ -153,21 +153,3 @@ def render(result: Sensitivity) -> str:
     for r in rows:
         lines.append("  " + "  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip())
     return "\n".join(lines)
-
-
-def plot_tornado(result: Sensitivity, path) -> None:
-    """A tornado chart: each input's bar spans the result at its two ends, largest on top."""
-    from ifr.exporters.plot import _pyplot, _save
-    plt = _pyplot()
-    swings = list(reversed(result.swings))
-    fig, ax = plt.subplots(figsize=(7, 0.5 * len(swings) + 1.5))
-    for i, s in enumerate(swings):
-        lo, hi = min(s.y_low, s.y_high), max(s.y_low, s.y_high)
-        ax.barh(i, hi - lo, left=lo, color="#4C72B0" if s.y_high >= s.y_low else "#DD8452")
-    ax.axvline(result.base, color="black", linewidth=1)
-    ax.set_yticks(range(len(swings)), [s.input for s in swings])
-    ax.set_xlabel(f"{result.output}" + (f" [{result.unit}]" if result.unit else ""))
-    ax.set_title(f"What moves {result.output}")
-    ax.grid(True, axis="x", alpha=0.3)
-    fig.tight_layout()
-    _save(fig, path, plt)

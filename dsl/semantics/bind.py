@@ -6,7 +6,7 @@ import graphlib
 from ifr.errors import IfrError, Span
 from ifr.semantics import ir
 from ifr.semantics.dependencies import Dependencies
-from ifr.semantics.expressions import ExpressionResolver, Scope, _field_span
+from ifr.semantics.expressions import ExpressionResolver, Scope, field_name_span
 from ifr.semantics.graph import (
     CellDef,
     CheckDef,
@@ -407,7 +407,7 @@ class Binder(ExpressionResolver):
         column = scope.lookup(node.name)
         if not isinstance(column, str) or column not in show:
             shown = ", ".join(self.cells[c].name for c in show if c in self.cells)
-            raise IfrError("unknown-column", f"table `{name}` shows no column `{node.name}`", _field_span(node),
+            raise IfrError("unknown-column", f"table `{name}` shows no column `{node.name}`", field_name_span(node),
                            hint=f"its columns are {shown}")
         given = [index.key, *index.more]
         if len(given) != len(axes):

@@ -116,7 +116,7 @@ def check_display(text: str, span, dim: Dim, name: str) -> None:
 def _check_solve(cell, dims) -> Dim:
     left, right = dim_of(cell.lhs, dims), dim_of(cell.rhs, dims)
     if left != right:
-        raise _mismatch("equate", cell.lhs, left, cell.rhs, right)
+        raise dimension_mismatch("equate", cell.lhs, left, cell.rhs, right)
     if cell.bracket is not None:
         x = dims.get(cell.unknown)
         for b in cell.bracket:
@@ -136,7 +136,7 @@ def check_assertion(check, dims) -> None:
         return
     e = dim_of(check.expected, dims)
     if d != e:
-        raise _mismatch("compare", check.expr, d, check.expected, e)
+        raise dimension_mismatch("compare", check.expr, d, check.expected, e)
     if check.tolerance is not None:
         t = dim_of(check.tolerance, dims)
         is_relative = isinstance(check.tolerance, ir.Const) and check.tolerance.unit == "%"
@@ -191,7 +191,7 @@ def _dim_of(node: ir.Node, dims: dict) -> Dim:
             a, b = _both((node.left, node.right), dims)
             if node.op in "+-":
                 if a != b:
-                    raise _mismatch("add" if node.op == "+" else "subtract", node.left, a, node.right, b, at=node)
+                    raise dimension_mismatch("add" if node.op == "+" else "subtract", node.left, a, node.right, b, at=node)
                 return a
             if node.op == "*":
                 return a * b
@@ -203,7 +203,7 @@ def _dim_of(node: ir.Node, dims: dict) -> Dim:
         case ir.Cmp():
             a, b = _both((node.left, node.right), dims)
             if a != b:
-                raise _mismatch("compare", node.left, a, node.right, b, at=node)
+                raise dimension_mismatch("compare", node.left, a, node.right, b, at=node)
             return DIMENSIONLESS
         case ir.Logic() | ir.Not():
             _both(ir.children(node), dims)
@@ -211,7 +211,7 @@ def _dim_of(node: ir.Node, dims: dict) -> Dim:
         case ir.If():
             _, a, b = _both((node.cond, node.then, node.other), dims)
             if a != b:
-                raise _mismatch("choose between", node.then, a, node.other, b, verb="the branches of if", at=node)
+                raise dimension_mismatch("choose between", node.then, a, node.other, b, verb="the branches of if", at=node)
             return a
         case ir.Func():
             return _func(node, dims)
@@ -301,8 +301,10 @@ def constant_value(node: ir.Node) -> float | None:
     return None
 
 
-def _mismatch(action: str, left: ir.Node, a: Dim, right: ir.Node, b: Dim, verb: str | None = None,
-              at: ir.Node | None = None) -> IfrError:
+def dimension_mismatch(action: str, left: ir.Node, a: Dim, right: ir.Node, b: Dim, verb: str | None = None,
+                       at: ir.Node | None = None) -> IfrError:
+    """The error for two sides of different dimensions (`cannot add ...`),
+    with a hint naming what would make them agree."""
     what = f"cannot {action} {a} (`{left.text}`) and {b} (`{right.text}`)"
     if verb:
         what = f"{verb} differ: {a} (`{left.text}`) and {b} (`{right.text}`)"

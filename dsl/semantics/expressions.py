@@ -184,20 +184,20 @@ class ExpressionResolver:
                     return owner.fields[node.name]
                 close = suggest(node.name, owner.fields)
                 raise IfrError("unknown-field", f"`{self._text(node.obj)}` has no field `{node.name}`",
-                               _field_span(node), hint=f"did you mean {close}?" if close else
+                               field_name_span(node), hint=f"did you mean {close}?" if close else
                                "its fields are " + ", ".join(owner.fields))
             if isinstance(owner, ScenarioName):
                 cell = scope.lookup(node.name) if scope.module is self.main else None
                 if not isinstance(cell, str):
                     raise IfrError("unknown-name", f"`{node.name}` is not a cell of this file, so scenario "
-                                   f"`{owner.name}` has no value of it", _field_span(node))
+                                   f"`{owner.name}` has no value of it", field_name_span(node))
                 return ("scenario", owner.name, cell)
             if isinstance(owner, ModuleDef):
                 if node.name in owner.namespace:
                     return owner.namespace[node.name]
                 close = suggest(node.name, owner.namespace)
                 raise IfrError("unknown-name", f"module `{self._text(node.obj)}` has no `{node.name}`",
-                               _field_span(node), hint=f"did you mean {close}?" if close else None)
+                               field_name_span(node), hint=f"did you mean {close}?" if close else None)
             raise IfrError("not-a-record", f"`{self._text(node.obj)}` is {_describe(owner)}; it has no fields",
                            node.obj.span)
         return self.expr(node, scope)
@@ -415,7 +415,8 @@ def _describe(binding) -> str:
     return "not a value"
 
 
-def _field_span(node: syntax.FieldAccess) -> Span:
+def field_name_span(node: syntax.FieldAccess) -> Span:
+    """Where the field's name is in ``a.name`` (what an unknown field's error points at)."""
     s = node.span
     return Span(s.file, s.end_line, max(1, s.end_column - len(node.name)), s.end_line, s.end_column)
 

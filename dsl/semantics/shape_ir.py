@@ -201,25 +201,25 @@ def _name_slots(recipe) -> dict[tuple[int, int], tuple[int, int]] | None:
     """Where the names with digits of a shape's expression are: (column, end
     column) of the name -> (start, end) of its text in the line; None when
     anything else in the expression changes from line to line."""
-    from ifr.syntax.shapes import _LIST, _LIT, _NODE, _SLICE, _SPAN, _TUPLE
+    from ifr.syntax.shapes import RECIPE_LIST, RECIPE_LITERAL, RECIPE_NODE, RECIPE_SLICE, RECIPE_SPAN, RECIPE_TUPLE
     slots = {}
     stack = [recipe]
     while stack:
         r = stack.pop()
         kind = r[0]
-        if kind in (_LIT, _SPAN):
+        if kind in (RECIPE_LITERAL, RECIPE_SPAN):
             continue
-        if kind in (_LIST, _TUPLE):
+        if kind in (RECIPE_LIST, RECIPE_TUPLE):
             stack.extend(r[1])
             continue
-        if kind != _NODE:   # a text that changes, outside a name
+        if kind != RECIPE_NODE:   # a text that changes, outside a name
             return None
         cls, parts = r[1], r[2]
         if cls is syntax.Name:
             span, name = parts[syntax._fields(syntax.Name).index("span")], parts[syntax._fields(syntax.Name).index("id")]
-            if name[0] == _LIT:
+            if name[0] == RECIPE_LITERAL:
                 continue
-            if name[0] != _SLICE or span[0] != _SPAN:
+            if name[0] != RECIPE_SLICE or span[0] != RECIPE_SPAN:
                 return None
             slots[(span[1], span[2])] = (name[1], name[2])
             continue

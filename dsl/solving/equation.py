@@ -61,8 +61,8 @@ def _solve(model, cid: str, unknown: str, equation: str, text: str, origin: str)
         cell.bracket = tuple(bracket)
     left, right = dim_of(cell.lhs, model.dims), dim_of(cell.rhs, model.dims)
     if left != right:
-        from ifr.semantics.dimensions import _mismatch
-        raise _mismatch("equate", cell.lhs, left, cell.rhs, right)
+        from ifr.semantics.dimensions import dimension_mismatch
+        raise dimension_mismatch("equate", cell.lhs, left, cell.rhs, right)
     if cell.bracket is not None:
         _check_bracket(model, cid, cell.bracket)
     affected = model.binder.affected_by(cid)

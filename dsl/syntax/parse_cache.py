@@ -7,13 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ifr.syntax import nodes as syntax
-
-GRAMMAR = Path(__file__).resolve().parent / "grammar.lark"
-
-# How deeply an expression may nest (brackets, unary minus, the terms of a
-# sum): deep enough for any formula a person writes, shallow enough for
-# every phase after the parser to walk it.
-MAX_DEPTH = 1000
+from ifr.syntax.grammar import GRAMMAR, MAX_DEPTH
 
 
 def parse(text: str, file: str, by_line: bool = False) -> syntax.Program:
@@ -126,8 +120,8 @@ def _grammar_digest() -> str:
     version, and the rules this module applies after parsing."""
     import hashlib
 
-    from ifr import __version__
-    rules = f"{__version__}/{PARSER_RULES}/{MAX_DEPTH}".encode()
+    from ifr.version import VERSION
+    rules = f"{VERSION}/{PARSER_RULES}/{MAX_DEPTH}".encode()
     return hashlib.sha256(GRAMMAR.read_bytes() + rules).hexdigest()[:16]
 
 

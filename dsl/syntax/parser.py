@@ -12,8 +12,8 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from ifr.errors import IfrError, Span
 from ifr.syntax import nodes as syntax
+from ifr.syntax.grammar import GRAMMAR, MAX_DEPTH
 from ifr.syntax.lines import split_lines
-from ifr.syntax.parse_cache import GRAMMAR, MAX_DEPTH
 
 _OPENERS = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
 _CLOSERS = {v: k for k, v in _OPENERS.items()}
@@ -125,14 +125,14 @@ def parse_uncached(text: str, file: str) -> syntax.Program:
     diagnostics: list[IfrError] = []
     broken: list[str] = []
     try:
-        statements = _parse_text(source, file)
+        statements = parse_statements(source, file)
     except IfrError:
         # Parse again one statement at a time, so every mistake is found.
         statements = []
         for start, end in split_statements(source):
             line = source.count("\n", 0, start)
             try:
-                statements += _parse_text("\n" * line + source[start:end], file)
+                statements += parse_statements("\n" * line + source[start:end], file)
             except IfrError as e:
                 diagnostics.append(e)
                 defined = _DEFINES.match(source, start)
@@ -169,11 +169,11 @@ def _syntax(source: str, file: str, start: str):
         raise
 
 
-def _parse_text(source: str, file: str) -> list:
+def parse_statements(source: str, file: str) -> list:
     """The statements of ``source``; raises the first syntax error."""
     statements, by_line = _syntax(source, file, "start")
     for stmt in statements:
-        _attach_descriptions(stmt, by_line)
+        attach_descriptions(stmt, by_line)
         _check_depth(stmt)
     return statements
 
@@ -243,7 +243,9 @@ def split_statements(source: str) -> list[tuple[int, int]]:
     return chunks
 
 
-def _attach_descriptions(stmt, by_line: dict[int, str]) -> None:
+def attach_descriptions(stmt, by_line: dict[int, str]) -> None:
+    """Give a statement (and a record's fields) the comment of its line as
+    its description; ``by_line`` holds the comments by line number."""
     if isinstance(stmt, syntax.Record):
         first_field_line = stmt.fields[0].span.line if stmt.fields else None
         if first_field_line != stmt.span.line:

@@ -96,7 +96,7 @@ def parse_by_shape(text: str, file: str, min_lines: int = MIN_LINES, repeats: in
         return None
     builders: dict[str, object] = {}
     texts: dict[str, str] = {}   # one str per name: not one per use
-    from ifr.syntax.parser import _attach_descriptions
+    from ifr.syntax.parser import attach_descriptions
     try:
         for i, key, code, comment in keys:
             build = builders.get(key)
@@ -108,7 +108,7 @@ def parse_by_shape(text: str, file: str, min_lines: int = MIN_LINES, repeats: in
             made = build(i + 1, code)
             if comment:
                 for stmt in made:
-                    _attach_descriptions(stmt, {i + 1: comment})
+                    attach_descriptions(stmt, {i + 1: comment})
             statements += made
     except (IfrError, RecursionError):   # a syntax error, or a line nested too deep: parsed whole, reported there
         return None
@@ -131,9 +131,9 @@ def _docstring(text: str, file: str, statements: list) -> int | None:
     rest = text[end + 3:line_end]
     if rest.strip() and not rest.strip().startswith("#"):
         return None
-    from ifr.syntax.parser import _parse_text
+    from ifr.syntax.parser import parse_statements
     try:
-        statements += _parse_text(text[:line_end] + "\n", file)
+        statements += parse_statements(text[:line_end] + "\n", file)
     except IfrError:
         return None
     return text.count("\n", 0, line_end) + 1
@@ -154,15 +154,15 @@ def _template(key: str | tuple, code: str) -> list | None:
     found = _TEMPLATES.get(key, False)
     if found is not False:
         return found
-    from ifr.syntax.parser import _parse_text
+    from ifr.syntax.parser import parse_statements
     literal = type(key) is str   # a line with a string is its own shape: nothing in it varies
     zero = code if literal else _NAME_WITH_DIGIT.sub(_zeros, code)
     names = [] if literal else [m.span() for m in _NAME_WITH_DIGIT.finditer(zero)]
     # One more reading per name: its digits read as 1, the others' as 0.  A
     # text that changes with exactly the names it spans is a slice of the line.
     probes = [zero[:a] + zero[a:b].translate(_ONES) + zero[b:] for a, b in names]
-    tree = _parse_text(zero + "\n", "")
-    readings = [_parse_text(probe + "\n", "") for probe in probes]
+    tree = parse_statements(zero + "\n", "")
+    readings = [parse_statements(probe + "\n", "") for probe in probes]
     try:
         if any(len(r) != len(tree) for r in readings):
             raise _Unshaped
@@ -175,7 +175,9 @@ def _template(key: str | tuple, code: str) -> list | None:
     return found
 
 
-_LIT, _SPAN, _SLICE, _PATCH, _LIST, _TUPLE, _NODE = range(7)
+# The kinds of a recipe's parts (the first item of each), read also by the
+# shape-level IR (semantics/shape_ir.py), which finds a shape's names in them.
+RECIPE_LITERAL, RECIPE_SPAN, RECIPE_SLICE, RECIPE_PATCH, RECIPE_LIST, RECIPE_TUPLE, RECIPE_NODE = range(7)
 
 
 def _recipe(a, others: list, zero: str, probes: list[str], names: list[tuple[int, int]]):
@@ -190,32 +192,32 @@ def _recipe(a, others: list, zero: str, probes: list[str], names: list[tuple[int
         if (a.line, a.column, a.end_line, a.end_column) != where or any(
                 (b.line, b.column, b.end_line, b.end_column) != where for b in others):
             raise _Unshaped
-        return (_SPAN, a.column, a.end_column)
+        return (RECIPE_SPAN, a.column, a.end_column)
     if isinstance(a, str):
         changed = {j for j, b in enumerate(others) if b != a}
         if not changed:
-            return (_LIT, a)
+            return (RECIPE_LITERAL, a)
         size = len(a)
         at = [k for k in range(len(zero) - size + 1)
               if zero.startswith(a, k)
               and all((k <= names[j][0] and names[j][1] <= k + size) == (j in changed) for j in range(len(names)))
               and all(probes[j].startswith(others[j], k) for j in changed)]
         if len(at) == 1:
-            return (_SLICE, at[0], at[0] + size)
-        return (_PATCH, a, _patches(a, others, changed, zero, probes, names))
+            return (RECIPE_SLICE, at[0], at[0] + size)
+        return (RECIPE_PATCH, a, _patches(a, others, changed, zero, probes, names))
     if a is None or isinstance(a, (bool, int, float)):
         if any(b != a and not (a != a and b != b) for b in others):   # NaN is its own reading
             raise _Unshaped
-        return (_LIT, a)
+        return (RECIPE_LITERAL, a)
     if isinstance(a, (list, tuple)):
         if any(len(b) != len(a) for b in others):
             raise _Unshaped
-        return (_LIST if isinstance(a, list) else _TUPLE,
+        return (RECIPE_LIST if isinstance(a, list) else RECIPE_TUPLE,
                 [_recipe(x, [b[k] for b in others], zero, probes, names) for k, x in enumerate(a)])
     if not hasattr(a, "__dataclass_fields__") or type(a) is syntax.Program:
         raise _Unshaped   # nothing a syntax node holds (the test of every bundled file says so)
     fields = syntax._FIELDS.get(type(a)) or syntax._fields(type(a))
-    return (_NODE, type(a), [_recipe(getattr(a, f), [getattr(b, f) for b in others], zero, probes, names)
+    return (RECIPE_NODE, type(a), [_recipe(getattr(a, f), [getattr(b, f) for b in others], zero, probes, names)
                              for f in fields])
 
 
@@ -254,12 +256,12 @@ class Shape:
     def __init__(self, make, recipe):
         self.make = make
         self.recipe = recipe
-        self.root = recipe[1] if recipe[0] == _NODE else type(recipe[1])   # the class of the tree's root
+        self.root = recipe[1] if recipe[0] == RECIPE_NODE else type(recipe[1])   # the class of the tree's root
 
 
 def _builder(template: list, file: str, intern):
     """A function (line number, the line's code) -> the line's statements."""
-    makers = [_cell_maker(r, file, intern) if r[0] == _NODE and r[1] is syntax.Cell else _maker(r, file, intern)
+    makers = [_cell_maker(r, file, intern) if r[0] == RECIPE_NODE and r[1] is syntax.Cell else _maker(r, file, intern)
               for r in template]
     if len(makers) == 1:   # a line of one statement: most are
         only = makers[0]
@@ -272,9 +274,9 @@ def _cell_maker(recipe, file: str, intern):
     parts = list(recipe[2])
     at = syntax._fields(syntax.Cell).index("expr")
     shape = Shape(_maker(parts[at], file, intern), parts[at])
-    parts[at] = (_LIT, None)
+    parts[at] = (RECIPE_LITERAL, None)
     # (a cell's name and formula are its own: not kept in ``intern``, a text per name, as its tree's names are)
-    make = _maker((_NODE, syntax.ShapedCell, parts), file, {}.get)
+    make = _maker((RECIPE_NODE, syntax.ShapedCell, parts), file, {}.get)
 
     def cell(line: int, code: str):
         made = make(line, code)
@@ -286,43 +288,43 @@ def _cell_maker(recipe, file: str, intern):
 def _maker(recipe, file: str, intern):
     """A function (line number, code) -> the value a recipe describes."""
     kind = recipe[0]
-    if kind == _LIT:
+    if kind == RECIPE_LITERAL:
         value = recipe[1]
         return lambda line, code: value
-    if kind == _SPAN:
+    if kind == RECIPE_SPAN:
         column, end_column = recipe[1], recipe[2]
         return lambda line, code: Span(file, line, column, line, end_column)
-    if kind == _SLICE:
+    if kind == RECIPE_SLICE:
         start, end = recipe[1], recipe[2]
         def text(line: int, code: str) -> str:
             found = code[start:end]
             return intern(found, found)
         return text
-    if kind == _PATCH:
+    if kind == RECIPE_PATCH:
         template, pairs = recipe[1], recipe[2]
 
         def patched(line: int, code: str) -> str:
             found = _patched(template, pairs, code)
             return intern(found, found)
         return patched
-    if kind in (_LIST, _TUPLE):
+    if kind in (RECIPE_LIST, RECIPE_TUPLE):
         parts = [_maker(r, file, intern) for r in recipe[1]]
-        if kind == _LIST:
+        if kind == RECIPE_LIST:
             return lambda line, code: [p(line, code) for p in parts]
         return lambda line, code: tuple(p(line, code) for p in parts)
     cls, parts = recipe[1], recipe[2]
-    fixed = [r[1] if r[0] == _LIT else None for r in parts]
+    fixed = [r[1] if r[0] == RECIPE_LITERAL else None for r in parts]
     # Spans and slices are made here, not by a function of their own: this
     # runs for every node of every line.
-    moving = [(k, r[0], r[1], r[2]) if r[0] in (_SPAN, _SLICE) else (k, _NODE, _maker(r, file, intern), None)
-              for k, r in enumerate(parts) if r[0] != _LIT]
+    moving = [(k, r[0], r[1], r[2]) if r[0] in (RECIPE_SPAN, RECIPE_SLICE) else (k, RECIPE_NODE, _maker(r, file, intern), None)
+              for k, r in enumerate(parts) if r[0] != RECIPE_LITERAL]
 
     def node(line: int, code: str):
         values = fixed.copy()
         for k, kind, a, b in moving:
-            if kind == _SPAN:
+            if kind == RECIPE_SPAN:
                 values[k] = Span(file, line, a, line, b)
-            elif kind == _SLICE:
+            elif kind == RECIPE_SLICE:
                 found = code[a:b]
                 values[k] = intern(found, found)
             else:

@@ -1,0 +1,99 @@
+"""Every error code ifr reports, with what it means and the exit code it gives.
+
+A code is the stable name of a kind of mistake (`error[unit-mismatch]`):
+scripts and editors match on it, the golden tests pin it, README lists it.
+Codes are written as strings where errors are made; this is the one list of
+them, and tests/test_codes.py fails when a code is used that is not here or
+listed here and never used.  A user's mistake exits 2 (README's exit codes);
+``exit_code`` is given only where a code's differs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ErrorCode:
+    """One code: what it means in a line, and the exit code of a command that reports it."""
+
+    meaning: str
+    exit_code: int = 2
+
+
+CODES: dict[str, ErrorCode] = {
+    "bad-argument": ErrorCode("a built-in function is given an argument it cannot take"),
+    "bad-bracket": ErrorCode("a solve's bracket is not a range of the unknown"),
+    "bad-check": ErrorCode("a check is neither `= value` nor a comparison"),
+    "bad-equation": ErrorCode("a solve's equation is not an equation"),
+    "bad-range": ErrorCode("a range is empty or its step is not positive"),
+    "bad-unit": ErrorCode("a unit expression does not parse"),
+    "bad-value": ErrorCode("a value given on the command line or in Python is no value for its cell"),
+    "cache-folder": ErrorCode("the cache folder holds files ifr did not write "
+                              "(a warning when a command goes on with a temporary one)"),
+    "condition": ErrorCode("a condition (true or false) is given where a number is needed"),
+    "cycle": ErrorCode("cells depend on each other"),
+    "depends-on-error": ErrorCode("a cell uses a cell that has an error"),
+    "display-unit": ErrorCode("a cell's display unit is of another dimension than its value"),
+    "division-by-zero": ErrorCode("a division by zero, or zero to a negative power"),
+    "domain": ErrorCode("a function is applied outside its domain (a negative number to a fractional power)"),
+    "empty-table": ErrorCode("a table varies a cell over no values"),
+    "encoding": ErrorCode("a file is not valid UTF-8 text"),
+    "formula-in-input": ErrorCode("an edited workbook's input cell holds a formula or a text, not a number"),
+    "import-cycle": ErrorCode("modules import each other"),
+    "internal": ErrorCode("ifr itself failed on the file (a bug), as the editor shows it", exit_code=3),
+    "invalid": ErrorCode("a table or scenario that a cell reads has an error"),
+    "misplaced-docstring": ErrorCode("a docstring is written elsewhere than at the top of the file"),
+    "missing-dependency": ErrorCode("an optional package the command needs is not installed"),
+    "missing-module": ErrorCode("a `use` names a module that does not exist"),
+    "nested-solve": ErrorCode("a solve would have to solve through another solve"),
+    "no-files": ErrorCode("a folder given on the command line holds no .ifr file"),
+    "no-inputs": ErrorCode("a sensitivity is asked of a cell that depends on no input"),
+    "no-solution": ErrorCode("a solve finds no value of the unknown that makes the equation hold"),
+    "no-such-file": ErrorCode("a file or folder given on the command line does not exist"),
+    "no-value": ErrorCode("a `first`, `argmax` or reduction finds nothing to give"),
+    "not-a-cell": ErrorCode("a name that is not a cell is used where a cell is needed"),
+    "not-a-condition": ErrorCode("`prob()` is given a value, not a condition"),
+    "not-a-number": ErrorCode("a value is NaN (0/0, inf - inf), or a workbook's value is not a finite number"),
+    "not-a-record": ErrorCode("a field is read of something that is not a record"),
+    "not-a-value": ErrorCode("a function, table or scenario is used as a value"),
+    "not-an-input": ErrorCode("an edited workbook changes a cell that only the .ifr file sets"),
+    "not-here": ErrorCode("an expression cannot be computed where it is written"),
+    "not-plotted": ErrorCode("a table varies more values than a plot can show"),
+    "not-uncertain": ErrorCode("a distribution is asked of a cell that is a single value"),
+    "offset-unit": ErrorCode("an offset or logarithmic unit (degC, dB), which ifr does not compute with"),
+    "overflow": ErrorCode("a value is too large to compute or to show in its unit"),
+    "range-bound": ErrorCode("a range's bound is not a whole number"),
+    "range-too-large": ErrorCode("a table has more rows than a table may hold"),
+    "recursion": ErrorCode("a function calls itself"),
+    "redefinition": ErrorCode("a name is defined twice"),
+    "several-solutions": ErrorCode("a solve's equation holds for several values of the unknown"),
+    "si-suffix": ErrorCode("a number is written with an SI prefix as if it were a unit (`3k`)"),
+    "solve-independent": ErrorCode("a solve's equation does not depend on its unknown"),
+    "syntax": ErrorCode("the text does not parse"),
+    "too-deep": ErrorCode("an expression or the modules are nested too deep"),
+    "too-large": ErrorCode("a number, an expansion or the model is too large"),
+    "too-many-cells": ErrorCode("a workbook's sheet has no row left for a cell"),
+    "too-much-work": ErrorCode("a comprehension or a Monte Carlo run would take too long"),
+    "uncertain-check": ErrorCode("a check compares an uncertain value"),
+    "uncertain-value": ErrorCode("an uncertain value is given where one number is needed"),
+    "unclosed-bracket": ErrorCode("a bracket is never closed"),
+    "unit-changed": ErrorCode("an edited workbook changes an input's unit"),
+    "unit-fallback": ErrorCode("a single-letter name is read as a unit (a warning)", exit_code=0),
+    "unit-mismatch": ErrorCode("the dimensions of two sides or of a value and its unit differ"),
+    "unknown-column": ErrorCode("a table's row is read at a column it does not show"),
+    "unknown-field": ErrorCode("a record has no field of that name"),
+    "unknown-function": ErrorCode("no function of that name"),
+    "unknown-name": ErrorCode("no cell, unit or function of that name"),
+    "unknown-row": ErrorCode("a table has no row of that key"),
+    "unknown-scenario": ErrorCode("no scenario of that name"),
+    "unknown-table": ErrorCode("no table of that name"),
+    "unknown-unit": ErrorCode("no unit of that name"),
+    "unreadable": ErrorCode("a file or workbook cannot be read"),
+    "unwritable": ErrorCode("an output file cannot be written where it is asked for"),
+    "usage": ErrorCode("the command line is not one ifr takes"),
+    "vector-bound": ErrorCode("a range bound or a built-in's argument varies across a table's sweep"),
+    "workbook-mismatch": ErrorCode("an edited workbook does not have the cells ifr wrote"),
+    "workbook-too-large": ErrorCode("a workbook is larger than ifr reads"),
+    "write-failed": ErrorCode("an output could not be written (a full disk)"),
+    "wrong-arity": ErrorCode("a function is called with the wrong number or kind of arguments"),
+}
