@@ -21,7 +21,6 @@ target, so a failed export never leaves half a workbook behind.
 from __future__ import annotations
 
 import math
-import numbers
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,11 +43,13 @@ from ifr.errors import IfrError
 from ifr.evaluation.evaluate import is_truth_value
 from ifr.exporters.cells import display_value, exported_cells, source_text, title_and_text
 from ifr.exporters.excel.ir_formula import IrPrinter, NotPrintable
-from ifr.exporters.excel.names import assign_names, is_excel_name
+from ifr.exporters.excel.names import assign_names
 from ifr.exporters.excel.numbers import NotExcel
 from ifr.exporters.output import atomic_output
-from ifr.exporters.xlsx.formulas import FormulaBuilder, IrFormula, NotLive, _find
+from ifr.exporters.xlsx.formulas import FormulaBuilder, IrFormula, first_node
 from ifr.exporters.xlsx.layout import fixed_sheets, table_titles
+from ifr.exporters.xlsx.live import NotLive
+from ifr.exporters.xlsx.sheet import column_name, merged_text, setup_print, sheet_reference, write_formula, write_number
 from ifr.exporters.xlsx.style import RowHeights, Styles, input_format, number_format, text_width
 from ifr.semantics import ir
 
@@ -483,7 +484,7 @@ class WorkbookWriter:
     def _mark_fixed_sheets(self) -> None:
         """A hidden name at A1 of each sheet whose fixed cells the read-back checks,
         which follows the sheet when it is renamed (`xlsx_layout.fixed_sheets`)."""
-        self.workbook.defined_names.extend([fixed.marker, -1, f"{_quote(fixed.title)}!$A$1", True]
+        self.workbook.defined_names.extend([fixed.marker, -1, f"{sheet_reference(fixed.title)}!$A$1", True]
                                            for fixed in fixed_sheets(self.model))
 
     # --- formulas
@@ -539,7 +540,7 @@ class WorkbookWriter:
                 row += 1
         # Every name passed `is_excel_name` in `assign_names`, which is stricter than
         # xlsxwriter's own checks in define_name: they are skipped, one per cell.
-        prefix = f"{_quote(sheet)}!${_col(VALUE_COL)}$"
+        prefix = f"{sheet_reference(sheet)}!${column_name(VALUE_COL)}$"
         self.workbook.defined_names.extend([self.names[cid], -1, f"{prefix}{self.address[cid][1] + 1}", False]
                                            for cid in cids)
 
@@ -623,7 +624,7 @@ class WorkbookWriter:
         cell = self._graph_cells[cid]
         if cell.kind == "input" or cid in self.model.overrides:
             written = _written_number(cell) if cid not in self.model.overrides else None
-            computed = cell.expr is not None and _find(cell.expr, (ir.MonteCarlo, ir.Reduce))
+            computed = cell.expr is not None and first_node(cell.expr, (ir.MonteCarlo, ir.Reduce))
             note = (f"An input computed by ifr from `{cell.source}` (it refers to no other cell); edit it like "
                     "any input.") if computed and cid not in self.model.overrides else None
             return _ValueCell(value, self.styles("input", input_format(value, written)), note=note)
@@ -718,7 +719,7 @@ class WorkbookWriter:
     def mark_stale(self, sheet, row: int, col: int) -> None:
         if self._stale_format is None:
             self._stale_format = self.workbook.add_format({"bg_color": "#F4CCCC", "font_color": "#990000"})
-        ref = f"{_col(col)}{row + 1}"
+        ref = f"{column_name(col)}{row + 1}"
         sheet.conditional_format(row, col, row, col, {"type": "formula", "criteria": f"=ISNA({ref})",
                                                       "format": self._stale_format})
 
@@ -796,81 +797,7 @@ def _written_number(cell) -> str | None:
     return None
 
 
-NOTE_SIZE = {"x_scale": 2.5, "y_scale": 1.5}
 # Every sheet is protected without a password: only the unlocked (input)
 # cells can be edited, and what a reader needs stays allowed.
 PROTECTION = {"select_locked_cells": True, "select_unlocked_cells": True, "format_cells": True,
               "format_columns": True, "format_rows": True, "sort": True, "autofilter": True, "objects": True}
-
-
-def write_number(sheet, row: int, col: int, value, style, note: str | None = None) -> None:
-    """A number (or a bool), with an optional note; a value ifr could not compute
-    (inf, nan) is the error #N/A (`=NA()`) with a note saying so, never a number."""
-    if is_truth_value(value):
-        sheet.write_boolean(row, col, bool(value), style)
-    elif isinstance(value, numbers.Real) and math.isfinite(value):   # numpy's numbers are Real too
-        sheet.write_number(row, col, float(value), style)
-    elif isinstance(value, numbers.Real):
-        sheet.write_formula(row, col, "=NA()", style, "#N/A")
-        note = _joined(not_computed(value), note)
-    else:
-        sheet.write_string(row, col, str(value), style)
-    if note:
-        sheet.write_comment(row, col, note, NOTE_SIZE)
-
-
-def write_formula(sheet, row: int, col: int, text: str, style, value, note: str | None = None) -> None:
-    """A live formula carrying ifr's value (a number, bool or text) for viewers that do
-    not recalculate; a value ifr could not compute is carried as #N/A, with a note."""
-    if type(value) is float and math.isfinite(value):     # most cells: no other test
-        cached = value
-    elif is_truth_value(value):
-        cached = bool(value)
-    elif isinstance(value, str):
-        cached = value
-    elif math.isfinite(float(value)):
-        cached = float(value)
-    else:
-        cached, note = "#N/A", _joined(not_computed(value), note)
-    sheet.write_formula(row, col, text, style, cached)
-    if note:
-        sheet.write_comment(row, col, note, NOTE_SIZE)
-
-
-def not_computed(value) -> str:
-    what = "not a number (NaN)" if math.isnan(float(value)) else ("-" if value < 0 else "") + "infinite"
-    return f"ifr could not compute this cell: its value is {what}, which a workbook cannot hold as a number."
-
-
-def _joined(first: str, second: str | None) -> str:
-    return first if not second else f"{first}\n\n{second}"
-
-
-def merged_text(sheet, row: int, first_col: int, last_col: int, text: str, style) -> None:
-    """Text across merged cells, always as text (never read as a formula)."""
-    if last_col > first_col:
-        sheet.merge_range(row, first_col, row, last_col, "", style)
-    sheet.write_string(row, first_col, text, style)
-
-
-def setup_print(sheet, header_row: int, last_row: int, last_col: int) -> None:
-    """Landscape, one page wide, the header repeated on every page."""
-    sheet.set_landscape()
-    sheet.set_paper(9)          # A4
-    sheet.fit_to_pages(1, 0)
-    sheet.set_margins(left=0.4, right=0.4, top=0.5, bottom=0.5)
-    sheet.repeat_rows(header_row)
-    sheet.print_area(0, 0, max(last_row, header_row), last_col)
-
-
-def _col(index: int) -> str:
-    from xlsxwriter.utility import xl_col_to_name
-    return xl_col_to_name(index)
-
-
-def _quote(sheet_name: str) -> str:
-    """A sheet name as a formula refers to it: quoted unless it is a plain name
-    (a table named `AB12` must read 'AB12'!B5, or Excel takes it for a cell)."""
-    if is_excel_name(sheet_name):
-        return sheet_name
-    return "'" + sheet_name.replace("'", "''") + "'"
