@@ -3,6 +3,7 @@ over it; nothing left behind, and the old file kept, when writing fails."""
 from __future__ import annotations
 
 import errno
+import importlib
 import os
 import signal
 import stat
@@ -14,6 +15,7 @@ from openpyxl import load_workbook
 import ifr
 from ifr.cli import main
 from ifr.errors import IfrError
+from ifr.exporters import exporter
 
 ROOT = Path(__file__).resolve().parent.parent
 PD_HANDOFF = ROOT / "models" / "pd_handoff.ifr"
@@ -54,13 +56,13 @@ def test_a_planted_symlink_is_never_written_through(model, tmp_path, suffix):
 def test_a_failing_export_leaves_no_temporary_file_and_the_old_file(model, tmp_path, monkeypatch, suffix):
     target = tmp_path / f"plan{suffix}"
     target.write_bytes(b"the good file")
-    module = {".xlsx": "xlsx", ".md": "markdown", ".json": "json"}[suffix]
-    exporter = __import__(f"ifr.exporters.{module}", fromlist=["write"])
+    # the exporter's module, as `export` finds it, and the step of it that writes the file's content
+    module = importlib.import_module(exporter(target).module)
+    step = {".xlsx": "WorkbookWriter", ".md": "render", ".json": "document"}[suffix]
 
     def broken(*args, **kwargs):
         raise RuntimeError("a bug halfway")
-    monkeypatch.setattr(exporter, {"xlsx": "WorkbookWriter", "markdown": "render", "json": "document"}[module],
-                        broken)
+    monkeypatch.setattr(module, step, broken)
     with pytest.raises(RuntimeError):
         model.export(target)
     assert target.read_bytes() == b"the good file"
