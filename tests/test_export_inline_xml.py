@@ -246,3 +246,24 @@ def test_outside_the_tested_releases_the_workbook_still_recalculates(tmp_path, m
             wrong.append((cell.name, want, got))
     assert compared > 50 and wrong == []
     assert errors_in(rec) == []
+
+
+def test_a_release_without_the_private_names_takes_xlsxwriters_own_path(tmp_path):
+    """Where xlsxwriter no longer has a private name the shortcuts read, the
+    module still imports, and the export takes xlsxwriter's own path."""
+    import subprocess
+    import sys
+    import textwrap
+    out = tmp_path / "plain.xlsx"
+    script = textwrap.dedent(f"""
+        import xlsxwriter.worksheet
+        del xlsxwriter.worksheet._preserve_whitespace
+        import ifr
+        from ifr.exporters.xlsx.inline_xml import shortcuts_apply
+        ifr.load({str(ROOT / "models" / "pd_throughput.ifr")!r}).export({str(out)!r})
+        print(shortcuts_apply())
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+    assert b"inlineStr" not in _parts(out)["xl/worksheets/sheet1.xml"]
+    assert load_workbook(out)["Model"]["A1"].value

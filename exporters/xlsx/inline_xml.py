@@ -19,11 +19,16 @@ import xlsxwriter
 from xlsxwriter.app import App
 from xlsxwriter.packager import Packager
 from xlsxwriter.utility import xl_rowcol_to_cell_fast
-from xlsxwriter.worksheet import CellFormulaTuple as _FORMULA
-from xlsxwriter.worksheet import CellNumberTuple as _NUMBER
-from xlsxwriter.worksheet import CellStringTuple as _STRING
-from xlsxwriter.worksheet import _preserve_whitespace
-from xlsxwriter.worksheet import re_dynamic_function as _DYNAMIC
+
+try:    # xlsxwriter's private names: a release without one of them takes xlsxwriter's own path
+    from xlsxwriter.worksheet import CellFormulaTuple as _FORMULA
+    from xlsxwriter.worksheet import CellNumberTuple as _NUMBER
+    from xlsxwriter.worksheet import CellStringTuple as _STRING
+    from xlsxwriter.worksheet import _preserve_whitespace
+    from xlsxwriter.worksheet import re_dynamic_function as _DYNAMIC
+    _PRIVATE_NAMES_FOUND = True
+except ImportError:
+    _PRIVATE_NAMES_FOUND = False
 
 # The xlsxwriter releases the shortcuts are tested against: from the first
 # to before the second (pyproject.toml pins the same range).
@@ -39,10 +44,11 @@ def new_workbook(stream, options: dict) -> xlsxwriter.Workbook:
 
 
 def shortcuts_apply(version: str | None = None) -> bool:
-    """Whether the installed xlsxwriter (or `version`) is one the shortcuts are tested against."""
+    """Whether the installed xlsxwriter (or `version`) is one the shortcuts are
+    tested against, and has the private names they read."""
     found = tuple(int(part) for part in re.findall(r"\d+", version or xlsxwriter.__version__)[:2])
     low, high = TESTED
-    return low <= found < high
+    return _PRIVATE_NAMES_FOUND and low <= found < high
 
 
 def writes_xml(sheet) -> bool:
