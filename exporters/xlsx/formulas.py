@@ -7,9 +7,9 @@ the formula for a cell `c` is its ifr expression with every referenced cell
 (`1073.741824*kv_state/link`). Symbols are named by cell ids; the xlsx
 writer prints them as defined names or cell references.
 
-Not everything is a formula. `NotLive` carries the note that says why a
-cell is a value instead (a numeric solve, a Monte Carlo, a comprehension
-Excel cannot follow).
+Not everything is a formula. `NotLive` (in `live`) carries the note that
+says why a cell is a value instead (a numeric solve, a Monte Carlo, a
+comprehension Excel cannot follow).
 """
 from __future__ import annotations
 
