@@ -317,17 +317,16 @@ def _spaced(value: str) -> str:
 
 def _cell_rows(model):
     from ifr.display import factor, format_number, quantity_text
+    from ifr.exporters.cells import cell_record, exported_cells
     rows = []
-    cells, units, values = model.graph.cells, model.units, model.values
-    errors, overrides = model.errors, model.overrides
-    for cid in model.used_cells():
-        cell = cells[cid]
-        unit = units[cid]
-        kind = "override" if cid in overrides else cell.kind
-        row = {"name": cell.name, "value": None, "unit": unit, "kind": kind,
-               "formula": cell.source, "description": cell.description,
-               "section": cell.section if not cell.module else f"from {cell.module}"}
-        failed = errors.get(cid)
+    cells, values = model.graph.cells, model.values
+    for cid in exported_cells(model):
+        cell, record = cells[cid], cell_record(model, cid)
+        unit = record.unit
+        row = {"name": record.name, "value": None, "unit": unit, "kind": record.shown_kind,
+               "formula": record.source, "description": record.description,
+               "section": record.section if not record.module else f"from {record.module}"}
+        failed = record.error
         if failed is None:
             raw = values[cid]
             if type(raw) is float:   # most cells: a certain number, neither uncertain nor a condition
@@ -346,7 +345,7 @@ def _cell_rows(model):
                            p95=stats.p95, interval=f"{format_number(stats.p5)} to {format_number(stats.p95)}")
             row = _shown_finite(row, cell)
         else:
-            _error_row(row, failed.code, failed.message, failed.error.span)
+            _error_row(row, failed)
         rows.append(row)
     return rows
 
@@ -363,14 +362,14 @@ def _shown_finite(row: dict, cell) -> dict:
     for key in ("mean", "median", "sd", "p5", "p95", "interval", "uncertain"):
         row.pop(key, None)
     from ifr.display import too_large_to_show
-    error = too_large_to_show(cell, row["unit"])
-    return _error_row(row, error.code, error.message, error.span)
+    return _error_row(row, too_large_to_show(cell, row["unit"]))
 
 
-def _error_row(row: dict, code: str, message: str, span) -> dict:
+def _error_row(row: dict, error) -> dict:
+    """The row as a cell error: no value, the error's record, #ERROR shown."""
+    from ifr.exporters.cells import error_record
     row["value"] = None
-    row["error"] = {"code": code, "message": message, "line": span.line if span else None,
-                    "column": span.column if span else None}
+    row["error"] = error_record(error)
     row["text"] = "#ERROR"
     return row
 

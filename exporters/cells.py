@@ -1,10 +1,15 @@
-"""What every exporter shows: which cells, their values and their formulas as written."""
+"""What every exporter shows: which cells, their values and their formulas as
+written, and one record of a cell's facts and of an error, so that the JSON
+export, Markdown and the command line's `--format json` say the same thing
+the same way."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from ifr.display import factor
-from ifr.evaluation.evaluate import is_truth_value
+from ifr.errors import IfrError
+from ifr.evaluation.evaluate import CellError, is_truth_value
 
 
 def exported_cells(model) -> list[str]:
@@ -33,7 +38,51 @@ def display_value(model, cid: str):
     return float(model.value(cid))
 
 
+class CellRecord(NamedTuple):
+    """A cell's facts that do not depend on how its value is shown (a named
+    tuple: made for every cell of a big model, it costs a tenth of a frozen
+    dataclass)."""
+    name: str
+    kind: str                   # as defined: input, formula, solve, ...
+    overridden: bool            # set by --set or --inputs-from
+    section: str | None
+    module: str | None          # the module it is imported from, None for the main file's
+    unit: str                   # its display unit
+    source: str                 # its formula as written
+    formula: str                # ... with its `in unit` (`source_text`)
+    description: str
+    error: CellError | None     # why it has no value
+
+    @property
+    def shown_kind(self) -> str:
+        """The kind a listing shows: `override` for a cell set from outside the file."""
+        return "override" if self.overridden else self.kind
+
+
+def cell_record(model, cid: str) -> CellRecord:
+    """The facts of cell `cid` of `model`."""
+    cell = model.graph.cells[cid]
+    return CellRecord(cell.name, cell.kind, cid in model.overrides, cell.section, cell.module or None,
+                      model.units[cid], cell.source, source_text(cell), cell.description, model.errors.get(cid))
+
+
+def error_record(error: IfrError | CellError) -> dict:
+    """An error as every JSON output gives it: its code, message, line and column."""
+    span = (error.error if isinstance(error, CellError) else error).span
+    return {"code": error.code, "message": error.message, "line": span.line if span else None,
+            "column": span.column if span else None}
+
+
+def closed_form(model, cid: str) -> str | None:
+    """A solve's closed form as `ifr explain` prints it (base SI units), or None."""
+    try:
+        return model.explain(cid).get("closed_form")
+    except IfrError:
+        return None
+
+
 def source_text(cell) -> str:
+    """A cell's formula as written, with its `in unit` when it has one."""
     text = cell.source
     if cell.display and not text.rstrip().endswith(f"in {cell.display}"):
         text += f"   in {cell.display}"

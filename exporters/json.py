@@ -15,9 +15,16 @@ from pathlib import Path
 
 import ifr
 from ifr.display import si_unit, too_large_to_show
-from ifr.errors import IfrError
 from ifr.evaluation.uncertain import is_samples, summary
-from ifr.exporters.cells import display_value, exported_cells, source_text, table_result, title_and_text
+from ifr.exporters.cells import (
+    cell_record,
+    closed_form,
+    display_value,
+    error_record,
+    exported_cells,
+    table_result,
+    title_and_text,
+)
 from ifr.exporters.output import atomic_output
 from ifr.semantics import ir
 
@@ -42,13 +49,12 @@ def document(model) -> dict:
     }
 
 
-def _kind(model, cid: str) -> str:
-    cell = model.graph.cells[cid]
-    if cid in model.overrides:
-        return "override"
-    if cell.expr is not None and any(isinstance(n, ir.MonteCarlo) for n in ir.walk(cell.expr)):
+def _kind(model, cid: str, shown: str) -> str:
+    """The record's kind, or `montecarlo` for a cell that draws samples."""
+    expr = model.graph.cells[cid].expr
+    if shown != "override" and expr is not None and any(isinstance(n, ir.MonteCarlo) for n in ir.walk(expr)):
         return "montecarlo"
-    return cell.kind
+    return shown
 
 
 def _si(model, cid: str):
@@ -66,41 +72,31 @@ def _si(model, cid: str):
 
 
 def _cell(model, cid: str) -> dict:
-    cell = model.graph.cells[cid]
+    record = cell_record(model, cid)
     si, si_text = _si(model, cid)
-    out = {"name": cell.name, "kind": _kind(model, cid),
-           "section": cell.section, "module": cell.module or None,
-           "value": _plain(display_value(model, cid)), "unit": model.units[cid],
-           "si": si, "si_unit": si_text, "formula": source_text(cell), "description": cell.description}
-    failed = model.errors.get(cid)
+    out = {"name": record.name, "kind": _kind(model, cid, record.shown_kind),
+           "section": record.section, "module": record.module,
+           "value": _plain(display_value(model, cid)), "unit": record.unit,
+           "si": si, "si_unit": si_text, "formula": record.formula, "description": record.description}
+    failed = record.error
     if failed is None and out["value"] is None:     # finite in SI, not in its display unit (`1e306 m in nm`)
-        failed = too_large_to_show(cell, out["unit"])
+        failed = too_large_to_show(model.graph.cells[cid], out["unit"])
     if failed is not None:
         out["value"] = None
-        if cid in model.errors:
+        if record.error is not None:
             out["si"] = None
-        s = failed.span if isinstance(failed, IfrError) else failed.error.span
-        out["error"] = {"code": failed.code, "message": failed.message,
-                        "line": s.line if s else None, "column": s.column if s else None}
+        out["error"] = error_record(failed)
     else:
         stats = model.summary(cid)
         if stats is not None:   # uncertain: `value` is the median of the samples
             out.update(uncertain=True, mean=_plain(stats.mean), median=_plain(stats.median), sd=_plain(stats.sd),
                        p5=_plain(stats.p5), p95=_plain(stats.p95), samples=model.sampling.samples,
                        seed=model.sampling.seed)
-    if failed is None and cell.kind == "solve":
+    if failed is None and record.kind == "solve":
         solution = model.solver.solutions.get(cid)
         out["method"] = solution.note if solution is not None else None
-        out["closed_form"] = _closed_form(model, cid)
+        out["closed_form"] = closed_form(model, cid)
     return out
-
-
-def _closed_form(model, cid: str) -> str | None:
-    """The closed form as `ifr explain` prints it (base SI units), or None."""
-    try:
-        return model.explain(cid).get("closed_form")
-    except IfrError:
-        return None
 
 
 def _table(model, name: str) -> dict:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import ifr
 from ifr.display import format_number, share_text
-from ifr.exporters.cells import exported_cells, source_text, table_result, title_and_text
+from ifr.exporters.cells import cell_record, closed_form, exported_cells, table_result, title_and_text
 from ifr.exporters.output import atomic_output
 
 
@@ -26,19 +26,18 @@ def render(model) -> str:
     lines = [f"# {_text(title)}", "", f"Exported by ifr {ifr.__version__} from {_code(model.file)}.", ""]
     if rest:
         lines += [_paragraphs(rest), ""]
-    groups: dict[str, list[str]] = {}
+    groups: dict[str, list] = {}
     for cid in exported_cells(model):
-        cell = model.graph.cells[cid]
-        heading = cell.section if not cell.module else f"From {cell.module}"
-        groups.setdefault(heading or "Cells", []).append(cid)
-    for heading, cids in groups.items():
+        record = cell_record(model, cid)
+        heading = record.section if not record.module else f"From {record.module}"
+        groups.setdefault(heading or "Cells", []).append((cid, record))
+    for heading, records in groups.items():
         lines += [f"## {_text(heading)}", "", "| name | value | unit | formula | description |",
                   "| --- | ---: | --- | --- | --- |"]
-        for cid in cids:
-            cell = model.graph.cells[cid]
-            kind = "" if cell.kind == "input" else "= "
-            lines.append(f"| {_text(cell.name)} | {_value(model, cid)} | {_text(model.units[cid])} | "
-                         f"{_code(kind + source_text(cell))} | {_text(cell.description)} |")
+        for cid, record in records:
+            kind = "" if record.kind == "input" else "= "
+            lines.append(f"| {_text(record.name)} | {_value(model, cid)} | {_text(record.unit)} | "
+                         f"{_code(kind + record.formula)} | {_text(record.description)} |")
         lines.append("")
     solves = [cid for cid in exported_cells(model) if model.graph.cells[cid].kind == "solve"]
     if solves:
@@ -48,7 +47,7 @@ def render(model) -> str:
             failed = model.errors.get(cid)
             solution = model.solver.solutions.get(cid)
             how = f"#ERROR: {failed.message}" if failed else (solution.note if solution else "")
-            form = None if failed else _closed_form(model, cid)
+            form = None if failed else closed_form(model, cid)
             lines.append(f"| {_text(model.graph.cells[cid].name)} | {_text(how)} | "
                          f"{_code(form) if form else 'none'} |")
         lines.append("")
@@ -78,14 +77,6 @@ def render(model) -> str:
         if result.reasons > len(shown):
             lines += [f"#ERROR: and {result.reasons - len(shown)} more reasons cells have no value", ""]
     return "\n".join(lines)
-
-
-def _closed_form(model, cid: str) -> str | None:
-    from ifr.errors import IfrError
-    try:
-        return model.explain(cid).get("closed_form")
-    except IfrError:
-        return None
 
 
 def _scenarios(model) -> list[str]:

@@ -13,9 +13,9 @@ import pytest
 from openpyxl import load_workbook
 
 import ifr
-from ifr import exporters
 from ifr.cli import main
 from ifr.errors import IfrError
+from ifr.exporters import exporter
 
 ROOT = Path(__file__).resolve().parent.parent
 PD_HANDOFF = ROOT / "models" / "pd_handoff.ifr"
@@ -56,11 +56,13 @@ def test_a_planted_symlink_is_never_written_through(model, tmp_path, suffix):
 def test_a_failing_export_leaves_no_temporary_file_and_the_old_file(model, tmp_path, monkeypatch, suffix):
     target = tmp_path / f"plan{suffix}"
     target.write_bytes(b"the good file")
-    exporter = importlib.import_module(exporters.exporter(target).module)
+    # the exporter's module, as `export` finds it, and the step of it that writes the file's content
+    module = importlib.import_module(exporter(target).module)
+    step = {".xlsx": "WorkbookWriter", ".md": "render", ".json": "document"}[suffix]
 
     def broken(*args, **kwargs):
         raise RuntimeError("a bug halfway")
-    monkeypatch.setattr(exporter, {".xlsx": "WorkbookWriter", ".md": "render", ".json": "document"}[suffix], broken)
+    monkeypatch.setattr(module, step, broken)
     with pytest.raises(RuntimeError):
         model.export(target)
     assert target.read_bytes() == b"the good file"

@@ -12,18 +12,20 @@ from pathlib import Path
 
 from ifr.evaluation.evaluate import compile_node
 from ifr.exporters.excel.numbers import NotExcel
-from ifr.exporters.xlsx.formulas import NotLive, per_unit, symbol, unit_size
-from ifr.exporters.xlsx.sheets import FAIL, PASS, _Sheet
+from ifr.exporters.xlsx.formulas import per_unit, unit_size
+from ifr.exporters.xlsx.live import NotLive, symbol
+from ifr.exporters.xlsx.sheet import Sheet, merged_text, setup_print, write_formula, write_number
 from ifr.exporters.xlsx.style import TRUTH_FORMAT, RowHeights, input_format, number_format, text_width
-from ifr.exporters.xlsx.workbook import merged_text, setup_print, write_formula, write_number
 from ifr.queries.checks import CHECK_TIE, half_step, printed_literal
 from ifr.queries.tables import sweep_values
 from ifr.semantics import ir
 
 FULL_DIGITS = 10
 
+PASS, FAIL = "✓", "✗"
 
-class ChecksSheet(_Sheet):
+
+class ChecksSheet(Sheet):
     title = "Checks"
     HEADER = 2
     COLUMNS = ["Check", "Value", "Expected", "Unit", "Tolerance", "Rule", "Result", "Description", "Line"]

@@ -7,9 +7,9 @@ the formula for a cell `c` is its ifr expression with every referenced cell
 (`1073.741824*kv_state/link`). Symbols are named by cell ids; the xlsx
 writer prints them as defined names or cell references.
 
-Not everything is a formula. `NotLive` carries the note that says why a
-cell is a value instead (a numeric solve, a Monte Carlo, a comprehension
-Excel cannot follow).
+Not everything is a formula. `NotLive` (in `live`) carries the note that
+says why a cell is a value instead (a numeric solve, a Monte Carlo, a
+comprehension Excel cannot follow).
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from functools import cache, cached_property
 from ifr.display import auto_unit, factor, percent_text
 from ifr.evaluation.evaluate import is_truth_value
 from ifr.exporters.excel.ir_formula import printable
+from ifr.exporters.xlsx.live import NotLive, symbol
 from ifr.semantics import ir
 from ifr.semantics.dimensions import dim_of
 from ifr.solving.symbolic import NotSymbolic, from_tree, number, sympy_module, to_sympy
@@ -42,10 +43,6 @@ MAX_GRID_CELLS = 40_000
 # Table rows expand formulas through the cells the varied input affects;
 # past this size the row formula would be unreadable (and slow to print).
 MAX_EXPANDED_NODES = 5_000
-
-
-class NotLive(Exception):
-    """The cell cannot be a live Excel formula; the message is the note to show."""
 
 
 @dataclass(slots=True)
@@ -123,11 +120,6 @@ def _common_factor(terms):
             return sp.Integer(1)
         common = coeff if common is None else sp.gcd(common, coeff)
     return common if common is not None else sp.Integer(1)
-
-
-def symbol(key: str):
-    """The sympy symbol standing for a cell (or a helper's result) in expressions."""
-    return sympy_module().Symbol(key, real=True)
 
 
 @dataclass
@@ -364,25 +356,25 @@ class FormulaBuilder:
     def expression(self, node: ir.Node, ref, cid: str | None = None, inline_only: bool = True):
         """A base-SI sympy expression for an IR node; comprehensions unrolled
         or (unless inline_only) moved to helper rows."""
-        drawn = _find(node, (ir.Dist, ir.Stat))
+        drawn = first_node(node, (ir.Dist, ir.Stat))
         if drawn is not None:
             raise NotLive(f"`{drawn.text}` is computed from Monte Carlo samples drawn by ifr; a value, not a "
                           "formula: run ifr again after changing its inputs.")
-        what_if = _find(node, (ir.ScenarioValue, ir.TableRow))
+        what_if = first_node(node, (ir.ScenarioValue, ir.TableRow))
         if what_if is not None:
             raise NotLive(f"`{what_if.text}` is a cell computed again with other inputs by ifr; a value, not a "
                           "formula: run ifr again after changing its inputs.")
-        monte_carlo = _find(node, ir.MonteCarlo)
+        monte_carlo = first_node(node, ir.MonteCarlo)
         if monte_carlo is not None:
             args = ", ".join(f"{k}={v.text}" for k, v in monte_carlo.kwargs.items())
             raise NotLive(f"seeded Monte Carlo {monte_carlo.name}({args}), computed by ifr; "
                           "a value, not a formula: run ifr again after changing its inputs.")
         try:
             expr = to_sympy(node, ref)
-            if _find(node, ir.Reduce) is None or inline_only or tree_size(expr) <= INLINE_NODES:
+            if first_node(node, ir.Reduce) is None or inline_only or tree_size(expr) <= INLINE_NODES:
                 return expr
         except NotSymbolic as exc:
-            reduce = _find(node, ir.Reduce)
+            reduce = first_node(node, ir.Reduce)
             if reduce is None:
                 raise NotLive(f"Excel cannot express `{exc}`; a value computed by ifr.") from None
             if inline_only:
@@ -426,7 +418,7 @@ class FormulaBuilder:
     def _helper_block(self, node: ir.Reduce, ref, cid: str | None, unit: str | None = None) -> HelperBlock:
         from ifr.evaluation.evaluate import compile_node
         sp = sympy_module()
-        if ir.refs(node.lo) or _find(node.lo, ir.Var) or _find(node.hi, ir.Var):
+        if ir.refs(node.lo) or first_node(node.lo, ir.Var) or first_node(node.hi, ir.Var):
             raise NotLive(f"`{node.text}` starts its range at a value that depends on other cells; "
                           "a value computed by ifr.")
         lo = int(round(float(compile_node(node.lo)({}, {}))))
@@ -464,7 +456,7 @@ class FormulaBuilder:
             # One formula for every row, reading the loop variable from the row's first cell.
             block.value, block.keep = row_exprs(symbol(LOOP_VARIABLE))
         except NotSymbolic:
-            nested = _find(node.body, ir.Reduce) or (node.cond is not None and _find(node.cond, ir.Reduce))
+            nested = first_node(node.body, ir.Reduce) or (node.cond is not None and first_node(node.cond, ir.Reduce))
             try:
                 if not nested:
                     raise NotSymbolic(node.text)
@@ -509,7 +501,7 @@ class FormulaBuilder:
     def _inner_grid(self, inner: ir.Reduce, outer: ir.Reduce, ref, lo: int, last: int, key: str) -> InnerGrid:
         from ifr.evaluation.evaluate import compile_node
         sp = sympy_module()
-        if _find(inner.body, ir.Reduce) or (inner.cond is not None and _find(inner.cond, ir.Reduce)):
+        if first_node(inner.body, ir.Reduce) or (inner.cond is not None and first_node(inner.cond, ir.Reduce)):
             raise NotLive(f"`{outer.text}` nests comprehensions three deep; a value computed by ifr.")
         if ir.refs(inner.lo):
             raise NotLive(f"`{inner.text}` starts its range at a value that depends on other cells; "
@@ -539,9 +531,9 @@ class FormulaBuilder:
         inner_vars[inner.var] = m
         value = m if inner.func == "first" else per_unit(to_sympy(inner.body, ref, inner_vars), size)
         conditions = []
-        if _find(inner.lo, ir.Var):
+        if first_node(inner.lo, ir.Var):
             conditions.append(sp.Ge(m, to_sympy(inner.lo, ref, variables), evaluate=False))
-        if _find(inner.hi, ir.Var) or guard is not None:
+        if first_node(inner.hi, ir.Var) or guard is not None:
             conditions.append(sp.Le(m, to_sympy(inner.hi, ref, variables), evaluate=False))
         if inner.cond is not None:
             conditions.append(tidy(to_sympy(inner.cond, ref, inner_vars)))
@@ -633,6 +625,6 @@ def _typical_inner(inner: ir.Reduce, outer: ir.Reduce, lo: int, values: dict) ->
         return 1.0
 
 
-def _find(node: ir.Node, kind):
+def first_node(node: ir.Node, kind):
     """The first node of a type in an expression, or None."""
     return next((n for n in ir.walk(node) if isinstance(n, kind)), None)

@@ -1,5 +1,5 @@
 """Where the table and Scenarios sheets put their rows, planned once for the
-writer (`xlsx_tables`, `xlsx_sheets`) and for the read-back (`roundtrip`).
+writer (`tables`, `sheets`) and for the read-back (`roundtrip`).
 
 A table's varied values and a scenario's overrides are written as plain
 numbers, but they are not inputs: they belong to the `table` and

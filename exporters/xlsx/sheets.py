@@ -1,5 +1,6 @@
-"""The workbook's sheets beyond Model and Library: the shared base, scenarios
-and comprehension helper rows (checks and tables have modules of their own).
+"""The workbook's Scenarios sheet and the comprehensions' hidden helper rows
+(checks, tables and samples have modules of their own; their shared base,
+`Sheet`, is in `sheet`).
 
 Each sheet object is made by `WorkbookWriter.write`, `add()`s its worksheet
 (so sheets appear in a fixed order), and `write()`s it once every model cell
@@ -12,7 +13,7 @@ import math
 from ifr.errors import IfrError
 from ifr.exporters.cells import Share, display_value
 from ifr.exporters.excel.numbers import NotExcel
-from ifr.exporters.xlsx.formulas import INNER_VARIABLE, LOOP_VARIABLE, NotLive, unit_size
+from ifr.exporters.xlsx.formulas import INNER_VARIABLE, LOOP_VARIABLE, unit_size
 from ifr.exporters.xlsx.layout import (
     SCENARIOS_FIRST_COLUMN,
     SCENARIOS_HEADER_ROW,
@@ -21,58 +22,15 @@ from ifr.exporters.xlsx.layout import (
     scenario_layout,
     scenario_rows,
 )
+from ifr.exporters.xlsx.live import NotLive
+from ifr.exporters.xlsx.sheet import Sheet, merged_text, setup_print, sheet_reference, write_formula, write_number
 from ifr.exporters.xlsx.solves import recached
 from ifr.exporters.xlsx.style import column_format, input_format, number_format, text_width
-from ifr.exporters.xlsx.workbook import _quote, merged_text, setup_print, write_formula, write_number
 from ifr.semantics import ir
-
-PASS, FAIL = "✓", "✗"
-
-
-class _Sheet:
-    title = ""
-
-    def __init__(self, writer):
-        self.w = writer
-        self.st = writer.styles
-        self.sheet = None
-
-    def add(self) -> None:
-        self.sheet = self.w.workbook.add_worksheet(self.title)
-
-    def live(self, row: int, col: int, make_expr, refs, cached, style_kind="formula", fmt=None,
-             sources=()) -> bool:
-        """Write a live formula, or, when Excel cannot have one, the cached value with
-        a note, guarded by the inputs of the cells `sources` (#N/A once one is edited)."""
-        fmt = fmt if fmt is not None else number_format(cached)
-        try:
-            text = self.w.formula_text(make_expr(), refs)
-        except (NotLive, NotExcel) as exc:
-            note = str(exc) if isinstance(exc, NotLive) else \
-                f"Excel cannot express this formula ({exc}); a value computed by ifr."
-            guard = self.w.stale_guard(sources, cached) if sources else None
-            if guard is None:
-                write_number(self.sheet, row, col, cached, self.st("static", fmt), note)
-            else:
-                note += ("\n\nIt holds while its inputs keep the values ifr used; after an edit of one of them "
-                         "it shows #N/A (stale, in red) until ifr is run again.")
-                write_formula(self.sheet, row, col, guard, self.st("static", fmt), cached, note)
-                self.w.mark_stale(self.sheet, row, col)
-            return False
-        write_formula(self.sheet, row, col, text, self.st(style_kind, fmt), cached)
-        return True
-
-    def heading(self, row: int, columns: list[str], widths: list[float] | None = None,
-                numeric: set[int] = frozenset()) -> None:
-        for col, text in enumerate(columns):
-            self.sheet.write_string(row, col, text, self.st("header_number" if col in numeric else "header"))
-        for col, width in enumerate(widths or []):
-            self.sheet.set_column(col, col, width)
-
 
 # --- scenarios ---------------------------------------------------------------------
 
-class ScenariosSheet(_Sheet):
+class ScenariosSheet(Sheet):
     title = "Scenarios"
     HEADER = SCENARIOS_HEADER_ROW
 
@@ -181,7 +139,7 @@ class ScenariosSheet(_Sheet):
 EMPTY_COLUMN = 16_000      # a column no helper block reaches
 
 
-class ComprehensionsSheet(_Sheet):
+class ComprehensionsSheet(Sheet):
     """Helper rows, hidden: thousands of them would bury the model when printed.
 
     A block per comprehension: a row per value of its variable (column A),
@@ -259,7 +217,7 @@ class ComprehensionsSheet(_Sheet):
             for i, values_row in enumerate(result.rows):
                 row_model = model.with_overrides({table.var: float(values_row[0]) * var_size})
                 refs = dict(self.w.refs)
-                refs[table.var] = f"{_quote(titles[table.name])}!$A${TABLE_HEADER_ROW + 2 + i}"
+                refs[table.var] = f"{sheet_reference(titles[table.name])}!$A${TABLE_HEADER_ROW + 2 + i}"
                 first = row + 1
                 refs.update({cid: f"{self.title}!$B${first + k + 1}" for k, cid in enumerate(affected)})
                 row = first + len(affected) + 1

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ifr.exporters.xlsx.formulas import NotLive, symbol
+from ifr.exporters.xlsx.live import NotLive, symbol
+from ifr.exporters.xlsx.sheet import merged_text
 from ifr.solving.roots import BRACKET_POINTS, DECADES, GRID_POINTS
 from ifr.solving.symbolic import sympy_module
 
@@ -161,7 +162,6 @@ class LadderRows:
         return f"IF({self.count}<>1,NA(),IF({holds},{mid},NA()))"
 
     def write(self) -> None:
-        from ifr.exporters.xlsx.workbook import merged_text
         found, sheet, st = self.found, self.sw.sheet, self.sw.st
         row_text = self._text
 

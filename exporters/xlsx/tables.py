@@ -10,11 +10,20 @@ import numpy as np
 
 from ifr.evaluation.evaluate import is_truth_value
 from ifr.exporters.cells import table_result
-from ifr.exporters.xlsx.formulas import NotLive, not_available, per_unit, symbol, unit_size
+from ifr.exporters.xlsx.formulas import not_available, per_unit, unit_size
 from ifr.exporters.xlsx.layout import TABLE_HEADER_ROW, varied_node
-from ifr.exporters.xlsx.sheets import _Sheet
+from ifr.exporters.xlsx.live import NotLive, symbol
+from ifr.exporters.xlsx.sheet import (
+    NOTE_SIZE,
+    Sheet,
+    column_name,
+    merged_text,
+    setup_print,
+    sheet_reference,
+    write_formula,
+    write_number,
+)
 from ifr.exporters.xlsx.style import LINE_HEIGHT, TRUTH_FORMAT, RowHeights, input_format, number_format, text_width
-from ifr.exporters.xlsx.workbook import NOTE_SIZE, _col, _quote, merged_text, setup_print, write_formula, write_number
 
 # A chart needs this many rows to show a trend; it spans this many default columns.
 MIN_CHART_POINTS = 3
@@ -25,7 +34,7 @@ CHART_COLUMNS = 10
 DEFAULT_WIDTH = 8.43
 
 
-class TableSheet(_Sheet):
+class TableSheet(Sheet):
     HEADER = TABLE_HEADER_ROW
 
     def __init__(self, writer, table, title: str):
@@ -83,7 +92,7 @@ class TableSheet(_Sheet):
             refs["__row"] = f"$A{row + 1}"
             memo = memos.setdefault(id(bindings[i]), {})
             for j, cid in enumerate(table.show, start=1):
-                self.w.table_cells[(table.name, i, cid)] = f"{_quote(self.title)}!${_col(j)}${row + 1}"
+                self.w.table_cells[(table.name, i, cid)] = f"{sheet_reference(self.title)}!${column_name(j)}${row + 1}"
                 error = failed.get((i, shown_names[cid]))
                 if error is not None:
                     sheet.write_formula(row, j, "=NA()", self.st("static"), "#N/A")

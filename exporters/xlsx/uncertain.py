@@ -17,9 +17,8 @@ import numpy as np
 
 from ifr.display import format_number
 from ifr.evaluation.uncertain import histogram
-from ifr.exporters.xlsx.sheets import _Sheet
+from ifr.exporters.xlsx.sheet import Sheet, merged_text, write_formula, write_number
 from ifr.exporters.xlsx.style import number_format, text_width
-from ifr.exporters.xlsx.workbook import merged_text, write_formula, write_number
 from ifr.semantics import ir
 
 BINS = 30
@@ -71,7 +70,7 @@ def _print_plainly(sheet, last_row: int, last_col: int) -> None:
     sheet.print_area(0, 0, last_row, last_col)
 
 
-class DistributionsSheet(_Sheet):
+class DistributionsSheet(Sheet):
     title = "Distributions"
     HEADER = 2
     HEADINGS = ["Name", "Unit", "Median", "Mean", "SD", "5th percentile", "95th percentile", "Written as"]
@@ -145,7 +144,7 @@ class DistributionsSheet(_Sheet):
         return row
 
 
-class SensitivitySheet(_Sheet):
+class SensitivitySheet(Sheet):
     """Which inputs move the model's uncertain results, ranked, with a bar chart of each one's swing."""
     title = "Sensitivity"
     HEADINGS = ["Input", "Unit", "Low", "High", "Result at low", "Result at high", "Swing", "Elasticity"]

@@ -8,35 +8,26 @@ Sheets, in order:
   Inputs are blue and editable; formulas are live Excel formulas.
 - **Library**: the imported cells the model uses (GPUs, links, model shapes),
   by module and record, laid out the same way.
-- **Checks** (`xlsx_checks`), one sheet per `table` (`xlsx_tables`),
-  **Scenarios** and the hidden **Comprehensions** helper rows (`xlsx_sheets`).
+- **Checks** (`checks`), one sheet per `table` (`tables`), **Scenarios**
+  and the hidden **Comprehensions** helper rows (`sheets`), and the
+  **Distributions** and **Sensitivity** of uncertain cells (`uncertain`).
 
-Every exported cell gets a defined name (`excel_names`), so formulas read
+Every exported cell gets a defined name (`excel.names`), so formulas read
 `=1073.741824*kv_state/link`; each sheet whose fixed values the read-back
 checks (a table's, the Scenarios sheet) gets a hidden name at its A1
-(`xlsx_layout.fixed_sheets`), which follows it through a rename. The file
+(`layout.fixed_sheets`), which follows it through a rename. The file
 is written through `output`: an exclusive temporary file renamed over the
-target, so a failed export never leaves half a workbook behind.
+target, so a failed export never leaves half a workbook behind, by the
+workbook `inline_xml.new_workbook` gives (xlsxwriter's, with shortcuts for
+big workbooks under a release they are tested against).
 """
 from __future__ import annotations
 
 import math
-import numbers
-import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
-import xlsxwriter
-from xlsxwriter.app import App
 from xlsxwriter.exceptions import FileCreateError
-from xlsxwriter.packager import Packager
-from xlsxwriter.utility import xl_rowcol_to_cell_fast
-from xlsxwriter.worksheet import CellFormulaTuple as _FORMULA
-from xlsxwriter.worksheet import CellNumberTuple as _NUMBER
-from xlsxwriter.worksheet import CellStringTuple as _STRING
-from xlsxwriter.worksheet import _preserve_whitespace
-from xlsxwriter.worksheet import re_dynamic_function as _DYNAMIC
 
 import ifr
 from ifr.display import factor
@@ -44,11 +35,14 @@ from ifr.errors import IfrError
 from ifr.evaluation.evaluate import is_truth_value
 from ifr.exporters.cells import display_value, exported_cells, source_text, title_and_text
 from ifr.exporters.excel.ir_formula import IrPrinter, NotPrintable
-from ifr.exporters.excel.names import assign_names, is_excel_name
+from ifr.exporters.excel.names import assign_names
 from ifr.exporters.excel.numbers import NotExcel
 from ifr.exporters.output import atomic_output
-from ifr.exporters.xlsx.formulas import FormulaBuilder, IrFormula, NotLive, _find
+from ifr.exporters.xlsx.formulas import FormulaBuilder, IrFormula, first_node
+from ifr.exporters.xlsx.inline_xml import new_workbook, plain_texts, row_xml, writes_xml
 from ifr.exporters.xlsx.layout import fixed_sheets, table_titles
+from ifr.exporters.xlsx.live import NotLive
+from ifr.exporters.xlsx.sheet import column_name, merged_text, setup_print, sheet_reference, write_formula, write_number
 from ifr.exporters.xlsx.style import RowHeights, Styles, input_format, number_format, text_width
 from ifr.semantics import ir
 
@@ -65,8 +59,8 @@ LIBRARY_HEADER_ROW = 2
 def write(model, path) -> None:
     """Write `model` as an .xlsx workbook at `path`, atomically."""
     with atomic_output(Path(path)) as stream:
-        workbook = _Workbook(stream, {"strings_to_formulas": False, "strings_to_numbers": False,
-                                      "in_memory": True})
+        workbook = new_workbook(stream, {"strings_to_formulas": False, "strings_to_numbers": False,
+                                         "in_memory": True})
         WorkbookWriter(model, workbook).write()
         try:
             workbook.close()
@@ -85,292 +79,6 @@ class _ValueCell:
     formula: str | None = None
     note: str | None = None
     stale: bool = False
-
-
-class _Text(NamedTuple):
-    """A text cell written in-line (`_Worksheet.put_text`)."""
-    string: str
-    format: object
-
-
-# What an in-line string must escape or mark: XML's specials, control characters and
-# Excel's own `_xHHHH_` escapes (leading and trailing space are tested apart). The
-# characters are one class, `_x` a plain search: an alternation of both scans three
-# times slower.
-_UNSAFE_CHARS = re.compile(r'["&<>\x00-\x1f]')
-
-
-def _unsafe(text: str) -> bool:
-    """Whether `text` holds something an in-line string must escape or mark."""
-    return "_x" in text or _UNSAFE_CHARS.search(text) is not None
-
-
-class _Worksheet(xlsxwriter.worksheet.Worksheet):
-    """xlsxwriter's worksheet with shortcuts for big workbooks, each held to
-    xlsxwriter's own output by a test: no search of every formula for some
-    thirty newer function names to prefix with `_xlfn.` (a fifth of a big
-    export's time) when it names none of them, the commonest cells written
-    straight, and `put_text` for text kept in-line."""
-
-    # Each pattern here and in xlsxwriter's dynamic-array list ends in a call's
-    # `(`: a formula without one matches neither.
-    _NEWER = re.compile(r"\b(ANCHORARRAY|BYCOL|BYROW|CHOOSECOLS|CHOOSEROWS|DROP|EXPAND|FILTER|HSTACK|LAMBDA|"
-                        r"MAKEARRAY|MAP|RANDARRAY|REDUCE|SCAN|SEQUENCE|SORT|SORTBY|SWITCH|TAKE|TEXTSPLIT|TOCOL|"
-                        r"TOROW|UNIQUE|VSTACK|WRAPCOLS|WRAPROWS|XLOOKUP)\(|SINGLE\(")
-    # What sends a formula down xlsxwriter's own path: a newer function to prefix (each of
-    # xlsxwriter's dynamic-array functions is one of them) or a character to escape. Every
-    # match opens with one of the characters of the lookahead, which lets the search skip
-    # the others at once: one search instead of three.
-    _GENERAL = re.compile(r'(?=[A-Z"&<>\n])(?:' + _NEWER.pattern + r'|["&<>\n])')
-
-    def _prepare_formula(self, formula, expand_future_functions=False):
-        if (formula.startswith("=") and not formula.endswith("}") and not expand_future_functions
-                and not self.use_future_functions and ("(" not in formula or self._NEWER.search(formula) is None)):
-            return formula[1:]
-        return super()._prepare_formula(formula, expand_future_functions)
-
-    def put_text(self, row: int, col: int, string: str, cell_format) -> None:
-        """`write_string`, kept as an in-line string (as xlsxwriter writes every
-        string in its constant-memory mode) rather than an entry in the shared
-        strings: the Model sheet's text columns were a sixth of a big export."""
-        if (cell_format is None or self.constant_memory or len(string) > self.xls_strmax // 2
-                or self._check_dimensions(row, col)):
-            self._write_string(row, col, string, cell_format)
-        else:
-            self.table[row][col] = _Text(string, cell_format)
-
-    def put_xml(self, row: int, first_col: int, last_col: int, xml: str) -> int:
-        """Cells `first_col`..`last_col` of `row`, already written as XML (by
-        `text_xml`, `number_xml`, `formula_xml`), kept as one entry. Like
-        every write, -1 (and nothing written) outside the worksheet."""
-        if self._check_dimensions(row, first_col) or self._check_dimensions(row, last_col):
-            return -1
-        cells = self.table[row]
-        cells[first_col] = xml
-        if last_col != first_col:
-            cells[last_col] = ""    # holds the place, so that the row's spans reach it
-        return 0
-
-    def put_rows(self, first_col: int, last_col: int, rows: dict[int, str]) -> None:
-        """`put_xml` of many rows at once: row -> its cells `first_col`..`last_col` as XML."""
-        low, high = min(rows), max(rows)
-        for row, col in ((low, first_col), (high, last_col)):
-            if self._check_dimensions(row, col):
-                raise IndexError(f"row {row} or column {col} is outside the worksheet")
-        table = self.table
-        for row, xml in rows.items():
-            cells = table[row]
-            cells[first_col] = xml
-            if last_col != first_col:
-                cells[last_col] = ""
-
-    @staticmethod
-    def text_xml(ref: str, xf: int, string: str) -> str | None:
-        """An in-line text cell's XML where the text needs no escaping, else None."""
-        if string and not string[0].isspace() and not string[-1].isspace() and not _unsafe(string):
-            return _Worksheet.inline_xml(ref, xf, string)
-        return None
-
-    @staticmethod
-    def inline_xml(ref: str, xf: int, string: str) -> str:
-        """An in-line text cell's XML, for a text that needs no escaping (`text_xml`)."""
-        return f'<c r="{ref}" s="{xf}" t="inlineStr"><is><t>{string}</t></is></c>'
-
-    @staticmethod
-    def number_xml(ref: str, xf: int, number: float) -> str:
-        return f'<c r="{ref}" s="{xf}"><v>{number:.16G}</v></c>'
-
-    def formula_xml(self, ref: str, xf: int, formula: str, value: float) -> str | None:
-        """A formula cell's XML, its text as `write_formula` would keep it; None
-        for an array formula or one with a dynamic-array function (ifr's own
-        formulas have neither), which xlsxwriter writes as an array."""
-        if (formula.startswith("=") and not formula.endswith("}") and not self.use_future_functions
-                and self._GENERAL.search(formula) is None):
-            return self._formula_tag(ref, xf, formula[1:], value)      # nothing to prefix or escape
-        if formula.endswith("}") or ("(" in formula and _DYNAMIC.search(formula) is not None):
-            return None
-        return self._formula_cell(ref, xf, self._prepare_formula(formula), value)
-
-    def _formula_cell(self, ref: str, xf: int, prepared: str, value: float) -> str:
-        """A formula cell's XML, from the text `_prepare_formula` made."""
-        return self._formula_tag(ref, xf, self._escape_data(prepared), value)
-
-    @staticmethod
-    def _formula_tag(ref: str, xf: int, text: str, value: float) -> str:
-        return f'<c r="{ref}" s="{xf}"><f>{text}</f><v>{value}</v></c>'
-
-    def _write_cell(self, row, col, cell):
-        """The commonest cells (a string, a number or a formula with a number's
-        value, in a format) written straight, as xlsxwriter writes them: its
-        general path was a third of a big export's writing."""
-        kind = type(cell)
-        if kind is str:             # `put_xml`
-            self.fh.write(cell)
-            return None
-        fmt = cell.format
-        if kind is _Text:
-            ref, xf, string = xl_rowcol_to_cell_fast(row, col), fmt._get_xf_index(), cell.string
-            xml = self.text_xml(ref, xf, string)
-            if xml is not None:
-                self.fh.write(xml)
-            else:       # xlsxwriter's own constant-memory path
-                string = self._escape_control_characters(string)
-                self._xml_inline_string(string, _preserve_whitespace(string), [("r", ref), ("s", xf)])
-            return None
-        if fmt is None or self.constant_memory:
-            return super()._write_cell(row, col, cell)
-        if kind is _STRING:
-            self.fh.write(f'<c r="{xl_rowcol_to_cell_fast(row, col)}" s="{fmt._get_xf_index()}" t="s">'
-                          f'<v>{cell.string}</v></c>')
-        elif kind is _FORMULA and type(cell.value) is float:
-            self.fh.write(self._formula_cell(xl_rowcol_to_cell_fast(row, col), fmt._get_xf_index(), cell.formula,
-                                             cell.value))
-        elif kind is _NUMBER and type(cell.number) is float:
-            self.fh.write(self.number_xml(xl_rowcol_to_cell_fast(row, col), fmt._get_xf_index(), cell.number))
-        else:
-            super()._write_cell(row, col, cell)
-
-    def _calculate_spans(self) -> None:
-        """xlsxwriter's: each block of 16 rows spans its cells' (and notes')
-        columns, found from the rows that hold something rather than by trying
-        every row and column within the sheet's dimensions."""
-        blocks: dict[int, tuple[int, int]] = {}
-        for rows in (self.table, self.comments):   # every write of a cell or note extends the sheet's dimensions
-            for row, cells in rows.items():
-                if not cells:
-                    continue
-                low, high = min(cells), max(cells)
-                block = row // 16
-                if block in blocks:
-                    low, high = min(low, blocks[block][0]), max(high, blocks[block][1])
-                blocks[block] = (low, high)
-        self.row_spans = {block: f"{low + 1}:{high + 1}" for block, (low, high) in blocks.items()}
-
-    def _write_rows(self) -> None:
-        """xlsxwriter's `_write_rows`, visiting only the rows and columns that
-        hold something, and writing a plain row's tag straight."""
-        if self.constant_memory:
-            return super()._write_rows()
-        self._calculate_spans()
-        write, table, infos, comments, spans = self.fh.write, self.table, self.row_info, self.comments, self.row_spans
-        plain_height = self.default_row_height == self.original_row_height
-        for row in sorted(set(r for r, cells in table.items() if cells).union(infos, comments)):
-            if row < self.dim_rowmin or row > self.dim_rowmax:
-                continue
-            span, info, cells = spans.get(row // 16), infos.get(row), table.get(row)
-            if not cells:
-                self._write_empty_row(row, span, info)
-                continue
-            if info is None and plain_height:
-                write(f'<row r="{row + 1}" spans="{span}">' if span else f'<row r="{row + 1}">')
-            else:
-                self._write_row(row, span, info)
-            for col in sorted(cells):
-                cell = cells[col]
-                if type(cell) is str:       # `put_xml`
-                    write(cell)
-                elif self.dim_colmin <= col <= self.dim_colmax:
-                    self._write_cell(row, col, cell)
-            write("</row>")
-        return None
-
-
-def _row_xml(r: int, xfs: tuple[int, int, int, int], texts: tuple[str, ...]) -> tuple[str, str]:
-    """A Model or Library sheet's row as XML, for `texts` that `_plain_texts` passed: the
-    name (A), then the unit (C), the formula as written (D), the description if any (E)
-    and the defined name (F), each text as `_Worksheet.inline_xml` writes it, on either
-    side of where the value (B) goes; `xfs` are the formats of a text, a unit, code and a
-    wrapped text."""
-    text, unit, code, wrap = xfs
-    if len(texts) == 5:
-        name, unit_text, source, description, excel = texts
-        described = f'<c r="E{r}" s="{wrap}" t="inlineStr"><is><t>{description}</t></is></c>'
-    else:
-        (name, unit_text, source, excel), described = texts, ""
-    return (f'<c r="A{r}" s="{text}" t="inlineStr"><is><t>{name}</t></is></c>',
-            f'<c r="C{r}" s="{unit}" t="inlineStr"><is><t>{unit_text}</t></is></c>'
-            f'<c r="D{r}" s="{code}" t="inlineStr"><is><t>{source}</t></is></c>{described}'
-            f'<c r="F{r}" s="{code}" t="inlineStr"><is><t>{excel}</t></is></c>')
-
-
-def _plain_texts(texts: tuple[str, ...]) -> bool:
-    """Whether `_Worksheet.text_xml` writes every one of `texts` as it is:
-    none empty, none with space at either end, nothing to escape (one search
-    of them all, joined by a space, which neither makes nor splits a `_x`)."""
-    for text in texts:
-        if not text or text[0].isspace() or text[-1].isspace():
-            return False
-    return not _unsafe(" ".join(texts))
-
-
-# A defined name or range that needs no escaping in workbook.xml.
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.!$:']*")
-
-
-class _App(App):
-    def _write_titles_of_parts(self) -> None:
-        """xlsxwriter's, in one piece when no part's name needs escaping: the
-        parts are the sheets and every defined name, one per cell."""
-        if _unsafe(" ".join(self.part_names)):
-            return super()._write_titles_of_parts()
-        self.fh.write(f'<TitlesOfParts><vt:vector size="{len(self.part_names)}" baseType="lpstr">'
-                      + "".join([f"<vt:lpstr>{name}</vt:lpstr>" for name in self.part_names])
-                      + "</vt:vector></TitlesOfParts>")
-        return None
-
-
-class _Packager(Packager):
-    def _write_app_file(self) -> None:
-        """xlsxwriter's, with `_App`'s list of parts."""
-        app = _App()
-        sheets = self.workbook.worksheets()
-        shown = [sheet.name for sheet in sheets if not sheet.is_chartsheet and sheet.hidden != 2]
-        for name in shown:          # a very hidden sheet is neither listed nor counted
-            app._add_part_name(name)
-        app._add_heading_pair(["Worksheets", len(shown)])
-        for sheet in sheets:
-            if sheet.is_chartsheet:
-                app._add_part_name(sheet.name)
-        app._add_heading_pair(["Charts", self.chartsheet_count])
-        hidden = {defined[0] for defined in self.workbook.defined_names if defined[3]}
-        named = [name for name in self.named_ranges if name not in hidden]   # as Excel lists them
-        if named:
-            app._add_heading_pair(["Named Ranges", len(named)])
-        for name in named:
-            app._add_part_name(name)
-        app._set_properties(self.workbook.doc_properties)
-        app.doc_security = self.workbook.read_only
-        app._set_xml_writer(self._filename("docProps/app.xml"))
-        app._assemble_xml_file()
-
-
-class _Workbook(xlsxwriter.Workbook):
-    worksheet_class = _Worksheet
-
-    def _get_packager(self) -> Packager:
-        return _Packager()
-
-    def _sort_defined_names(self, names: list) -> list:
-        """xlsxwriter's order (Excel's: by name without `_xlnm.`, then sheet,
-        ignoring case), by one sort on a key rather than a key column added
-        to every name and taken off again."""
-        names.sort(key=lambda n: n[0].replace("_xlnm.", "").lower() + "::" + n[2].lstrip("'").lower())
-        return names
-
-    def _write_defined_names(self) -> None:
-        """xlsxwriter's, with a plain name (every cell's) written straight."""
-        if not self.defined_names:
-            return
-        self._xml_start_tag("definedNames")
-        write = self.fh.write
-        for defined in self.defined_names:
-            name, sheet_id, sheet_range, hidden = defined
-            if (sheet_id == -1 and not hidden and _PLAIN_NAME.fullmatch(name) and _PLAIN_NAME.fullmatch(sheet_range)
-                    and "_x" not in sheet_range):     # `_xHHHH_` in data is escaped
-                write(f'<definedName name="{name}">{sheet_range}</definedName>')
-            else:
-                self._write_defined_name(defined)
-        self._xml_end_tag("definedNames")
 
 
 # --- which cells, under which names ---------------------------------------------
@@ -482,8 +190,8 @@ class WorkbookWriter:
 
     def _mark_fixed_sheets(self) -> None:
         """A hidden name at A1 of each sheet whose fixed cells the read-back checks,
-        which follows the sheet when it is renamed (`xlsx_layout.fixed_sheets`)."""
-        self.workbook.defined_names.extend([fixed.marker, -1, f"{_quote(fixed.title)}!$A$1", True]
+        which follows the sheet when it is renamed (`layout.fixed_sheets`)."""
+        self.workbook.defined_names.extend([fixed.marker, -1, f"{sheet_reference(fixed.title)}!$A$1", True]
                                            for fixed in fixed_sheets(self.model))
 
     # --- formulas
@@ -539,7 +247,7 @@ class WorkbookWriter:
                 row += 1
         # Every name passed `is_excel_name` in `assign_names`, which is stricter than
         # xlsxwriter's own checks in define_name: they are skipped, one per cell.
-        prefix = f"{_quote(sheet)}!${_col(VALUE_COL)}$"
+        prefix = f"{sheet_reference(sheet)}!${column_name(VALUE_COL)}$"
         self.workbook.defined_names.extend([self.names[cid], -1, f"{prefix}{self.address[cid][1] + 1}", False]
                                            for cid in cids)
 
@@ -557,9 +265,9 @@ class WorkbookWriter:
         last_row = header_row
         put, units, names, address = sheet.put_text, self.model.units, self.names, self.address
         text, unit, code, wrap = st("text"), st("unit"), st("code"), st("wrap")
-        # Rows whose texts need no escaping are written as XML here (`_Worksheet.put_rows`),
-        # as `_Worksheet.text_xml` writes each text: one format per row, in `_row_xml`.
-        straight = isinstance(sheet, _Worksheet)
+        # Rows whose texts need no escaping are written as XML here (`InlineWorksheet.put_rows`),
+        # as `InlineWorksheet.text_xml` writes each text: one format per row, in `row_xml`.
+        straight = writes_xml(sheet)
         rows: dict[int, str] = {}
         if straight:
             xfs = tuple(f._get_xf_index() for f in (text, unit, code, wrap))
@@ -573,12 +281,12 @@ class WorkbookWriter:
                 source, description = sources[cid], cell.description
                 texts = (cell.name, units[cid], source, description, names[cid]) if description else \
                     (cell.name, units[cid], source, names[cid])
-                if straight and _plain_texts(texts):
+                if straight and plain_texts(texts):
                     value = self.formula_cell_xml(sheet, f"B{row + 1}", cid)
                     if value is None:
                         found = self.value_cell(cid)
                         value = self.value_xml(sheet, f"B{row + 1}", found)
-                    name, rest = _row_xml(row + 1, xfs, texts)
+                    name, rest = row_xml(row + 1, xfs, texts)
                     if value is not None:
                         rows[row] = name + value + rest
                     else:
@@ -623,7 +331,7 @@ class WorkbookWriter:
         cell = self._graph_cells[cid]
         if cell.kind == "input" or cid in self.model.overrides:
             written = _written_number(cell) if cid not in self.model.overrides else None
-            computed = cell.expr is not None and _find(cell.expr, (ir.MonteCarlo, ir.Reduce))
+            computed = cell.expr is not None and first_node(cell.expr, (ir.MonteCarlo, ir.Reduce))
             note = (f"An input computed by ifr from `{cell.source}` (it refers to no other cell); edit it like "
                     "any input.") if computed and cid not in self.model.overrides else None
             return _ValueCell(value, self.styles("input", input_format(value, written)), note=note)
@@ -718,7 +426,7 @@ class WorkbookWriter:
     def mark_stale(self, sheet, row: int, col: int) -> None:
         if self._stale_format is None:
             self._stale_format = self.workbook.add_format({"bg_color": "#F4CCCC", "font_color": "#990000"})
-        ref = f"{_col(col)}{row + 1}"
+        ref = f"{column_name(col)}{row + 1}"
         sheet.conditional_format(row, col, row, col, {"type": "formula", "criteria": f"=ISNA({ref})",
                                                       "format": self._stale_format})
 
@@ -796,81 +504,7 @@ def _written_number(cell) -> str | None:
     return None
 
 
-NOTE_SIZE = {"x_scale": 2.5, "y_scale": 1.5}
 # Every sheet is protected without a password: only the unlocked (input)
 # cells can be edited, and what a reader needs stays allowed.
 PROTECTION = {"select_locked_cells": True, "select_unlocked_cells": True, "format_cells": True,
               "format_columns": True, "format_rows": True, "sort": True, "autofilter": True, "objects": True}
-
-
-def write_number(sheet, row: int, col: int, value, style, note: str | None = None) -> None:
-    """A number (or a bool), with an optional note; a value ifr could not compute
-    (inf, nan) is the error #N/A (`=NA()`) with a note saying so, never a number."""
-    if is_truth_value(value):
-        sheet.write_boolean(row, col, bool(value), style)
-    elif isinstance(value, numbers.Real) and math.isfinite(value):   # numpy's numbers are Real too
-        sheet.write_number(row, col, float(value), style)
-    elif isinstance(value, numbers.Real):
-        sheet.write_formula(row, col, "=NA()", style, "#N/A")
-        note = _joined(not_computed(value), note)
-    else:
-        sheet.write_string(row, col, str(value), style)
-    if note:
-        sheet.write_comment(row, col, note, NOTE_SIZE)
-
-
-def write_formula(sheet, row: int, col: int, text: str, style, value, note: str | None = None) -> None:
-    """A live formula carrying ifr's value (a number, bool or text) for viewers that do
-    not recalculate; a value ifr could not compute is carried as #N/A, with a note."""
-    if type(value) is float and math.isfinite(value):     # most cells: no other test
-        cached = value
-    elif is_truth_value(value):
-        cached = bool(value)
-    elif isinstance(value, str):
-        cached = value
-    elif math.isfinite(float(value)):
-        cached = float(value)
-    else:
-        cached, note = "#N/A", _joined(not_computed(value), note)
-    sheet.write_formula(row, col, text, style, cached)
-    if note:
-        sheet.write_comment(row, col, note, NOTE_SIZE)
-
-
-def not_computed(value) -> str:
-    what = "not a number (NaN)" if math.isnan(float(value)) else ("-" if value < 0 else "") + "infinite"
-    return f"ifr could not compute this cell: its value is {what}, which a workbook cannot hold as a number."
-
-
-def _joined(first: str, second: str | None) -> str:
-    return first if not second else f"{first}\n\n{second}"
-
-
-def merged_text(sheet, row: int, first_col: int, last_col: int, text: str, style) -> None:
-    """Text across merged cells, always as text (never read as a formula)."""
-    if last_col > first_col:
-        sheet.merge_range(row, first_col, row, last_col, "", style)
-    sheet.write_string(row, first_col, text, style)
-
-
-def setup_print(sheet, header_row: int, last_row: int, last_col: int) -> None:
-    """Landscape, one page wide, the header repeated on every page."""
-    sheet.set_landscape()
-    sheet.set_paper(9)          # A4
-    sheet.fit_to_pages(1, 0)
-    sheet.set_margins(left=0.4, right=0.4, top=0.5, bottom=0.5)
-    sheet.repeat_rows(header_row)
-    sheet.print_area(0, 0, max(last_row, header_row), last_col)
-
-
-def _col(index: int) -> str:
-    from xlsxwriter.utility import xl_col_to_name
-    return xl_col_to_name(index)
-
-
-def _quote(sheet_name: str) -> str:
-    """A sheet name as a formula refers to it: quoted unless it is a plain name
-    (a table named `AB12` must read 'AB12'!B5, or Excel takes it for a cell)."""
-    if is_excel_name(sheet_name):
-        return sheet_name
-    return "'" + sheet_name.replace("'", "''") + "'"
