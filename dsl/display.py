@@ -151,7 +151,7 @@ def display_unit(cell, dim: Dim, value, binary: bool) -> str:
     if cell.display:
         return cell.display
     # (a formula made from its line's template holds no distribution: its IR is not made to be read here)
-    expr = cell.expr if cell.kind == "input" or getattr(cell, "template", None) is None else None
+    expr = cell.expr if cell.kind == "input" or getattr(cell, "shaped", None) is None else None
     if cell.kind == "input" and isinstance(expr, ir.Const) and expr.unit:
         return expr.unit   # as written: 25 GB/s stays in GB/s, 30 % in %
     if cell.kind == "input" and isinstance(expr, ir.Neg) and isinstance(expr.operand, ir.Const) \

@@ -356,8 +356,8 @@ class Model:
             if dim is None:
                 units[cid] = cell.display or ""
                 continue
-            if cell.template is not None:   # made from its line shape's template: found once per template
-                is_binary = cell.template[0].uses_binary(cell.template[1], binary, shaped)
+            if cell.shaped is not None:   # made from its line shape's template: found once per template
+                is_binary = cell.shaped.template.uses_binary(cell.shaped.cells, binary, shaped)
             else:
                 expr = cell.expr if cell.kind != "solve" else ir.Ref(cell.span, "", cell.unknown)
                 is_binary = uses_binary(expr, binary) if expr is not None else False

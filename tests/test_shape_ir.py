@@ -80,9 +80,9 @@ def _diagnostics(analysis):
 def test_cells_made_from_templates_are_the_cells_resolved_one_by_one(tmp_path, monkeypatch):
     shaped, whole = _both(tmp_path, monkeypatch, _text())
     cells = shaped.graph.cells
-    made = [cid for cid, c in cells.items() if c.template is not None]
+    made = [cid for cid, c in cells.items() if c.shaped is not None]
     assert len(made) > 0.95 * len(cells), (len(made), len(cells))   # the path under test is the one taken
-    assert all(whole.graph.cells[cid].template is None for cid in cells)
+    assert all(whole.graph.cells[cid].shaped is None for cid in cells)
     assert list(cells) == list(whole.graph.cells) and shaped.graph.order == whole.graph.order
     for cid, cell in cells.items():
         other = whole.graph.cells[cid]
@@ -113,7 +113,7 @@ def test_a_mistake_in_a_line_of_a_template_is_reported_at_that_line(tmp_path, mo
 def test_a_value_a_template_cannot_compute_is_reported_at_its_own_line(tmp_path, monkeypatch):
     shaped, whole = _both(tmp_path, monkeypatch, _text(change={"t555": "t555 = 0 s"}))
     a, b = shaped.evaluate(), whole.evaluate()
-    assert shaped.graph.cells["r555"].template is not None
+    assert shaped.graph.cells["r555"].shaped is not None
     error = a.errors["r555"].error
     assert error.code == "division-by-zero" and error.span.line == shaped.graph.cells["r555"].span.line
     assert (error.message, error.span) == (b.errors["r555"].error.message, b.errors["r555"].error.span)
@@ -127,8 +127,8 @@ def test_a_shape_whose_first_line_has_a_mistake_takes_its_template_from_the_next
     assert shaped.diagnostics[0].code == "unknown-name"
     assert shaped.diagnostics[0].span.line == shaped.graph.cells["t101"].span.line
     cells = shaped.graph.cells
-    assert cells["t101"].template is None and cells["t102"].template is None   # t102 made the template
-    assert all(cells[f"t{i}"].template is not None for i in range(103, STEPS + 1))
+    assert cells["t101"].shaped is None and cells["t102"].shaped is None   # t102 made the template
+    assert all(cells[f"t{i}"].shaped is not None for i in range(103, STEPS + 1))
 
 
 def test_a_workbook_prints_the_formulas_of_cells_made_from_templates_as_it_prints_those_resolved_one_by_one(

@@ -714,7 +714,7 @@ class Evaluator:
     def _closure(self, cid: str, cell) -> Fn:
         fn = self.compiled.get(cid)
         if fn is None:
-            fn = compile_node(cell.expr) if cell.template is None else _from_template(cell)
+            fn = compile_node(cell.expr) if cell.shaped is None else _from_template(cell)
             if self.runs > 1:
                 self.compiled[cid] = fn
         return fn
@@ -857,7 +857,7 @@ def _from_template(cell) -> Fn:
     """The closure of a cell made from its line shape's template (shape_ir.py):
     the template's, given the values of the cell's cells.  A mistake is found
     again by the cell's own closure, whose message is placed on its line."""
-    template, cells = cell.template[0], cell.template[1]
+    template, cells = cell.shaped.template, cell.shaped.cells
     shared = template.closure()
     if len(cells) == 1:
         only = cells[0]

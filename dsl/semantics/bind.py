@@ -17,6 +17,7 @@ from ifr.semantics.graph import (
     RecordDef,
     ScenarioDef,
     ScenarioName,
+    Shaped,
     ShapedCellDef,
     TableDef,
 )
@@ -254,7 +255,7 @@ class Binder(ExpressionResolver):
         cells = template.cells(stmt.code, scope.module.namespace.get if plain else scope.lookup)
         if cells is None:
             return False
-        cell.template = (template, cells, stmt.line, self._source(stmt))   # its IR, made when read
+        cell.shaped = Shaped(template, cells, stmt.line, self._source(stmt))   # its IR, made when read
         self.refs[cell.id] = {*template.fixed, *cells}
         cell.kind = "formula" if self.refs[cell.id] else "input"
         return True

@@ -32,8 +32,8 @@ def check_graph(graph: Graph) -> tuple[dict[str, Dim | None], list[IfrError]]:
         try:
             if cell.kind == "solve":
                 dims[cid] = _check_solve(cell, dims)
-            elif cell.template is not None:
-                key = (cell.template[0], *map(dims.get, cell.template[1]))
+            elif cell.shaped is not None:
+                key = (cell.shaped.template, *map(dims.get, cell.shaped.cells))
                 found = shaped.get(key)
                 if found is None:
                     found = shaped[key] = dim_of(cell.expr, dims)

@@ -30,9 +30,24 @@ class CellDef:
     lhs: ir.Node | None = None
     rhs: ir.Node | None = None
     bracket: tuple[ir.Node, ir.Node] | None = None
-    # a cell made from its line shape's template (shape_ir.py): (the Template,
-    # the cells it reads in order, its line, its file's SourceText)
-    template: tuple | None = None
+    # a cell made from its line shape's template (shape_ir.py)
+    shaped: Shaped | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Shaped:
+    """A formula given by its line's shape: the shape's template
+    (shape_ir.Template) and what this line puts in its slots.  Its IR is made
+    only when read (`ShapedCellDef.expr`); a phase with a rule per template
+    (the dimension check, compiling, the Excel printer, display units) keys on
+    ``template`` and reads ``cells``, and every other phase reads the IR."""
+    template: object             # shape_ir.Template
+    cells: list[str]             # the cells the template's slots read, in order
+    line: int
+    text: ir.SourceText          # the file's text, for the IR's source texts
+
+    def ir(self) -> ir.Node:
+        return self.template.make(self.line, self.cells, self.text)
 
 
 class ShapedCellDef(CellDef):
@@ -42,12 +57,7 @@ class ShapedCellDef(CellDef):
 
     __slots__ = ()
 
-    expr = syntax.MadeWhenRead(CellDef, "expr", lambda cell: _from_template(*cell.template)
-                            if cell.template is not None else None)
-
-
-def _from_template(template, cells: list[str], line: int, text) -> ir.Node:
-    return template.make(line, cells, text)
+    expr = syntax.MadeWhenRead(CellDef, "expr", lambda cell: cell.shaped.ir() if cell.shaped is not None else None)
 
 
 @dataclass(eq=False)

@@ -165,9 +165,9 @@ class IrPrinter:
         without making or walking its IR (the format is `formula`'s own, kept
         for its shape, and the template's distinct references are the cell's
         distinct references, in the same order)."""
-        if cell.template is None:
+        if cell.shaped is None:
             return self.formula(cell.expr, cid, refs)
-        template, cells = cell.template[0], cell.template[1]
+        template, cells = cell.shaped.template, cell.shaped.cells
         order = self._orders.get(template)
         if order is None:   # the template's distinct references, in the order its printing meets them:
             ids = {c: c for c in ir.refs(template.node)}    # a slot's number, or a cell every line reads

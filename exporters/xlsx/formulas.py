@@ -299,9 +299,9 @@ class FormulaBuilder:
         template (shape_ir.py), found once for each set of its cells holding
         true/false (the cells every line reads are the same for each)."""
         truths = self._truths
-        if cell.template is None:
+        if cell.shaped is None:
             return printable(cell.expr, truths.__contains__)
-        key = (cell.template[0], *map(truths.__contains__, cell.template[1]))
+        key = (cell.shaped.template, *map(truths.__contains__, cell.shaped.cells))
         found = self._shaped_printable.get(key)
         if found is None:
             found = self._shaped_printable[key] = printable(cell.expr, truths.__contains__)
