@@ -53,7 +53,9 @@ def analyse(path, text: str | None = None, sources: Sources | None = None) -> An
         main = loader.load(path, "", None, text)
         binder = Binder(loader, main)
         graph = binder.bind()
-        dims, dim_errors = check_graph(graph)
+        found = check_graph(graph)
+        found.record(graph)
+        dims, dim_errors = found.dims, found.errors
         binder.syntax.clear()
         for module in loader.modules.values():
             module.program.statements = []

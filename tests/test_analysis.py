@@ -56,6 +56,25 @@ def test_a_scenario_and_a_table_are_checked_before_anything_runs(tmp_path):
                                                           ("unit-mismatch", 5)]
 
 
+def test_the_dimension_check_returns_what_it_found_and_leaves_the_graph_alone(tmp_path):
+    from ifr.semantics.bind import Binder
+    from ifr.semantics.dimensions import check_graph
+    from ifr.semantics.loader import Loader
+    from ifr.syntax.parse_cache import parse
+    path = tmp_path / "m.ifr"
+    path.write_text("x = 1 s\nbad = x + 1 GB\ncheck x == 1 GB\nscenario s: x = 5 GB\n"
+                    "table t: vary x over [1 GB] show x\n", encoding="utf-8")
+    loader = Loader(parse, Sources())
+    graph = Binder(loader, loader.load(path, "", None, None)).bind()
+    found = check_graph(graph)
+    assert (graph.checks[0].error, graph.tables[0].error, len(graph.scenarios["s"].overrides)) == (None, None, 1)
+    assert "bad" not in graph.cell_errors
+    assert set(found.cell_errors) == {"bad"} and set(found.check_errors) == set(found.table_errors) == {0}
+    assert found.overrides == {"s": []} and found.dims["bad"] is None
+    found.record(graph)
+    assert graph.checks[0].error is found.check_errors[0] and graph.scenarios["s"].overrides == []
+
+
 def test_a_function_nothing_calls_is_checked(tmp_path):
     a = _analysis(tmp_path, "fn g(x) = x * (1 GB + 1 s)\nfn ok(x, y) = x + y\n")
     assert [(d.code, d.span.line, d.span.column) for d in a.errors] == [("unit-mismatch", 1, 16)]

@@ -184,7 +184,9 @@ def _run_pipeline(path: str, text: str, buffers: dict[str, str]) -> _Run:
         main = run.loader.load(Path(path), "", None, text)
         run.binder = Binder(run.loader, main, every_cell=True)   # an imported field's value in completions
         graph = run.binder.bind()
-        dims, dim_errors = check_graph(graph)
+        found = check_graph(graph)
+        found.record(graph)
+        dims, dim_errors = found.dims, found.errors
         analysis = Analysis(graph, dims, run.binder, run.loader.diagnostics + run.binder.diagnostics + dim_errors)
         run.errors, run.warnings = analysis.errors, analysis.warnings
         run.model = analysis.evaluate()
