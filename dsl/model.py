@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,7 @@ from ifr.semantics.dimensions import check_graph, dim_of
 from ifr.semantics.graph import Graph
 from ifr.semantics.loader import Loader
 from ifr.semantics.units import Dim, suggest
+from ifr.syntax import nodes as syntax
 from ifr.syntax.parse_cache import parse
 
 if TYPE_CHECKING:
@@ -34,32 +36,59 @@ if TYPE_CHECKING:
     from ifr.queries.tables import TableResult
 
 
-def analyse(path, text: str | None = None, sources: Sources | None = None) -> Analysis:
+@dataclass(frozen=True)
+class Options:
+    """How a file is analysed, for every front end (command line, Python API, editor)."""
+    text: str | None = None            # the main file's text, when it is an unsaved buffer
+    sources: Sources | None = None     # where files are read from: other unsaved buffers by resolved path
+    # The editor's analysis: every file is parsed by its changed lines and its
+    # syntax tree kept (the editor indexes every name in it), and imported
+    # cells are bound too (an imported field's value shows in completions).
+    editor: bool = False
+
+
+def analyse(path, text: str | None = None, sources: Sources | None = None,
+            options: Options | None = None) -> Analysis:
     """Parse, bind and check an .ifr file and its imports, past every mistake.
 
-    ``text`` is the main file's text (an unsaved buffer); ``sources`` may hold
-    other unsaved buffers by resolved path (``Sources(buffers=...)``).
+    ``text`` and ``sources`` are shorthand for ``Options(text, sources)``.
     Raises IfrError only when the main file itself cannot be read.
 
-    The syntax trees are let go once bound (the graph holds what they said;
-    a module's functions keep theirs): on a big model they were most of the
-    memory.  The editor's analysis, which reads them, binds on its own.
+    Unless for the editor, the syntax trees are let go once bound (the graph
+    holds what they said; a module's functions keep theirs): on a big model
+    they were most of the memory.
     """
-    path = Path(path)
+    options = options if options is not None else Options(text, sources)
     allow_deep_recursion()
     with _no_collection():
-        loader = Loader(parse, sources if sources is not None else DEFAULT_SOURCES)
+        programs: dict[str, syntax.Program] = {}
+        loader = Loader(_parser(options, programs), options.sources if options.sources is not None
+                        else DEFAULT_SOURCES)
         loader.main_name = str(path)
-        main = loader.load(path, "", None, text)
-        binder = Binder(loader, main)
+        main = loader.load(Path(path), "", None, options.text)
+        binder = Binder(loader, main, every_cell=options.editor)
         graph = binder.bind()
         found = check_graph(graph)
         found.record(graph)
-        dims, dim_errors = found.dims, found.errors
-        binder.syntax.clear()
-        for module in loader.modules.values():
-            module.program.statements = []
-        return Analysis(graph, dims, binder, loader.diagnostics + binder.diagnostics + dim_errors)
+        name_spans = {cid: stmt.name_span for cid, stmt in binder.syntax.items()} if options.editor else {}
+        if not options.editor:
+            binder.syntax.clear()
+            for module in loader.modules.values():
+                module.program.statements = []
+        return Analysis(graph, found.dims, binder, loader.diagnostics + binder.diagnostics + found.errors,
+                        programs, name_spans)
+
+
+def _parser(options: Options, programs: dict):
+    """The parse of each file: the editor's keeps every tree, by file name, and parses a new text by its
+    changed lines."""
+    if not options.editor:
+        return parse
+
+    def parse_and_keep(source: str, name: str) -> syntax.Program:
+        program = programs[name] = parse(source, name, by_line=True)
+        return program
+    return parse_and_keep
 
 
 @contextmanager
@@ -89,11 +118,11 @@ def allow_deep_recursion() -> None:
         sys.setrecursionlimit(RECURSION_LIMIT)
 
 
-def load(path, text: str | None = None) -> Model:
+def load(path, text: str | None = None, options: Options | None = None) -> Model:
     """Parse, bind, check and evaluate an .ifr file.  Raises IfrErrors when
     the file has mistakes (all of them); cells that cannot be computed are
     errors only when read."""
-    analysis = analyse(path, text)
+    analysis = analyse(path, text, options=options)
     if analysis.errors:
         raise IfrErrors(analysis.errors)
     return analysis.evaluate()
@@ -103,12 +132,15 @@ class Analysis:
     """A file checked before anything runs: the graph, every cell's dimension,
     and the diagnostics (errors and warnings, in source order)."""
 
-    def __init__(self, graph: Graph, dims: dict[str, Dim | None], binder: Binder, diagnostics: list[IfrError]):
+    def __init__(self, graph: Graph, dims: dict[str, Dim | None], binder: Binder, diagnostics: list[IfrError],
+                 programs: dict | None = None, name_spans: dict | None = None):
         from ifr.evaluation.uncertain import annotate
         graph.uncertain = annotate(graph)   # which cells hold samples; how each statistic reads its argument
         self.graph = graph
         self.dims = dims
         self.binder = binder
+        self.programs: dict[str, syntax.Program] = programs or {}   # the editor's: every file's tree, by name
+        self.name_spans: dict[str, Span] = name_spans or {}         # the editor's: each cell's defining name
         self.diagnostics = sorted(unique(diagnostics), key=source_order)
 
     @property

@@ -75,6 +75,23 @@ def test_the_dimension_check_returns_what_it_found_and_leaves_the_graph_alone(tm
     assert graph.checks[0].error is found.check_errors[0] and graph.scenarios["s"].overrides == []
 
 
+def test_the_editor_and_the_command_line_run_one_pipeline(tmp_path):
+    from ifr.lsp.analysis import analyse as editor_analyse
+    from ifr.model import Options
+    (tmp_path / "lib.ifr").write_text("w = 2 s\n", encoding="utf-8")
+    text = "use lib\nx = 1 s\ny = x + 1 GB\nz = lib.w * 2\ncheck z == 1 s\n"
+    path = tmp_path / "m.ifr"
+    path.write_text(text, encoding="utf-8")
+    plain, editor = analyse(path), ifr.analyse(path, options=Options(text, editor=True))
+    assert [(d.code, d.span.line) for d in plain.diagnostics] == [(d.code, d.span.line) for d in editor.diagnostics]
+    assert plain.programs == {} and plain.graph.main.program.statements == []   # let go once bound
+    assert set(editor.programs) == {str(path), str(tmp_path / "lib.ifr")} and editor.graph.main.program.statements
+    assert editor.name_spans["x"].column == 1 and editor.name_spans["x"].end_column == 2
+    shown = editor_analyse(str(path), text, {})
+    assert [d.code for d in shown.diagnostics] == [d.code for d in editor.errors] + ["check-failed"]
+    assert shown.cells["cell:lib.w"].value == 2   # an imported cell is bound for the editor
+
+
 def test_a_function_nothing_calls_is_checked(tmp_path):
     a = _analysis(tmp_path, "fn g(x) = x * (1 GB + 1 s)\nfn ok(x, y) = x + y\n")
     assert [(d.code, d.span.line, d.span.column) for d in a.errors] == [("unit-mismatch", 1, 16)]
