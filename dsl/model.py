@@ -25,7 +25,7 @@ from ifr.evaluation.uncertain import Summary, is_samples, summary
 from ifr.semantics import ir
 from ifr.semantics.bind import Binder, Scope
 from ifr.semantics.dimensions import check_graph, dim_of
-from ifr.semantics.graph import Graph
+from ifr.semantics.graph import Graph, expressions
 from ifr.semantics.loader import Loader
 from ifr.semantics.units import Dim, suggest
 from ifr.syntax import nodes as syntax
@@ -537,10 +537,9 @@ class Model:
         and scenarios need, in the model's order."""
         graph = self.graph
         start = [cid for cid, c in graph.cells.items() if not c.module]
-        for check in graph.checks:
-            for node in (check.expr, check.expected, check.tolerance):
-                if node is not None:
-                    start += ir.refs(node)
+        for statement in (*graph.checks, *graph.tables, *graph.scenarios.values()):
+            for node in expressions(statement):
+                start += ir.refs(node)
         for table in graph.tables:
             start += table.show
             for axis in table.axes:
@@ -550,11 +549,8 @@ class Model:
                         start += record.fields.values()
                 else:
                     start.append(axis.var)
-                    for node in axis.values or axis.range or ():
-                        start += ir.refs(node)
         for scenario in graph.scenarios.values():
-            for cid, node, _span in scenario.overrides:
-                start += [cid, *ir.refs(node)]
+            start += [cid for cid, _node, _span in scenario.overrides]
         needed = graph.relations.ancestors(start)
         return [cid for cid in graph.cells if cid in needed]
 

@@ -92,6 +92,44 @@ def test_the_editor_and_the_command_line_run_one_pipeline(tmp_path):
     assert shown.cells["cell:lib.w"].value == 2   # an imported cell is bound for the editor
 
 
+def _graph(tmp_path, text, extra=()):
+    from ifr.semantics.bind import Binder
+    from ifr.semantics.loader import Loader
+    from ifr.syntax.parse_cache import parse
+    path = tmp_path / "m.ifr"
+    path.write_text(text, encoding="utf-8")
+    loader = Loader(parse, Sources())
+    main = loader.load(path, "", None, None)
+    main.program.statements = [*main.program.statements, *extra]
+    return Binder(loader, main).bind()
+
+
+def test_every_statement_of_the_graph_says_which_expressions_it_holds(tmp_path):
+    from ifr.semantics.graph import expressions
+    graph = _graph(tmp_path, "x = 1 s\ny = x * 2\nz = solve x on 1 s..9 s: y = 4 s\nfn f(a) = a + 1 s\n"
+                             "check y = 2 s within 1 ms\ntable t: vary x over [1 s, 2 s] show y\n"
+                             "scenario s: x = 3 s\n")
+    texts = [[n.text for n in expressions(s)] for s in (*graph.cells.values(), *graph.checks, *graph.tables,
+                                                        *graph.scenarios.values(), *graph.functions)]
+    assert texts == [["1 s"], ["x * 2"], ["y", "4 s", "1 s", "9 s"], ["y", "2 s", "1 ms"], ["1 s", "2 s"],
+                     ["3 s"], ["a + 1 s"]]
+    with pytest.raises(AssertionError, match="no case for Span"):
+        list(expressions(graph.cells["x"].span))
+
+
+def test_a_statement_kind_the_binder_does_not_know_is_a_failure_not_a_silence(tmp_path):
+    from dataclasses import dataclass
+
+    from ifr.syntax import nodes as syntax
+
+    @dataclass
+    class Unknown(syntax.Statement):
+        span: object = None
+
+    with pytest.raises(AssertionError, match="no case for Unknown"):
+        _graph(tmp_path, "x = 1 s\n", [Unknown()])
+
+
 def test_a_function_nothing_calls_is_checked(tmp_path):
     a = _analysis(tmp_path, "fn g(x) = x * (1 GB + 1 s)\nfn ok(x, y) = x + y\n")
     assert [(d.code, d.span.line, d.span.column) for d in a.errors] == [("unit-mismatch", 1, 16)]

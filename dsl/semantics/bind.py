@@ -19,6 +19,7 @@ from ifr.semantics.graph import (
     ScenarioName,
     ShapedCellDef,
     TableDef,
+    expressions,
 )
 from ifr.semantics.loader import UNRESOLVED, Loader
 from ifr.semantics.shape_ir import template_of
@@ -102,38 +103,54 @@ class Binder(ExpressionResolver):
             module.namespace.setdefault(name, UNRESOLVED)
         for stmt in module.program.statements:
             try:
-                if isinstance(stmt, syntax.Use):
-                    self._bind_use(module, stmt)
-                elif isinstance(stmt, syntax.Section):
-                    section = stmt.title
-                    if is_main:
-                        self.sections.append(section)
-                elif isinstance(stmt, (syntax.Cell, syntax.SolveCell)):
-                    self._define(module, stmt.name, stmt.name_span, prefix + stmt.name)
-                    cell = self._cell(stmt, prefix + stmt.name, stmt.name, module, section)
-                    self.scopes[cell.id] = module_scope
-                elif isinstance(stmt, syntax.Record):
-                    rec = RecordDef(prefix + stmt.name, stmt.name, module.key if not is_main else "", {},
-                                    stmt.name_span, stmt.description, section)
-                    self._define(module, stmt.name, stmt.name_span, rec)
-                    self.records[rec.id] = rec
-                    for f in stmt.fields:
-                        if f.name in rec.fields:
-                            raise IfrError("redefinition", f"field `{f.name}` is defined twice in `{stmt.name}`",
-                                           f.name_span)
-                        cell = self._cell(f, f"{rec.id}.{f.name}", f"{stmt.name}.{f.name}", module, section)
-                        cell.record = rec.id
-                        rec.fields[f.name] = cell.id
-                        self.scopes[cell.id] = Scope(module, rec)
-                elif isinstance(stmt, syntax.FnDef):
-                    self._define(module, stmt.name, stmt.name_span, FnBinding(stmt, module))
-                elif isinstance(stmt, syntax.Scenario) and is_main:   # `fast.t_exp` reads a cell under it
-                    if not isinstance(module.namespace.get(stmt.name), ScenarioName):   # twice: reported with scenarios
-                        self._define(module, stmt.name, stmt.name_span, ScenarioName(stmt.name))
-                elif isinstance(stmt, syntax.Table) and is_main:
-                    self.table_stmts.setdefault(stmt.name, stmt)
+                section = self._declare_one(module, stmt, is_main, section, prefix, module_scope)
             except IfrError as e:
                 self.report(e)
+
+    def _declare_one(self, module: ModuleDef, stmt: syntax.Statement, is_main: bool, section: str,
+                     prefix: str, module_scope: Scope) -> str:
+        """Declare what one statement defines; the section the statements after it are in."""
+        match stmt:
+            case syntax.Use():
+                self._bind_use(module, stmt)
+            case syntax.Section():
+                section = stmt.title
+                if is_main:
+                    self.sections.append(section)
+            case syntax.Cell() | syntax.SolveCell():
+                self._define(module, stmt.name, stmt.name_span, prefix + stmt.name)
+                cell = self._cell(stmt, prefix + stmt.name, stmt.name, module, section)
+                self.scopes[cell.id] = module_scope
+            case syntax.Record():
+                self._declare_record(module, stmt, is_main, section, prefix)
+            case syntax.FnDef():
+                self._define(module, stmt.name, stmt.name_span, FnBinding(stmt, module))
+            case syntax.Scenario():
+                if is_main and not isinstance(module.namespace.get(stmt.name), ScenarioName):
+                    self._define(module, stmt.name, stmt.name_span, ScenarioName(stmt.name))   # `fast.t_exp`
+                # (defined twice: reported with the scenarios)
+            case syntax.Table():
+                if is_main:
+                    self.table_stmts.setdefault(stmt.name, stmt)
+            case syntax.Check() | syntax.Docstring():
+                pass   # a check is bound with the main file's statements; a docstring declares nothing
+            case _:
+                ir.assert_never(stmt)
+        return section
+
+    def _declare_record(self, module: ModuleDef, stmt: syntax.Record, is_main: bool, section: str,
+                        prefix: str) -> None:
+        rec = RecordDef(prefix + stmt.name, stmt.name, module.key if not is_main else "", {},
+                        stmt.name_span, stmt.description, section)
+        self._define(module, stmt.name, stmt.name_span, rec)
+        self.records[rec.id] = rec
+        for f in stmt.fields:
+            if f.name in rec.fields:
+                raise IfrError("redefinition", f"field `{f.name}` is defined twice in `{stmt.name}`", f.name_span)
+            cell = self._cell(f, f"{rec.id}.{f.name}", f"{stmt.name}.{f.name}", module, section)
+            cell.record = rec.id
+            rec.fields[f.name] = cell.id
+            self.scopes[cell.id] = Scope(module, rec)
 
     def _cell(self, stmt, cell_id: str, name: str, module: ModuleDef, section: str) -> CellDef:
         kind = "solve" if isinstance(stmt, syntax.SolveCell) else "formula"
@@ -271,25 +288,21 @@ class Binder(ExpressionResolver):
         roots: set[str] = set()
         for cid in self.resolved:
             roots |= self._reads(self.cells[cid])
-        nodes = [n for c in checks for n in (c.expr, c.expected, c.tolerance)]
-        nodes += [f.body for f in functions]
+        nodes = [n for statement in (*checks, *functions, *tables, *scenarios.values())
+                 for n in expressions(statement)]
         for table in tables:
-            for axis in (table, *table.more):
+            for axis in table.axes:
                 roots.add(axis.var)
                 roots.update(axis.show)
-                nodes += [*(axis.range or ()), *(v for v in axis.values if isinstance(v, ir.Node))]
                 for value in axis.values:
                     if isinstance(value, RecordDef):
                         roots.update(value.fields.values())
                 if axis.var in self.records:
                     roots.update(self.records[axis.var].fields.values())
         for scenario in scenarios.values():
-            for cid, expr, _span in scenario.overrides:
-                roots.add(cid)
-                nodes.append(expr)
+            roots.update(cid for cid, _expr, _span in scenario.overrides)
         for node in nodes:
-            if node is not None:
-                roots |= ir.refs(node) | self._what_if_deps(node)
+            roots |= ir.refs(node) | self._what_if_deps(node)
         stack = list(roots)
         while stack:
             cell = self.cells.get(stack.pop())
@@ -319,16 +332,22 @@ class Binder(ExpressionResolver):
                 self._guarded(lambda: tables.append(self._table(stmt, scope)))
         self.tables = {t.name: t for t in tables}
         for stmt in self.main.program.statements:
-            if isinstance(stmt, syntax.Check):
-                checks.append(CheckDef(stmt.span, stmt.source, stmt.description, self._check_side(stmt.expr, scope),
-                                       self.expr(stmt.expected, scope) if stmt.expected is not None else None,
-                                       self.expr(stmt.tolerance, scope) if stmt.tolerance is not None else None))
-            elif isinstance(stmt, syntax.Scenario):
-                if stmt.name in scenarios:
+            match stmt:
+                case syntax.Check():
+                    checks.append(CheckDef(stmt.span, stmt.source, stmt.description,
+                                           self._check_side(stmt.expr, scope),
+                                           self.expr(stmt.expected, scope) if stmt.expected is not None else None,
+                                           self.expr(stmt.tolerance, scope) if stmt.tolerance is not None else None))
+                case syntax.Scenario() if stmt.name in scenarios:
                     self.report(IfrError("redefinition", f"scenario `{stmt.name}` is defined twice", stmt.name_span))
-                    continue
-                scenarios[stmt.name] = ScenarioDef(stmt.name, stmt.span, self._overrides(stmt, scope),
-                                                   stmt.description)
+                case syntax.Scenario():
+                    scenarios[stmt.name] = ScenarioDef(stmt.name, stmt.span, self._overrides(stmt, scope),
+                                                       stmt.description)
+                case syntax.Table() | syntax.Use() | syntax.Section() | syntax.Cell() | syntax.SolveCell() | \
+                        syntax.Record() | syntax.FnDef() | syntax.Docstring():
+                    pass   # bound above, or declared with the module
+                case _:
+                    ir.assert_never(stmt)
         return checks, tables, scenarios
 
     def _overrides(self, stmt: syntax.Scenario, scope: Scope) -> list:
