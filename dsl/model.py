@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from ifr.display import display_unit, factor, format_number, quantity_text, share_text, uses_binary
 from ifr.errors import DEFAULT_SOURCES, IfrError, IfrErrors, Sources, Span, remember_source, source_order, unique
 from ifr.evaluation.evaluate import CellError, Evaluator, compile_node, is_truth_value
-from ifr.evaluation.uncertain import Summary, is_samples, summary
+from ifr.evaluation.uncertain import Summary, annotate, is_samples, summary
 from ifr.semantics import ir
 from ifr.semantics.bind import Binder, Scope
 from ifr.semantics.dimensions import check_graph, dim_of
@@ -70,6 +70,7 @@ def analyse(path, text: str | None = None, sources: Sources | None = None,
         graph = binder.bind()
         found = check_graph(graph)
         found.record(graph)
+        annotate(graph).record(graph)   # which cells hold samples; how each statistic reads its argument
         name_spans = {cid: stmt.name_span for cid, stmt in binder.syntax.items()} if options.editor else {}
         if not options.editor:
             binder.syntax.clear()
@@ -134,8 +135,6 @@ class Analysis:
 
     def __init__(self, graph: Graph, dims: dict[str, Dim | None], binder: Binder, diagnostics: list[IfrError],
                  programs: dict | None = None, name_spans: dict | None = None):
-        from ifr.evaluation.uncertain import annotate
-        graph.uncertain = annotate(graph)   # which cells hold samples; how each statistic reads its argument
         self.graph = graph
         self.dims = dims
         self.binder = binder
