@@ -23,7 +23,7 @@ from ifr.errors import DEFAULT_SOURCES, IfrError, IfrErrors, Sources, Span, reme
 from ifr.evaluation.evaluate import CellError, Evaluator, compile_node, is_truth_value
 from ifr.evaluation.uncertain import Summary, annotate, is_samples, summary
 from ifr.semantics import ir
-from ifr.semantics.bind import Binder, Scope
+from ifr.semantics.bind import Binder, RunTimeExpressions, Scope
 from ifr.semantics.dimensions import check_graph, dim_of
 from ifr.semantics.graph import Graph, expressions
 from ifr.semantics.loader import Loader
@@ -73,10 +73,10 @@ def analyse(path, text: str | None = None, sources: Sources | None = None,
         annotate(graph).record(graph)   # which cells hold samples; how each statistic reads its argument
         name_spans = {cid: stmt.name_span for cid, stmt in binder.syntax.items()} if options.editor else {}
         if not options.editor:
-            binder.syntax.clear()
             for module in loader.modules.values():
                 module.program.statements = []
-        return Analysis(graph, found.dims, binder, loader.diagnostics + binder.diagnostics + found.errors,
+        expressions = RunTimeExpressions(graph, loader.sources, binder.table_stmts, binder.distributions)
+        return Analysis(graph, found.dims, expressions, loader.diagnostics + binder.diagnostics + found.errors,
                         programs, name_spans)
 
 
@@ -133,11 +133,11 @@ class Analysis:
     """A file checked before anything runs: the graph, every cell's dimension,
     and the diagnostics (errors and warnings, in source order)."""
 
-    def __init__(self, graph: Graph, dims: dict[str, Dim | None], binder: Binder, diagnostics: list[IfrError],
-                 programs: dict | None = None, name_spans: dict | None = None):
+    def __init__(self, graph: Graph, dims: dict[str, Dim | None], expressions: RunTimeExpressions,
+                 diagnostics: list[IfrError], programs: dict | None = None, name_spans: dict | None = None):
         self.graph = graph
         self.dims = dims
-        self.binder = binder
+        self.expressions = expressions   # binds a value or an equation given at run time
         self.programs: dict[str, syntax.Program] = programs or {}   # the editor's: every file's tree, by name
         self.name_spans: dict[str, Span] = name_spans or {}         # the editor's: each cell's defining name
         self.diagnostics = sorted(unique(diagnostics), key=source_order)
@@ -152,7 +152,7 @@ class Analysis:
 
     @property
     def sources(self) -> Sources:
-        return self.binder.sources
+        return self.expressions.sources
 
     def evaluate(self, overrides: dict | None = None, samples: int | None = None, seed: int = 0) -> Model:
         """The model's values; uncertain cells hold ``samples`` Monte Carlo draws from ``seed``."""
@@ -245,8 +245,9 @@ class Model:
         return self.analysis.dims
 
     @property
-    def binder(self) -> Binder:
-        return self.analysis.binder
+    def binder(self) -> RunTimeExpressions:
+        """What binds expressions given at run time (the file's own binder is let go once bound)."""
+        return self.analysis.expressions
 
     @property
     def warnings(self) -> list[IfrError]:
@@ -475,7 +476,7 @@ class Model:
         except IfrError as e:
             raise IfrError("bad-value", f"`{text}` is not a value for `{name}`", e.span,
                            hint="write a number and a unit, e.g. 50 GB/s") from None
-        node, = self.binder.expr_alone([expr], Scope(self.graph.main))
+        node, = self.analysis.expressions.expr_alone([expr], Scope(self.graph.main))
         if ir.refs(node):
             raise IfrError("bad-value", f"a value for `{name}` cannot refer to cells", node.span,
                            hint="write a number and a unit, e.g. 50 GB/s")

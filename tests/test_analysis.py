@@ -130,6 +130,23 @@ def test_a_statement_kind_the_binder_does_not_know_is_a_failure_not_a_silence(tm
         _graph(tmp_path, "x = 1 s\n", [Unknown()])
 
 
+def test_an_analysis_holds_results_not_the_binder(tmp_path, monkeypatch):
+    import gc
+    import weakref
+
+    from ifr.semantics.bind import Binder
+    binders = []
+    bind = Binder.bind
+    monkeypatch.setattr(Binder, "bind", lambda self: binders.append(weakref.ref(self)) or bind(self))
+    a = _analysis(tmp_path, "x = 1 s\ny = x * 2\nk = 3\ntable t: vary x over [1 s, 2 s] show y\n")
+    gc.collect()
+    assert len(binders) == 1 and binders[0]() is None   # let go once bound
+    m = a.evaluate()   # what is given at run time is still bound in the file's scope
+    assert m.with_inputs(x="3 s").value("y") == 6 and m.solve("k", "k * 1 s = y")[0].magnitude == 2
+    with pytest.raises(IfrError, match="table `t` shows no column `z`"):
+        m.solve("k", "k * 1 s = t[2 s].z")
+
+
 def test_a_function_nothing_calls_is_checked(tmp_path):
     a = _analysis(tmp_path, "fn g(x) = x * (1 GB + 1 s)\nfn ok(x, y) = x + y\n")
     assert [(d.code, d.span.line, d.span.column) for d in a.errors] == [("unit-mismatch", 1, 16)]

@@ -27,7 +27,69 @@ from ifr.semantics.units import suggest
 from ifr.syntax import nodes as syntax
 
 
-class Binder(ExpressionResolver):
+class TableRows(ExpressionResolver):
+    """Reads `table[value].column` in the main file: the binder's while it binds, and the
+    run-time expressions' after (``main``, ``cells``, ``tables`` and ``table_stmts`` are theirs)."""
+
+    in_check = False   # binding a check: a row of a table with a mistake of its own is left to that mistake
+
+    def _table_row(self, node: syntax.FieldAccess, scope: Scope) -> ir.Node:
+        """`table[value].column`: the shown cell with the varied cell set to the value."""
+        index = node.obj
+        name = index.obj.id if isinstance(index.obj, syntax.Name) else None
+        stmt = self.table_stmts.get(name) if scope.module is self.main else None
+        if name is not None and stmt is not None and name not in self.tables and self.in_check:
+            return ir.Invalid(node.span, self._text(node))   # the table has a mistake of its own
+        if name in self.main.program.broken and scope.module is self.main:
+            return ir.Invalid(node.span, self._text(node))
+        if stmt is None:
+            close = suggest(self._text(index.obj), self.table_stmts)
+            hint = f"did you mean {close}?" if close else "define it with `table NAME: vary ...`"
+            if isinstance(index.obj, syntax.FieldAccess) or scope.module is not self.main:
+                hint = ("a formula reads the rows of its own file's tables only: read the row in the module "
+                        "that defines the table, or write the row's formula here")
+            raise IfrError("unknown-table", f"`{self._text(index.obj)}` is not a table of this file", index.obj.span,
+                           hint=hint)
+        main = Scope(self.main)
+        axes = [(stmt.var, stmt.values), *((v, vals) for v, _span, vals in stmt.more)]
+        varied = [main.lookup(v) for v, _ in axes]
+        show = [main.lookup(n) for n, _ in stmt.show]
+        if not all(isinstance(v, (str, RecordDef)) for v in varied) or not all(isinstance(c, str) for c in show):
+            return ir.Invalid(node.span, self._text(node))   # reported with the table
+        column = scope.lookup(node.name)
+        if not isinstance(column, str) or column not in show:
+            shown = ", ".join(self.cells[c].name for c in show if c in self.cells)
+            raise IfrError("unknown-column", f"table `{name}` shows no column `{node.name}`", field_name_span(node),
+                           hint=f"its columns are {shown}")
+        given = [index.key, *index.more]
+        if len(given) != len(axes):
+            names = ", ".join(v for v, _ in axes)
+            raise IfrError("wrong-arity", f"table `{name}` varies {len(axes)} value(s) ({names}); "
+                           f"`{self._text(node)}` gives {len(given)}", index.span,
+                           hint=f"one value for each, in order: {name}[{', '.join('...' for _ in axes)}].{node.name}")
+        keys = []
+        for key_node, var, (_, listed) in zip(given, varied, axes):
+            if isinstance(var, RecordDef):
+                key = self._binding(key_node, scope) if isinstance(key_node, (syntax.Name, syntax.FieldAccess)) else None
+                if not isinstance(key, RecordDef):
+                    raise IfrError("not-a-record", f"table `{name}` varies a record: name one of its records",
+                                   key_node.span)
+                rows = [self._binding(i, main) if isinstance(i, (syntax.Name, syntax.FieldAccess)) else None
+                        for i in getattr(listed, "items", ())]
+                if key not in rows:
+                    listed_names = ", ".join(r.name for r in rows if isinstance(r, RecordDef))
+                    raise IfrError("unknown-row", f"`{self._text(key_node)}` is not a row of table `{name}`",
+                                   key_node.span, hint=f"its rows are {listed_names}")
+                keys.append(key)
+            else:
+                keys.append(self.expr(key_node, scope))
+        ids = [None if isinstance(v, RecordDef) else v for v in varied]
+        self.what_ifs += 1
+        return ir.TableRow(node.span, self._text(node), name, keys[0], column, ids[0], keys[1:], ids[1:])
+
+
+
+class Binder(TableRows):
     """Binds every module of a loader, main file last, into one Graph.
 
     Mistakes do not stop it: each is a diagnostic; a cell whose definition has
@@ -52,7 +114,6 @@ class Binder(ExpressionResolver):
         self.tables: dict[str, TableDef] = {}
         self.table_stmts: dict[str, syntax.Table] = {}
         self.scenarios: dict[str, ScenarioDef] = {}
-        self.in_check = False
         self.distributions = 0      # distributions written (none: nothing is uncertain)
         self.refs: dict[str, set[str]] = {}
         self.resolved: set[str] = set()
@@ -400,60 +461,6 @@ class Binder(ExpressionResolver):
         finally:
             self.in_check = False
 
-    def _table_row(self, node: syntax.FieldAccess, scope: Scope) -> ir.Node:
-        """`table[value].column`: the shown cell with the varied cell set to the value."""
-        index = node.obj
-        name = index.obj.id if isinstance(index.obj, syntax.Name) else None
-        stmt = self.table_stmts.get(name) if scope.module is self.main else None
-        if name is not None and stmt is not None and name not in self.tables and self.in_check:
-            return ir.Invalid(node.span, self._text(node))   # the table has a mistake of its own
-        if name in self.main.program.broken and scope.module is self.main:
-            return ir.Invalid(node.span, self._text(node))
-        if stmt is None:
-            close = suggest(self._text(index.obj), self.table_stmts)
-            hint = f"did you mean {close}?" if close else "define it with `table NAME: vary ...`"
-            if isinstance(index.obj, syntax.FieldAccess) or scope.module is not self.main:
-                hint = ("a formula reads the rows of its own file's tables only: read the row in the module "
-                        "that defines the table, or write the row's formula here")
-            raise IfrError("unknown-table", f"`{self._text(index.obj)}` is not a table of this file", index.obj.span,
-                           hint=hint)
-        main = Scope(self.main)
-        axes = [(stmt.var, stmt.values), *((v, vals) for v, _span, vals in stmt.more)]
-        varied = [main.lookup(v) for v, _ in axes]
-        show = [main.lookup(n) for n, _ in stmt.show]
-        if not all(isinstance(v, (str, RecordDef)) for v in varied) or not all(isinstance(c, str) for c in show):
-            return ir.Invalid(node.span, self._text(node))   # reported with the table
-        column = scope.lookup(node.name)
-        if not isinstance(column, str) or column not in show:
-            shown = ", ".join(self.cells[c].name for c in show if c in self.cells)
-            raise IfrError("unknown-column", f"table `{name}` shows no column `{node.name}`", field_name_span(node),
-                           hint=f"its columns are {shown}")
-        given = [index.key, *index.more]
-        if len(given) != len(axes):
-            names = ", ".join(v for v, _ in axes)
-            raise IfrError("wrong-arity", f"table `{name}` varies {len(axes)} value(s) ({names}); "
-                           f"`{self._text(node)}` gives {len(given)}", index.span,
-                           hint=f"one value for each, in order: {name}[{', '.join('...' for _ in axes)}].{node.name}")
-        keys = []
-        for key_node, var, (_, listed) in zip(given, varied, axes):
-            if isinstance(var, RecordDef):
-                key = self._binding(key_node, scope) if isinstance(key_node, (syntax.Name, syntax.FieldAccess)) else None
-                if not isinstance(key, RecordDef):
-                    raise IfrError("not-a-record", f"table `{name}` varies a record: name one of its records",
-                                   key_node.span)
-                rows = [self._binding(i, main) if isinstance(i, (syntax.Name, syntax.FieldAccess)) else None
-                        for i in getattr(listed, "items", ())]
-                if key not in rows:
-                    listed_names = ", ".join(r.name for r in rows if isinstance(r, RecordDef))
-                    raise IfrError("unknown-row", f"`{self._text(key_node)}` is not a row of table `{name}`",
-                                   key_node.span, hint=f"its rows are {listed_names}")
-                keys.append(key)
-            else:
-                keys.append(self.expr(key_node, scope))
-        ids = [None if isinstance(v, RecordDef) else v for v in varied]
-        self.what_ifs += 1
-        return ir.TableRow(node.span, self._text(node), name, keys[0], column, ids[0], keys[1:], ids[1:])
-
     def _table(self, stmt: syntax.Table, scope: Scope) -> TableDef:
         show = []
         for name, span in stmt.show:
@@ -613,3 +620,25 @@ def _computes(node: ir.Node) -> bool:
     if isinstance(node, (ir.Reduce, ir.MonteCarlo, ir.Dist, ir.Invalid)):
         return True
     return any(_computes(c) for c in ir.children(node))
+
+
+class RunTimeExpressions(TableRows):
+    """Binds expressions given at run time (a --set value, an equation) in the
+    main file's scope, from what binding left: the graph and the main file's
+    table statements.  A Model asks this, not the Binder, which is let go."""
+
+    def __init__(self, graph: Graph, sources, table_stmts: dict[str, syntax.Table], distributions: int):
+        self.main = graph.main
+        self.cells = graph.cells
+        self.tables = {t.name: t for t in graph.tables}
+        self.table_stmts = table_stmts
+        self.relations = graph.relations
+        self.sources = sources
+        self.source_texts: dict[str, ir.SourceText] = {}   # file -> its text, for the nodes' texts
+        self.diagnostics: list[IfrError] = []
+        self.fn_stack: list[str] = []
+        self.distributions = distributions
+
+    def affected_by(self, unknown: str) -> set[str]:
+        """The unknown and every formula that depends on it."""
+        return self.relations.through_formulas(unknown)
