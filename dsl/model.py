@@ -1,8 +1,12 @@
 """The pipeline, in one place: the Analysis of a file, and the Model a user holds.
 
-    source -> parse (parser) -> bind names (resolve, bind) -> check dimensions
+    source -> parse (parser) -> bind names (resolve, bind) -> check dimensions -> mark uncertainty
            = Analysis (graph, dimensions, diagnostics; no values)
            -> evaluate in order (evaluate; solve for goal seeks) = Model
+
+The command line, the Python API and the language server all run `analyse`
+(the editor's with `Options(editor=True)`); each phase returns what it
+found and `analyse` records it on the graph.
 
 Every phase goes on past a mistake: an Analysis holds all the diagnostics of
 a file, and a Model computes every cell it can (a cell that cannot be
@@ -296,8 +300,7 @@ class Model:
         to the analysis."""
         found = []
         for table in self.graph.tables:
-            nodes = [n for axis in table.axes for n in (*(axis.range or ()), *axis.values) if isinstance(n, ir.Node)]
-            if table.error is not None or any(ir.refs(n) & self.errors.keys() for n in nodes):
+            if table.error is not None or any(ir.refs(n) & self.errors.keys() for n in expressions(table)):
                 continue
             from ifr.queries.tables import table_size
             try:
