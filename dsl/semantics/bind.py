@@ -297,31 +297,37 @@ class Binder(TableRows):
         if type(stmt) is syntax.ShapedCell and self._from_shape(cell, stmt, scope):   # most cells of a big file
             return
         before = len(self.diagnostics)
-        if isinstance(stmt, syntax.SolveCell):
-            target = scope.lookup(stmt.unknown)
-            if not isinstance(target, str):
-                if target is not UNRESOLVED:
-                    self.report(self._unknown(stmt.unknown, stmt.unknown_span, scope, what="a cell to solve for"))
-                cell.kind = "formula"
-                cell.expr = ir.Invalid(stmt.span, stmt.unknown)
-            else:
-                cell.unknown = target
-                cell.lhs = self.expr(stmt.lhs, scope)
-                cell.rhs = self.expr(stmt.rhs, scope)
-                if stmt.bracket is not None:
-                    cell.bracket = (self.expr(stmt.bracket.lo, scope), self.expr(stmt.bracket.hi, scope))
-        else:
-            cell.expr = self.expr(stmt.expr, scope)
-            self.refs[cell.id] = ir.refs(cell.expr)
-            cell.kind = "formula" if self.refs[cell.id] or _computes(cell.expr) else "input"
-            if type(stmt) is syntax.ShapedCell and stmt.shape not in self.shape_templates \
-                    and len(self.diagnostics) == before:   # (a line with a mistake makes no template: the next may)
-                self.shape_templates[stmt.shape] = template_of(cell.expr, stmt, self._source(stmt), scope.lookup)
+        match stmt:
+            case syntax.SolveCell():
+                self._resolve_solve(cell, stmt, scope)
+            case syntax.Cell():
+                cell.expr = self.expr(stmt.expr, scope)
+                self.refs[cell.id] = ir.refs(cell.expr)
+                cell.kind = "formula" if self.refs[cell.id] or _computes(cell.expr) else "input"
+                if type(stmt) is syntax.ShapedCell and stmt.shape not in self.shape_templates \
+                        and len(self.diagnostics) == before:   # (a line with a mistake makes no template: the next may)
+                    self.shape_templates[stmt.shape] = template_of(cell.expr, stmt, self._source(stmt), scope.lookup)
+            case _:
+                ir.assert_never(stmt)
         errors = self._errors_since(before)
         if errors:
             self.cell_errors[cell.id] = errors[0]
             if cell.kind == "input":
                 cell.kind = "formula"   # nothing to edit: it has no value
+
+    def _resolve_solve(self, cell: CellDef, stmt: syntax.SolveCell, scope: Scope) -> None:
+        target = scope.lookup(stmt.unknown)
+        if not isinstance(target, str):
+            if target is not UNRESOLVED:
+                self.report(self._unknown(stmt.unknown, stmt.unknown_span, scope, what="a cell to solve for"))
+            cell.kind = "formula"
+            cell.expr = ir.Invalid(stmt.span, stmt.unknown)
+            return
+        cell.unknown = target
+        cell.lhs = self.expr(stmt.lhs, scope)
+        cell.rhs = self.expr(stmt.rhs, scope)
+        if stmt.bracket is not None:
+            cell.bracket = (self.expr(stmt.bracket.lo, scope), self.expr(stmt.bracket.hi, scope))
 
     def _from_shape(self, cell: CellDef, stmt: syntax.ShapedCell, scope: Scope) -> bool:
         """Make a cell's IR from its shape's template (shape_ir.py); whether it was."""
