@@ -55,14 +55,18 @@ def analyse(path, text: str | None = None, sources: Sources | None = None,
             options: Options | None = None) -> Analysis:
     """Parse, bind and check an .ifr file and its imports, past every mistake.
 
-    ``text`` and ``sources`` are shorthand for ``Options(text, sources)``.
+    ``text`` and ``sources`` are shorthand for ``Options(text, sources)``
+    (a caller gives one or the other).
     Raises IfrError only when the main file itself cannot be read.
 
     Unless for the editor, the syntax trees are let go once bound (the graph
     holds what they said; a module's functions keep theirs): on a big model
     they were most of the memory.
     """
-    options = options if options is not None else Options(text, sources)
+    if options is None:
+        options = Options(text, sources)
+    elif text is not None or sources is not None:
+        raise TypeError("analyse: give the text and the sources in the options, not beside them")
     allow_deep_recursion()
     with _no_collection():
         programs: dict[str, syntax.Program] = {}

@@ -87,6 +87,8 @@ def test_the_editor_and_the_command_line_run_one_pipeline(tmp_path):
     assert plain.programs == {} and plain.graph.main.program.statements == []   # let go once bound
     assert set(editor.programs) == {str(path), str(tmp_path / "lib.ifr")} and editor.graph.main.program.statements
     assert editor.name_spans["x"].column == 1 and editor.name_spans["x"].end_column == 2
+    with pytest.raises(TypeError, match="in the options"):
+        analyse(path, text, options=Options(text))   # not two texts, one of them ignored
     shown = editor_analyse(str(path), text, {})
     assert [d.code for d in shown.diagnostics] == [d.code for d in editor.errors] + ["check-failed"]
     assert shown.cells["cell:lib.w"].value == 2   # an imported cell is bound for the editor
