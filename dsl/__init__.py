@@ -12,17 +12,19 @@ from ifr.version import VERSION as __version__
 __all__ = ["load", "analyse", "IfrError", "__version__"]
 
 
-def load(path, text: str | None = None):
-    """Parse, check and evaluate an .ifr file; returns a :class:`ifr.model.Model`."""
-    from ifr.model import load as _load
-    return _load(path, text)
+def load(path, text: str | None = None, options=None):
+    """Parse, check and evaluate an .ifr file; returns a :class:`ifr.model.Model`.
+    ``options`` (an :class:`ifr.model.Options`) says where files are read from."""
+    from ifr.model import load as load_model
+    return load_model(path, text, options)
 
 
-def analyse(path, text: str | None = None):
+def analyse(path, text: str | None = None, options=None):
     """Parse and check an .ifr file past every mistake; returns an :class:`ifr.model.Analysis`
-    (its ``errors``, and ``evaluate(samples=, seed=)`` for the values)."""
-    from ifr.model import analyse as _analyse
-    return _analyse(path, text)
+    (its ``errors``, and ``evaluate(samples=, seed=)`` for the values).  The command line and
+    the language server run this same pipeline, with their :class:`ifr.model.Options`."""
+    from ifr.model import analyse as analyse_file
+    return analyse_file(path, text, options=options)
 
 
 def __getattr__(name):

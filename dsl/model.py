@@ -1,8 +1,12 @@
 """The pipeline, in one place: the Analysis of a file, and the Model a user holds.
 
-    source -> parse (parser) -> bind names (resolve, bind) -> check dimensions
+    source -> parse (parser) -> bind names (resolve, bind) -> check dimensions -> mark uncertainty
            = Analysis (graph, dimensions, diagnostics; no values)
            -> evaluate in order (evaluate; solve for goal seeks) = Model
+
+The command line, the Python API and the language server all run `analyse`
+(the editor's with `Options(editor=True)`); each phase returns what it
+found and `analyse` records it on the graph.
 
 Every phase goes on past a mistake: an Analysis holds all the diagnostics of
 a file, and a Model computes every cell it can (a cell that cannot be
@@ -14,19 +18,21 @@ from __future__ import annotations
 
 import math
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ifr.display import display_unit, factor, format_number, quantity_text, share_text, uses_binary
 from ifr.errors import DEFAULT_SOURCES, IfrError, IfrErrors, Sources, Span, remember_source, source_order, unique
 from ifr.evaluation.evaluate import CellError, Evaluator, compile_node, is_truth_value
-from ifr.evaluation.uncertain import Summary, is_samples, summary
+from ifr.evaluation.uncertain import Summary, annotate, is_samples, summary
 from ifr.semantics import ir
-from ifr.semantics.bind import Binder, Scope
+from ifr.semantics.bind import Binder, RunTimeExpressions, Scope
 from ifr.semantics.dimensions import check_graph, dim_of
-from ifr.semantics.graph import Graph
+from ifr.semantics.graph import Graph, expressions
 from ifr.semantics.loader import Loader
 from ifr.semantics.units import Dim, suggest
+from ifr.syntax import nodes as syntax
 from ifr.syntax.parse_cache import parse
 
 if TYPE_CHECKING:
@@ -34,30 +40,64 @@ if TYPE_CHECKING:
     from ifr.queries.tables import TableResult
 
 
-def analyse(path, text: str | None = None, sources: Sources | None = None) -> Analysis:
+@dataclass(frozen=True)
+class Options:
+    """How a file is analysed, for every front end (command line, Python API, editor)."""
+    text: str | None = None            # the main file's text, when it is an unsaved buffer
+    sources: Sources | None = None     # where files are read from: other unsaved buffers by resolved path
+    # The editor's analysis: every file is parsed by its changed lines and its
+    # syntax tree kept (the editor indexes every name in it), and imported
+    # cells are bound too (an imported field's value shows in completions).
+    editor: bool = False
+
+
+def analyse(path, text: str | None = None, sources: Sources | None = None,
+            options: Options | None = None) -> Analysis:
     """Parse, bind and check an .ifr file and its imports, past every mistake.
 
-    ``text`` is the main file's text (an unsaved buffer); ``sources`` may hold
-    other unsaved buffers by resolved path (``Sources(buffers=...)``).
+    ``text`` and ``sources`` are shorthand for ``Options(text, sources)``
+    (a caller gives one or the other).
     Raises IfrError only when the main file itself cannot be read.
 
-    The syntax trees are let go once bound (the graph holds what they said;
-    a module's functions keep theirs): on a big model they were most of the
-    memory.  The editor's analysis, which reads them, binds on its own.
+    Unless for the editor, the syntax trees are let go once bound (the graph
+    holds what they said; a module's functions keep theirs): on a big model
+    they were most of the memory.
     """
-    path = Path(path)
+    if options is None:
+        options = Options(text, sources)
+    elif text is not None or sources is not None:
+        raise TypeError("analyse: give the text and the sources in the options, not beside them")
     allow_deep_recursion()
     with _no_collection():
-        loader = Loader(parse, sources if sources is not None else DEFAULT_SOURCES)
+        programs: dict[str, syntax.Program] = {}
+        loader = Loader(_parser(options, programs), options.sources if options.sources is not None
+                        else DEFAULT_SOURCES)
         loader.main_name = str(path)
-        main = loader.load(path, "", None, text)
-        binder = Binder(loader, main)
+        main = loader.load(Path(path), "", None, options.text)
+        binder = Binder(loader, main, every_cell=options.editor)
         graph = binder.bind()
-        dims, dim_errors = check_graph(graph)
-        binder.syntax.clear()
-        for module in loader.modules.values():
-            module.program.statements = []
-        return Analysis(graph, dims, binder, loader.diagnostics + binder.diagnostics + dim_errors)
+        found = check_graph(graph)
+        found.record(graph)
+        annotate(graph).record(graph)   # which cells hold samples; how each statistic reads its argument
+        name_spans = {cid: stmt.name_span for cid, stmt in binder.syntax.items()} if options.editor else {}
+        if not options.editor:
+            for module in loader.modules.values():
+                module.program.statements = []
+        expressions = RunTimeExpressions(graph, loader.sources, binder.table_stmts, binder.distributions)
+        return Analysis(graph, found.dims, expressions, loader.diagnostics + binder.diagnostics + found.errors,
+                        programs, name_spans)
+
+
+def _parser(options: Options, programs: dict):
+    """The parse of each file: the editor's keeps every tree, by file name, and parses a new text by its
+    changed lines."""
+    if not options.editor:
+        return parse
+
+    def parse_and_keep(source: str, name: str) -> syntax.Program:
+        program = programs[name] = parse(source, name, by_line=True)
+        return program
+    return parse_and_keep
 
 
 @contextmanager
@@ -87,11 +127,11 @@ def allow_deep_recursion() -> None:
         sys.setrecursionlimit(RECURSION_LIMIT)
 
 
-def load(path, text: str | None = None) -> Model:
+def load(path, text: str | None = None, options: Options | None = None) -> Model:
     """Parse, bind, check and evaluate an .ifr file.  Raises IfrErrors when
     the file has mistakes (all of them); cells that cannot be computed are
     errors only when read."""
-    analysis = analyse(path, text)
+    analysis = analyse(path, text, options=options)
     if analysis.errors:
         raise IfrErrors(analysis.errors)
     return analysis.evaluate()
@@ -101,12 +141,13 @@ class Analysis:
     """A file checked before anything runs: the graph, every cell's dimension,
     and the diagnostics (errors and warnings, in source order)."""
 
-    def __init__(self, graph: Graph, dims: dict[str, Dim | None], binder: Binder, diagnostics: list[IfrError]):
-        from ifr.evaluation.uncertain import annotate
-        graph.uncertain = annotate(graph)   # which cells hold samples; how each statistic reads its argument
+    def __init__(self, graph: Graph, dims: dict[str, Dim | None], expressions: RunTimeExpressions,
+                 diagnostics: list[IfrError], programs: dict | None = None, name_spans: dict | None = None):
         self.graph = graph
         self.dims = dims
-        self.binder = binder
+        self.expressions = expressions   # binds a value or an equation given at run time
+        self.programs: dict[str, syntax.Program] = programs or {}   # the editor's: every file's tree, by name
+        self.name_spans: dict[str, Span] = name_spans or {}         # the editor's: each cell's defining name
         self.diagnostics = sorted(unique(diagnostics), key=source_order)
 
     @property
@@ -119,7 +160,7 @@ class Analysis:
 
     @property
     def sources(self) -> Sources:
-        return self.binder.sources
+        return self.expressions.sources
 
     def evaluate(self, overrides: dict | None = None, samples: int | None = None, seed: int = 0) -> Model:
         """The model's values; uncertain cells hold ``samples`` Monte Carlo draws from ``seed``."""
@@ -212,8 +253,9 @@ class Model:
         return self.analysis.dims
 
     @property
-    def binder(self) -> Binder:
-        return self.analysis.binder
+    def binder(self) -> RunTimeExpressions:
+        """What binds expressions given at run time (the file's own binder is let go once bound)."""
+        return self.analysis.expressions
 
     @property
     def warnings(self) -> list[IfrError]:
@@ -262,8 +304,7 @@ class Model:
         to the analysis."""
         found = []
         for table in self.graph.tables:
-            nodes = [n for axis in table.axes for n in (*(axis.range or ()), *axis.values) if isinstance(n, ir.Node)]
-            if table.error is not None or any(ir.refs(n) & self.errors.keys() for n in nodes):
+            if table.error is not None or any(ir.refs(n) & self.errors.keys() for n in expressions(table)):
                 continue
             from ifr.queries.tables import table_size
             try:
@@ -442,7 +483,7 @@ class Model:
         except IfrError as e:
             raise IfrError("bad-value", f"`{text}` is not a value for `{name}`", e.span,
                            hint="write a number and a unit, e.g. 50 GB/s") from None
-        node, = self.binder.expr_alone([expr], Scope(self.graph.main))
+        node, = self.analysis.expressions.expr_alone([expr], Scope(self.graph.main))
         if ir.refs(node):
             raise IfrError("bad-value", f"a value for `{name}` cannot refer to cells", node.span,
                            hint="write a number and a unit, e.g. 50 GB/s")
@@ -503,10 +544,9 @@ class Model:
         and scenarios need, in the model's order."""
         graph = self.graph
         start = [cid for cid, c in graph.cells.items() if not c.module]
-        for check in graph.checks:
-            for node in (check.expr, check.expected, check.tolerance):
-                if node is not None:
-                    start += ir.refs(node)
+        for statement in (*graph.checks, *graph.tables, *graph.scenarios.values()):
+            for node in expressions(statement):
+                start += ir.refs(node)
         for table in graph.tables:
             start += table.show
             for axis in table.axes:
@@ -516,11 +556,8 @@ class Model:
                         start += record.fields.values()
                 else:
                     start.append(axis.var)
-                    for node in axis.values or axis.range or ():
-                        start += ir.refs(node)
         for scenario in graph.scenarios.values():
-            for cid, node, _span in scenario.overrides:
-                start += [cid, *ir.refs(node)]
+            start += [cid for cid, _node, _span in scenario.overrides]
         needed = graph.relations.ancestors(start)
         return [cid for cid in graph.cells if cid in needed]
 

@@ -56,6 +56,99 @@ def test_a_scenario_and_a_table_are_checked_before_anything_runs(tmp_path):
                                                           ("unit-mismatch", 5)]
 
 
+def test_the_dimension_check_returns_what_it_found_and_leaves_the_graph_alone(tmp_path):
+    from ifr.semantics.bind import Binder
+    from ifr.semantics.dimensions import check_graph
+    from ifr.semantics.loader import Loader
+    from ifr.syntax.parse_cache import parse
+    path = tmp_path / "m.ifr"
+    path.write_text("x = 1 s\nbad = x + 1 GB\ncheck x == 1 GB\nscenario s: x = 5 GB\n"
+                    "table t: vary x over [1 GB] show x\n", encoding="utf-8")
+    loader = Loader(parse, Sources())
+    graph = Binder(loader, loader.load(path, "", None, None)).bind()
+    found = check_graph(graph)
+    assert (graph.checks[0].error, graph.tables[0].error, len(graph.scenarios["s"].overrides)) == (None, None, 1)
+    assert "bad" not in graph.cell_errors
+    assert set(found.cell_errors) == {"bad"} and set(found.check_errors) == set(found.table_errors) == {0}
+    assert found.overrides == {"s": []} and found.dims["bad"] is None
+    found.record(graph)
+    assert graph.checks[0].error is found.check_errors[0] and graph.scenarios["s"].overrides == []
+
+
+def test_the_editor_and_the_command_line_run_one_pipeline(tmp_path):
+    from ifr.lsp.analysis import analyse as editor_analyse
+    from ifr.model import Options
+    (tmp_path / "lib.ifr").write_text("w = 2 s\n", encoding="utf-8")
+    text = "use lib\nx = 1 s\ny = x + 1 GB\nz = lib.w * 2\ncheck z == 1 s\n"
+    path = tmp_path / "m.ifr"
+    path.write_text(text, encoding="utf-8")
+    plain, editor = analyse(path), ifr.analyse(path, options=Options(text, editor=True))
+    assert [(d.code, d.span.line) for d in plain.diagnostics] == [(d.code, d.span.line) for d in editor.diagnostics]
+    assert plain.programs == {} and plain.graph.main.program.statements == []   # let go once bound
+    assert set(editor.programs) == {str(path), str(tmp_path / "lib.ifr")} and editor.graph.main.program.statements
+    assert editor.name_spans["x"].column == 1 and editor.name_spans["x"].end_column == 2
+    with pytest.raises(TypeError, match="in the options"):
+        analyse(path, text, options=Options(text))   # not two texts, one of them ignored
+    shown = editor_analyse(str(path), text, {})
+    assert [d.code for d in shown.diagnostics] == [d.code for d in editor.errors] + ["check-failed"]
+    assert shown.cells["cell:lib.w"].value == 2   # an imported cell is bound for the editor
+
+
+def _graph(tmp_path, text, extra=()):
+    from ifr.semantics.bind import Binder
+    from ifr.semantics.loader import Loader
+    from ifr.syntax.parse_cache import parse
+    path = tmp_path / "m.ifr"
+    path.write_text(text, encoding="utf-8")
+    loader = Loader(parse, Sources())
+    main = loader.load(path, "", None, None)
+    main.program.statements = [*main.program.statements, *extra]
+    return Binder(loader, main).bind()
+
+
+def test_every_statement_of_the_graph_says_which_expressions_it_holds(tmp_path):
+    from ifr.semantics.graph import expressions
+    graph = _graph(tmp_path, "x = 1 s\ny = x * 2\nz = solve x on 1 s..9 s: y = 4 s\nfn f(a) = a + 1 s\n"
+                             "check y = 2 s within 1 ms\ntable t: vary x over [1 s, 2 s] show y\n"
+                             "scenario s: x = 3 s\n")
+    texts = [[n.text for n in expressions(s)] for s in (*graph.cells.values(), *graph.checks, *graph.tables,
+                                                        *graph.scenarios.values(), *graph.functions)]
+    assert texts == [["1 s"], ["x * 2"], ["y", "4 s", "1 s", "9 s"], ["y", "2 s", "1 ms"], ["1 s", "2 s"],
+                     ["3 s"], ["a + 1 s"]]
+    with pytest.raises(AssertionError, match="no case for Span"):
+        list(expressions(graph.cells["x"].span))
+
+
+def test_a_statement_kind_the_binder_does_not_know_is_a_failure_not_a_silence(tmp_path):
+    from dataclasses import dataclass
+
+    from ifr.syntax import nodes as syntax
+
+    @dataclass
+    class Unknown(syntax.Statement):
+        span: object = None
+
+    with pytest.raises(AssertionError, match="no case for Unknown"):
+        _graph(tmp_path, "x = 1 s\n", [Unknown()])
+
+
+def test_an_analysis_holds_results_not_the_binder(tmp_path, monkeypatch):
+    import gc
+    import weakref
+
+    from ifr.semantics.bind import Binder
+    binders = []
+    bind = Binder.bind
+    monkeypatch.setattr(Binder, "bind", lambda self: binders.append(weakref.ref(self)) or bind(self))
+    a = _analysis(tmp_path, "x = 1 s\ny = x * 2\nk = 3\ntable t: vary x over [1 s, 2 s] show y\n")
+    gc.collect()
+    assert len(binders) == 1 and binders[0]() is None   # let go once bound
+    m = a.evaluate()   # what is given at run time is still bound in the file's scope
+    assert m.with_inputs(x="3 s").value("y") == 6 and m.solve("k", "k * 1 s = y")[0].magnitude == 2
+    with pytest.raises(IfrError, match="table `t` shows no column `z`"):
+        m.solve("k", "k * 1 s = t[2 s].z")
+
+
 def test_a_function_nothing_calls_is_checked(tmp_path):
     a = _analysis(tmp_path, "fn g(x) = x * (1 GB + 1 s)\nfn ok(x, y) = x + y\n")
     assert [(d.code, d.span.line, d.span.column) for d in a.errors] == [("unit-mismatch", 1, 16)]

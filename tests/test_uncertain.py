@@ -464,3 +464,27 @@ def test_a_solve_that_fails_for_a_sample_says_which(tmp_path):
     assert e.code == "several-solutions" and e.message.endswith("(in Monte Carlo sample 1 of 10,000)")
     lo, hi = (float(x.split()[0]) for x in e.message.split(" from ")[1].split(" (")[0].split(" to "))
     assert hi / lo == pytest.approx(8 / 7, rel=1e-3)
+
+
+def test_the_uncertainty_analysis_returns_what_it_found_and_leaves_the_nodes_alone(tmp_path):
+    from ifr.errors import Sources
+    from ifr.evaluation.uncertain import annotate
+    from ifr.semantics import ir
+    from ifr.semantics.bind import Binder
+    from ifr.semantics.loader import Loader
+    from ifr.syntax.parse_cache import parse
+    path = tmp_path / "m.ifr"
+    path.write_text("a = 1 s to 2 s\nb = a * 2 + uniform(1 s, 2 s)\nc = 3 s\nm = mean(b)\n"
+                    "check percentile(b, 95) < 10 s\n", encoding="utf-8")
+    loader = Loader(parse, Sources())
+    graph = Binder(loader, loader.load(path, "", None, None)).bind()
+    found = annotate(graph)
+    nodes = [n for cid in graph.order for n in ir.walk(graph.cells[cid].expr)] + list(ir.walk(graph.checks[0].expr))
+    dists, stats_ = [n for n in nodes if isinstance(n, ir.Dist)], [n for n in nodes if isinstance(n, ir.Stat)]
+    assert found.cells == {"a", "b"} and graph.uncertain == set()
+    assert sorted(stream for _n, stream in found.streams.values()) == ["a", "b"]
+    assert [over for _n, over in found.over_samples.values()] == [True, True]
+    assert not any(n.stream for n in dists) and not any(n.over_samples for n in stats_)
+    found.record(graph)
+    assert {n.stream for n in dists} == {"a", "b"} and all(n.over_samples for n in stats_)
+    assert graph.uncertain == {"a", "b"}

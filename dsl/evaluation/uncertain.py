@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from ifr.errors import IfrError
 from ifr.semantics import ir
+from ifr.semantics.graph import expressions
 
 DEFAULT_SAMPLES = 10_000
 MAX_SAMPLES = 10_000_000
@@ -84,48 +85,68 @@ def contains_uncertainty(node: ir.Node, uncertain: set[str]) -> bool:
     return False
 
 
-def annotate(graph) -> set[str]:
-    """The uncertain cells of a graph.  Names each distribution's stream and
-    tells each statistic whether its argument is a set of samples (it is
-    not in a certain model's table sweep, where arrays are rows)."""
+@dataclass
+class Uncertainty:
+    """What the uncertainty analysis found: the cells that hold samples, the
+    stream each distribution draws from, whether each statistic's argument is
+    a set of samples (it is not in a certain model's table sweep, where
+    arrays are rows)."""
+    cells: set[str] = field(default_factory=set)
+    streams: dict[int, tuple[ir.Dist, str]] = field(default_factory=dict)          # by id(node)
+    over_samples: dict[int, tuple[ir.Stat, bool]] = field(default_factory=dict)    # by id(node)
+
+    def record(self, graph) -> None:
+        """Mark the graph and its nodes, which the evaluator reads, with what was found."""
+        graph.uncertain = self.cells
+        for node, stream in self.streams.values():
+            node.stream = stream
+        for node, over in self.over_samples.values():
+            node.over_samples = over
+
+
+def annotate(graph) -> Uncertainty:
+    """The uncertain cells of a graph, each distribution's stream and how each
+    statistic reads its argument; the graph and its nodes are only read."""
+    found = Uncertainty()
     if not getattr(graph, "distributions", 1):
-        return set()                      # nothing draws: every statistic is of a number
+        return found                      # nothing draws: every statistic is of a number
     # a cell a scenario sets to a distribution holds samples under that scenario
-    uncertain: set[str] = {cid for scenario in graph.scenarios.values() for cid, node, _span in scenario.overrides
-                           if any(isinstance(n, ir.Dist) for n in ir.walk(node))}
+    uncertain = found.cells
+    uncertain.update(cid for scenario in graph.scenarios.values() for cid, node, _span in scenario.overrides
+                     if any(isinstance(n, ir.Dist) for n in ir.walk(node)))
     for cid in graph.order:
         cell = graph.cells[cid]
-        nodes = [cell.expr] if cell.kind != "solve" else [cell.lhs, cell.rhs]
+        nodes = [cell.expr] if cell.kind != "solve" else [cell.lhs, cell.rhs]   # a bracket is not drawn from
         nodes = [n for n in nodes if n is not None]
-        _name_streams(cell.name, nodes)
-        _mark_statistics(nodes, uncertain)
+        _name_streams(cell.name, nodes, found)
+        _mark_statistics(nodes, found)
         if any(contains_uncertainty(n, uncertain) for n in nodes):
             uncertain.add(cid)
     for check in graph.checks:
-        nodes = [n for n in (check.expr, check.expected, check.tolerance) if n is not None]
-        _name_streams(f"check:{check.span.line}", nodes)
-        _mark_statistics(nodes, uncertain)
+        nodes = list(expressions(check))
+        _name_streams(f"check:{check.span.line}", nodes, found)
+        _mark_statistics(nodes, found)
     for scenario in graph.scenarios.values():
         for cid, node, _span in scenario.overrides:
-            _name_streams(f"{scenario.name}.{graph.cells[cid].name}", [node])
-            _mark_statistics([node], uncertain)
-    return uncertain
+            _name_streams(f"{scenario.name}.{graph.cells[cid].name}", [node], found)
+            _mark_statistics([node], found)
+    return found
 
 
-def _name_streams(owner: str, nodes) -> None:
+def _name_streams(owner: str, nodes, found: Uncertainty) -> None:
     count = 0
     for root in nodes:
         for n in ir.walk(root):
-            if isinstance(n, ir.Dist) and not n.stream:
-                n.stream = owner if count == 0 else f"{owner}#{count}"
+            if isinstance(n, ir.Dist) and not n.stream and id(n) not in found.streams:
+                found.streams[id(n)] = (n, owner if count == 0 else f"{owner}#{count}")
                 count += 1
 
 
-def _mark_statistics(nodes, uncertain: set[str]) -> None:
+def _mark_statistics(nodes, found: Uncertainty) -> None:
     for root in nodes:
         for n in ir.walk(root):
             if isinstance(n, ir.Stat):
-                n.over_samples = contains_uncertainty(n.arg, uncertain)
+                found.over_samples[id(n)] = (n, contains_uncertainty(n.arg, found.cells))
 
 
 # --- evaluation --------------------------------------------------------------------

@@ -9,9 +9,10 @@ solve's closed form), checks, symbols (definitions) and occurrences (uses).
 The engine's analysis goes past every mistake (all of a file's diagnostics
 at once; a cell that cannot be computed holds its error while the rest
 compute), so a half-written file still has its values, definitions and
-completion.  The phases are run here one by one, as ``ifr.model.analyse``
-runs them, to keep each file's syntax tree; imports open in the editor are
-read from their unsaved buffers (``Sources(buffers=...)``).
+completion.  The pipeline is ``ifr.model.analyse``'s, with the editor's
+options (every file's syntax tree kept, imported cells bound too); imports
+open in the editor are read from their unsaved buffers
+(``Sources(buffers=...)``).
 """
 from __future__ import annotations
 
@@ -23,13 +24,10 @@ from pathlib import Path
 from ifr.display import auto_unit, format_number
 from ifr.errors import IfrError, IfrErrors, Sources, Span
 from ifr.lsp.occurrences import Occurrence, Symbol, absolute_path, index_modules, key_of, pickled_by_fields
-from ifr.model import Analysis, Model, allow_deep_recursion
+from ifr.model import Analysis, Model, Options
+from ifr.model import analyse as analyse_file
 from ifr.semantics import ir
-from ifr.semantics.bind import Binder
-from ifr.semantics.dimensions import check_graph
-from ifr.semantics.loader import Loader
 from ifr.syntax import nodes as syntax
-from ifr.syntax.parse_cache import parse
 from ifr.syntax.sources import MAX_SOURCE_BYTES, ifr_file, surrogates_replaced
 
 # The interface: analyse() and what it returns (Span, Symbol and Occurrence included).
@@ -124,8 +122,9 @@ def analyse(path: str, text: str, open_buffers: dict[str, str]) -> Result:
     buffers = {absolute_path(p): t for p, t in open_buffers.items()}
     run = _run_pipeline(path, text, buffers)
     main_program = run.programs.get(path)
-    modules = list(run.loader.modules.values()) if run.binder is not None else []
-    symbols, occurrences = index_modules(modules, run.binder, main_program)
+    graph = run.analysis.graph if run.analysis is not None else None
+    modules = list(graph.modules.values()) if graph is not None else []
+    symbols, occurrences = index_modules(modules, graph.records if graph is not None else None, main_program)
     texts = {p: program.text for p, program in run.programs.items() if p == path or p in buffers}
     texts.setdefault(path, surrogates_replaced(text))   # a text with one is not parsed; its columns still count
     warnings = run.warnings
@@ -138,7 +137,7 @@ def analyse(path: str, text: str, open_buffers: dict[str, str]) -> Result:
     sections = [(s.title, _absolute(s.span)) for s in main_program.statements
                 if isinstance(s, syntax.Section)] if main_program is not None else []
     return Result(path, _diagnostics(path, main_program, run.errors, warnings, run.checks, run.model),
-                  _cells(run.binder, run.model), _checks(run.model, run.checks), symbols, occurrences, scope,
+                  _cells(run.analysis, run.model), _checks(run.model, run.checks), symbols, occurrences, scope,
                   sections, texts, set(run.programs) | {path})
 
 
@@ -154,10 +153,9 @@ def too_large(path: str, size: int) -> Result:
 
 @dataclass
 class _Run:
-    """How far the pipeline got: each phase's output, or None from the phase that failed on."""
-    loader: Loader
-    programs: dict[str, syntax.Program]
-    binder: Binder | None = None
+    """How far the pipeline got: its analysis and evaluation, or None from the phase that failed."""
+    programs: dict[str, syntax.Program]            # by absolute path
+    analysis: Analysis | None = None
     model: Model | None = None
     checks: list = field(default_factory=list)
     errors: list[IfrError] = field(default_factory=list)
@@ -165,29 +163,17 @@ class _Run:
 
 
 def _run_pipeline(path: str, text: str, buffers: dict[str, str]) -> _Run:
-    """The phases of ``ifr.model.analyse`` and an evaluation, keeping what each produced.
+    """``ifr.model.analyse`` for the editor, and an evaluation, keeping what each produced.
 
     The analysis goes past every mistake, so a file with errors still has its
     names, its cells and the values of every cell that can be computed.
     """
-    programs: dict[str, syntax.Program] = {}
-
-    def parse_and_keep(source: str, name: str) -> syntax.Program:
-        program = parse(source, name, by_line=True)   # a new text: only its changed lines are parsed
-        programs[absolute_path(name)] = program
-        return program
-
-    run = _Run(Loader(parse_and_keep, Sources(buffers=buffers)), programs)
-    run.loader.main_name = path
+    run = _Run({})
     try:
-        allow_deep_recursion()
-        main = run.loader.load(Path(path), "", None, text)
-        run.binder = Binder(run.loader, main, every_cell=True)   # an imported field's value in completions
-        graph = run.binder.bind()
-        dims, dim_errors = check_graph(graph)
-        analysis = Analysis(graph, dims, run.binder, run.loader.diagnostics + run.binder.diagnostics + dim_errors)
-        run.errors, run.warnings = analysis.errors, analysis.warnings
-        run.model = analysis.evaluate()
+        run.analysis = analyse_file(path, options=Options(text, Sources(buffers=buffers), editor=True))
+        run.programs = {absolute_path(name): program for name, program in run.analysis.programs.items()}
+        run.errors, run.warnings = run.analysis.errors, run.analysis.warnings
+        run.model = run.analysis.evaluate()
         run.errors += run.model.own_errors() + run.model.table_errors()
         run.checks = run.model.check()
     except IfrErrors as exc:
@@ -266,13 +252,12 @@ def _reachable_files(module) -> set[str]:
 
 # --- cells and checks ----------------------------------------------------------
 
-def _cells(binder, model) -> dict[str, CellInfo]:
-    if binder is None:
+def _cells(analysis, model) -> dict[str, CellInfo]:
+    if analysis is None:
         return {}
     out = {}
-    for cid, cell in binder.cells.items():
-        stmt = binder.syntax.get(cid)
-        name_span = stmt.name_span if stmt is not None else cell.span
+    for cid, cell in analysis.graph.cells.items():
+        name_span = analysis.name_spans.get(cid, cell.span)
         value = unit = None
         if model is not None and cid in model.values and cid not in model.errors:
             unit = model.units[cid]

@@ -68,8 +68,9 @@ def key_of(binding) -> str | None:
     return None
 
 
-def index_modules(modules: list[ModuleDef], binder, main_program) -> tuple[dict[str, Symbol], list[Occurrence]]:
-    """The symbols defined by ``modules`` and every occurrence of a name in them.
+def index_modules(modules: list[ModuleDef], records: dict | None,
+                  main_program) -> tuple[dict[str, Symbol], list[Occurrence]]:
+    """The symbols defined by ``modules`` (and the graph's ``records``) and every occurrence of a name in them.
 
     With no modules (the file did not load), only the main file's own
     definitions and units are indexed."""
@@ -84,8 +85,8 @@ def index_modules(modules: list[ModuleDef], binder, main_program) -> tuple[dict[
             Span(absolute_path(module.file), 1, 1, 1, 1),
             members={name: key_of(b) for name, b in module.namespace.items() if key_of(b)})
         walker.module(module, symbols)
-    if binder is not None:
-        for rec in binder.records.values():
+    if records is not None:
+        for rec in records.values():
             key = "record:" + rec.id
             symbols[key] = Symbol(key, "record", rec.name, _absolute(rec.span), rec.alias_of or "",
                                   {f: "cell:" + c for f, c in rec.fields.items()})

@@ -20,6 +20,7 @@ from ifr.semantics.graph import (
     Shaped,
     ShapedCellDef,
     TableDef,
+    expressions,
 )
 from ifr.semantics.loader import UNRESOLVED, Loader
 from ifr.semantics.shape_ir import template_of
@@ -27,7 +28,69 @@ from ifr.semantics.units import suggest
 from ifr.syntax import nodes as syntax
 
 
-class Binder(ExpressionResolver):
+class TableRows(ExpressionResolver):
+    """Reads `table[value].column` in the main file: the binder's while it binds, and the
+    run-time expressions' after (``main``, ``cells``, ``tables`` and ``table_stmts`` are theirs)."""
+
+    in_check = False   # binding a check: a row of a table with a mistake of its own is left to that mistake
+
+    def _table_row(self, node: syntax.FieldAccess, scope: Scope) -> ir.Node:
+        """`table[value].column`: the shown cell with the varied cell set to the value."""
+        index = node.obj
+        name = index.obj.id if isinstance(index.obj, syntax.Name) else None
+        stmt = self.table_stmts.get(name) if scope.module is self.main else None
+        if name is not None and stmt is not None and name not in self.tables and self.in_check:
+            return ir.Invalid(node.span, self._text(node))   # the table has a mistake of its own
+        if name in self.main.program.broken and scope.module is self.main:
+            return ir.Invalid(node.span, self._text(node))
+        if stmt is None:
+            close = suggest(self._text(index.obj), self.table_stmts)
+            hint = f"did you mean {close}?" if close else "define it with `table NAME: vary ...`"
+            if isinstance(index.obj, syntax.FieldAccess) or scope.module is not self.main:
+                hint = ("a formula reads the rows of its own file's tables only: read the row in the module "
+                        "that defines the table, or write the row's formula here")
+            raise IfrError("unknown-table", f"`{self._text(index.obj)}` is not a table of this file", index.obj.span,
+                           hint=hint)
+        main = Scope(self.main)
+        axes = [(stmt.var, stmt.values), *((v, vals) for v, _span, vals in stmt.more)]
+        varied = [main.lookup(v) for v, _ in axes]
+        show = [main.lookup(n) for n, _ in stmt.show]
+        if not all(isinstance(v, (str, RecordDef)) for v in varied) or not all(isinstance(c, str) for c in show):
+            return ir.Invalid(node.span, self._text(node))   # reported with the table
+        column = scope.lookup(node.name)
+        if not isinstance(column, str) or column not in show:
+            shown = ", ".join(self.cells[c].name for c in show if c in self.cells)
+            raise IfrError("unknown-column", f"table `{name}` shows no column `{node.name}`", field_name_span(node),
+                           hint=f"its columns are {shown}")
+        given = [index.key, *index.more]
+        if len(given) != len(axes):
+            names = ", ".join(v for v, _ in axes)
+            raise IfrError("wrong-arity", f"table `{name}` varies {len(axes)} value(s) ({names}); "
+                           f"`{self._text(node)}` gives {len(given)}", index.span,
+                           hint=f"one value for each, in order: {name}[{', '.join('...' for _ in axes)}].{node.name}")
+        keys = []
+        for key_node, var, (_, listed) in zip(given, varied, axes):
+            if isinstance(var, RecordDef):
+                key = self._binding(key_node, scope) if isinstance(key_node, (syntax.Name, syntax.FieldAccess)) else None
+                if not isinstance(key, RecordDef):
+                    raise IfrError("not-a-record", f"table `{name}` varies a record: name one of its records",
+                                   key_node.span)
+                rows = [self._binding(i, main) if isinstance(i, (syntax.Name, syntax.FieldAccess)) else None
+                        for i in getattr(listed, "items", ())]
+                if key not in rows:
+                    listed_names = ", ".join(r.name for r in rows if isinstance(r, RecordDef))
+                    raise IfrError("unknown-row", f"`{self._text(key_node)}` is not a row of table `{name}`",
+                                   key_node.span, hint=f"its rows are {listed_names}")
+                keys.append(key)
+            else:
+                keys.append(self.expr(key_node, scope))
+        ids = [None if isinstance(v, RecordDef) else v for v in varied]
+        self.what_ifs += 1
+        return ir.TableRow(node.span, self._text(node), name, keys[0], column, ids[0], keys[1:], ids[1:])
+
+
+
+class Binder(TableRows):
     """Binds every module of a loader, main file last, into one Graph.
 
     Mistakes do not stop it: each is a diagnostic; a cell whose definition has
@@ -52,7 +115,6 @@ class Binder(ExpressionResolver):
         self.tables: dict[str, TableDef] = {}
         self.table_stmts: dict[str, syntax.Table] = {}
         self.scenarios: dict[str, ScenarioDef] = {}
-        self.in_check = False
         self.distributions = 0      # distributions written (none: nothing is uncertain)
         self.refs: dict[str, set[str]] = {}
         self.resolved: set[str] = set()
@@ -103,38 +165,54 @@ class Binder(ExpressionResolver):
             module.namespace.setdefault(name, UNRESOLVED)
         for stmt in module.program.statements:
             try:
-                if isinstance(stmt, syntax.Use):
-                    self._bind_use(module, stmt)
-                elif isinstance(stmt, syntax.Section):
-                    section = stmt.title
-                    if is_main:
-                        self.sections.append(section)
-                elif isinstance(stmt, (syntax.Cell, syntax.SolveCell)):
-                    self._define(module, stmt.name, stmt.name_span, prefix + stmt.name)
-                    cell = self._cell(stmt, prefix + stmt.name, stmt.name, module, section)
-                    self.scopes[cell.id] = module_scope
-                elif isinstance(stmt, syntax.Record):
-                    rec = RecordDef(prefix + stmt.name, stmt.name, module.key if not is_main else "", {},
-                                    stmt.name_span, stmt.description, section)
-                    self._define(module, stmt.name, stmt.name_span, rec)
-                    self.records[rec.id] = rec
-                    for f in stmt.fields:
-                        if f.name in rec.fields:
-                            raise IfrError("redefinition", f"field `{f.name}` is defined twice in `{stmt.name}`",
-                                           f.name_span)
-                        cell = self._cell(f, f"{rec.id}.{f.name}", f"{stmt.name}.{f.name}", module, section)
-                        cell.record = rec.id
-                        rec.fields[f.name] = cell.id
-                        self.scopes[cell.id] = Scope(module, rec)
-                elif isinstance(stmt, syntax.FnDef):
-                    self._define(module, stmt.name, stmt.name_span, FnBinding(stmt, module))
-                elif isinstance(stmt, syntax.Scenario) and is_main:   # `fast.t_exp` reads a cell under it
-                    if not isinstance(module.namespace.get(stmt.name), ScenarioName):   # twice: reported with scenarios
-                        self._define(module, stmt.name, stmt.name_span, ScenarioName(stmt.name))
-                elif isinstance(stmt, syntax.Table) and is_main:
-                    self.table_stmts.setdefault(stmt.name, stmt)
+                section = self._declare_one(module, stmt, is_main, section, prefix, module_scope)
             except IfrError as e:
                 self.report(e)
+
+    def _declare_one(self, module: ModuleDef, stmt: syntax.Statement, is_main: bool, section: str,
+                     prefix: str, module_scope: Scope) -> str:
+        """Declare what one statement defines; the section the statements after it are in."""
+        match stmt:
+            case syntax.Use():
+                self._bind_use(module, stmt)
+            case syntax.Section():
+                section = stmt.title
+                if is_main:
+                    self.sections.append(section)
+            case syntax.Cell() | syntax.SolveCell():
+                self._define(module, stmt.name, stmt.name_span, prefix + stmt.name)
+                cell = self._cell(stmt, prefix + stmt.name, stmt.name, module, section)
+                self.scopes[cell.id] = module_scope
+            case syntax.Record():
+                self._declare_record(module, stmt, is_main, section, prefix)
+            case syntax.FnDef():
+                self._define(module, stmt.name, stmt.name_span, FnBinding(stmt, module))
+            case syntax.Scenario():
+                if is_main and not isinstance(module.namespace.get(stmt.name), ScenarioName):
+                    self._define(module, stmt.name, stmt.name_span, ScenarioName(stmt.name))   # `fast.t_exp`
+                # (defined twice: reported with the scenarios)
+            case syntax.Table():
+                if is_main:
+                    self.table_stmts.setdefault(stmt.name, stmt)
+            case syntax.Check() | syntax.Docstring():
+                pass   # a check is bound with the main file's statements; a docstring declares nothing
+            case _:
+                ir.assert_never(stmt)
+        return section
+
+    def _declare_record(self, module: ModuleDef, stmt: syntax.Record, is_main: bool, section: str,
+                        prefix: str) -> None:
+        rec = RecordDef(prefix + stmt.name, stmt.name, module.key if not is_main else "", {},
+                        stmt.name_span, stmt.description, section)
+        self._define(module, stmt.name, stmt.name_span, rec)
+        self.records[rec.id] = rec
+        for f in stmt.fields:
+            if f.name in rec.fields:
+                raise IfrError("redefinition", f"field `{f.name}` is defined twice in `{stmt.name}`", f.name_span)
+            cell = self._cell(f, f"{rec.id}.{f.name}", f"{stmt.name}.{f.name}", module, section)
+            cell.record = rec.id
+            rec.fields[f.name] = cell.id
+            self.scopes[cell.id] = Scope(module, rec)
 
     def _cell(self, stmt, cell_id: str, name: str, module: ModuleDef, section: str) -> CellDef:
         kind = "solve" if isinstance(stmt, syntax.SolveCell) else "formula"
@@ -220,31 +298,37 @@ class Binder(ExpressionResolver):
         if type(stmt) is syntax.ShapedCell and self._from_shape(cell, stmt, scope):   # most cells of a big file
             return
         before = len(self.diagnostics)
-        if isinstance(stmt, syntax.SolveCell):
-            target = scope.lookup(stmt.unknown)
-            if not isinstance(target, str):
-                if target is not UNRESOLVED:
-                    self.report(self._unknown(stmt.unknown, stmt.unknown_span, scope, what="a cell to solve for"))
-                cell.kind = "formula"
-                cell.expr = ir.Invalid(stmt.span, stmt.unknown)
-            else:
-                cell.unknown = target
-                cell.lhs = self.expr(stmt.lhs, scope)
-                cell.rhs = self.expr(stmt.rhs, scope)
-                if stmt.bracket is not None:
-                    cell.bracket = (self.expr(stmt.bracket.lo, scope), self.expr(stmt.bracket.hi, scope))
-        else:
-            cell.expr = self.expr(stmt.expr, scope)
-            self.refs[cell.id] = ir.refs(cell.expr)
-            cell.kind = "formula" if self.refs[cell.id] or _computes(cell.expr) else "input"
-            if type(stmt) is syntax.ShapedCell and stmt.shape not in self.shape_templates \
-                    and len(self.diagnostics) == before:   # (a line with a mistake makes no template: the next may)
-                self.shape_templates[stmt.shape] = template_of(cell.expr, stmt, self._source(stmt), scope.lookup)
+        match stmt:
+            case syntax.SolveCell():
+                self._resolve_solve(cell, stmt, scope)
+            case syntax.Cell():
+                cell.expr = self.expr(stmt.expr, scope)
+                self.refs[cell.id] = ir.refs(cell.expr)
+                cell.kind = "formula" if self.refs[cell.id] or _computes(cell.expr) else "input"
+                if type(stmt) is syntax.ShapedCell and stmt.shape not in self.shape_templates \
+                        and len(self.diagnostics) == before:   # (a line with a mistake makes no template: the next may)
+                    self.shape_templates[stmt.shape] = template_of(cell.expr, stmt, self._source(stmt), scope.lookup)
+            case _:
+                ir.assert_never(stmt)
         errors = self._errors_since(before)
         if errors:
             self.cell_errors[cell.id] = errors[0]
             if cell.kind == "input":
                 cell.kind = "formula"   # nothing to edit: it has no value
+
+    def _resolve_solve(self, cell: CellDef, stmt: syntax.SolveCell, scope: Scope) -> None:
+        target = scope.lookup(stmt.unknown)
+        if not isinstance(target, str):
+            if target is not UNRESOLVED:
+                self.report(self._unknown(stmt.unknown, stmt.unknown_span, scope, what="a cell to solve for"))
+            cell.kind = "formula"
+            cell.expr = ir.Invalid(stmt.span, stmt.unknown)
+            return
+        cell.unknown = target
+        cell.lhs = self.expr(stmt.lhs, scope)
+        cell.rhs = self.expr(stmt.rhs, scope)
+        if stmt.bracket is not None:
+            cell.bracket = (self.expr(stmt.bracket.lo, scope), self.expr(stmt.bracket.hi, scope))
 
     def _from_shape(self, cell: CellDef, stmt: syntax.ShapedCell, scope: Scope) -> bool:
         """Make a cell's IR from its shape's template (shape_ir.py); whether it was."""
@@ -272,25 +356,21 @@ class Binder(ExpressionResolver):
         roots: set[str] = set()
         for cid in self.resolved:
             roots |= self._reads(self.cells[cid])
-        nodes = [n for c in checks for n in (c.expr, c.expected, c.tolerance)]
-        nodes += [f.body for f in functions]
+        nodes = [n for statement in (*checks, *functions, *tables, *scenarios.values())
+                 for n in expressions(statement)]
         for table in tables:
-            for axis in (table, *table.more):
+            for axis in table.axes:
                 roots.add(axis.var)
                 roots.update(axis.show)
-                nodes += [*(axis.range or ()), *(v for v in axis.values if isinstance(v, ir.Node))]
                 for value in axis.values:
                     if isinstance(value, RecordDef):
                         roots.update(value.fields.values())
                 if axis.var in self.records:
                     roots.update(self.records[axis.var].fields.values())
         for scenario in scenarios.values():
-            for cid, expr, _span in scenario.overrides:
-                roots.add(cid)
-                nodes.append(expr)
+            roots.update(cid for cid, _expr, _span in scenario.overrides)
         for node in nodes:
-            if node is not None:
-                roots |= ir.refs(node) | self._what_if_deps(node)
+            roots |= ir.refs(node) | self._what_if_deps(node)
         stack = list(roots)
         while stack:
             cell = self.cells.get(stack.pop())
@@ -320,16 +400,22 @@ class Binder(ExpressionResolver):
                 self._guarded(lambda: tables.append(self._table(stmt, scope)))
         self.tables = {t.name: t for t in tables}
         for stmt in self.main.program.statements:
-            if isinstance(stmt, syntax.Check):
-                checks.append(CheckDef(stmt.span, stmt.source, stmt.description, self._check_side(stmt.expr, scope),
-                                       self.expr(stmt.expected, scope) if stmt.expected is not None else None,
-                                       self.expr(stmt.tolerance, scope) if stmt.tolerance is not None else None))
-            elif isinstance(stmt, syntax.Scenario):
-                if stmt.name in scenarios:
+            match stmt:
+                case syntax.Check():
+                    checks.append(CheckDef(stmt.span, stmt.source, stmt.description,
+                                           self._check_side(stmt.expr, scope),
+                                           self.expr(stmt.expected, scope) if stmt.expected is not None else None,
+                                           self.expr(stmt.tolerance, scope) if stmt.tolerance is not None else None))
+                case syntax.Scenario() if stmt.name in scenarios:
                     self.report(IfrError("redefinition", f"scenario `{stmt.name}` is defined twice", stmt.name_span))
-                    continue
-                scenarios[stmt.name] = ScenarioDef(stmt.name, stmt.span, self._overrides(stmt, scope),
-                                                   stmt.description)
+                case syntax.Scenario():
+                    scenarios[stmt.name] = ScenarioDef(stmt.name, stmt.span, self._overrides(stmt, scope),
+                                                       stmt.description)
+                case syntax.Table() | syntax.Use() | syntax.Section() | syntax.Cell() | syntax.SolveCell() | \
+                        syntax.Record() | syntax.FnDef() | syntax.Docstring():
+                    pass   # bound above, or declared with the module
+                case _:
+                    ir.assert_never(stmt)
         return checks, tables, scenarios
 
     def _overrides(self, stmt: syntax.Scenario, scope: Scope) -> list:
@@ -381,60 +467,6 @@ class Binder(ExpressionResolver):
             return self.expr(node, scope)
         finally:
             self.in_check = False
-
-    def _table_row(self, node: syntax.FieldAccess, scope: Scope) -> ir.Node:
-        """`table[value].column`: the shown cell with the varied cell set to the value."""
-        index = node.obj
-        name = index.obj.id if isinstance(index.obj, syntax.Name) else None
-        stmt = self.table_stmts.get(name) if scope.module is self.main else None
-        if name is not None and stmt is not None and name not in self.tables and self.in_check:
-            return ir.Invalid(node.span, self._text(node))   # the table has a mistake of its own
-        if name in self.main.program.broken and scope.module is self.main:
-            return ir.Invalid(node.span, self._text(node))
-        if stmt is None:
-            close = suggest(self._text(index.obj), self.table_stmts)
-            hint = f"did you mean {close}?" if close else "define it with `table NAME: vary ...`"
-            if isinstance(index.obj, syntax.FieldAccess) or scope.module is not self.main:
-                hint = ("a formula reads the rows of its own file's tables only: read the row in the module "
-                        "that defines the table, or write the row's formula here")
-            raise IfrError("unknown-table", f"`{self._text(index.obj)}` is not a table of this file", index.obj.span,
-                           hint=hint)
-        main = Scope(self.main)
-        axes = [(stmt.var, stmt.values), *((v, vals) for v, _span, vals in stmt.more)]
-        varied = [main.lookup(v) for v, _ in axes]
-        show = [main.lookup(n) for n, _ in stmt.show]
-        if not all(isinstance(v, (str, RecordDef)) for v in varied) or not all(isinstance(c, str) for c in show):
-            return ir.Invalid(node.span, self._text(node))   # reported with the table
-        column = scope.lookup(node.name)
-        if not isinstance(column, str) or column not in show:
-            shown = ", ".join(self.cells[c].name for c in show if c in self.cells)
-            raise IfrError("unknown-column", f"table `{name}` shows no column `{node.name}`", field_name_span(node),
-                           hint=f"its columns are {shown}")
-        given = [index.key, *index.more]
-        if len(given) != len(axes):
-            names = ", ".join(v for v, _ in axes)
-            raise IfrError("wrong-arity", f"table `{name}` varies {len(axes)} value(s) ({names}); "
-                           f"`{self._text(node)}` gives {len(given)}", index.span,
-                           hint=f"one value for each, in order: {name}[{', '.join('...' for _ in axes)}].{node.name}")
-        keys = []
-        for key_node, var, (_, listed) in zip(given, varied, axes):
-            if isinstance(var, RecordDef):
-                key = self._binding(key_node, scope) if isinstance(key_node, (syntax.Name, syntax.FieldAccess)) else None
-                if not isinstance(key, RecordDef):
-                    raise IfrError("not-a-record", f"table `{name}` varies a record: name one of its records",
-                                   key_node.span)
-                rows = [self._binding(i, main) if isinstance(i, (syntax.Name, syntax.FieldAccess)) else None
-                        for i in getattr(listed, "items", ())]
-                if key not in rows:
-                    listed_names = ", ".join(r.name for r in rows if isinstance(r, RecordDef))
-                    raise IfrError("unknown-row", f"`{self._text(key_node)}` is not a row of table `{name}`",
-                                   key_node.span, hint=f"its rows are {listed_names}")
-                keys.append(key)
-            else:
-                keys.append(self.expr(key_node, scope))
-        ids = [None if isinstance(v, RecordDef) else v for v in varied]
-        self.what_ifs += 1
-        return ir.TableRow(node.span, self._text(node), name, keys[0], column, ids[0], keys[1:], ids[1:])
 
     def _table(self, stmt: syntax.Table, scope: Scope) -> TableDef:
         show = []
@@ -595,3 +627,25 @@ def _computes(node: ir.Node) -> bool:
     if isinstance(node, (ir.Reduce, ir.MonteCarlo, ir.Dist, ir.Invalid)):
         return True
     return any(_computes(c) for c in ir.children(node))
+
+
+class RunTimeExpressions(TableRows):
+    """Binds expressions given at run time (a --set value, an equation) in the
+    main file's scope, from what binding left: the graph and the main file's
+    table statements.  A Model asks this, not the Binder, which is let go."""
+
+    def __init__(self, graph: Graph, sources, table_stmts: dict[str, syntax.Table], distributions: int):
+        self.main = graph.main
+        self.cells = graph.cells
+        self.tables = {t.name: t for t in graph.tables}
+        self.table_stmts = table_stmts
+        self.relations = graph.relations
+        self.sources = sources
+        self.source_texts: dict[str, ir.SourceText] = {}   # file -> its text, for the nodes' texts
+        self.diagnostics: list[IfrError] = []
+        self.fn_stack: list[str] = []
+        self.distributions = distributions
+
+    def affected_by(self, unknown: str) -> set[str]:
+        """The unknown and every formula that depends on it."""
+        return self.relations.through_formulas(unknown)

@@ -5,6 +5,7 @@ catches `kv - kv + t`: sympy would fold it to `t` and hide the mismatch.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 
 from ifr.errors import IfrError
@@ -13,11 +14,53 @@ from ifr.semantics.graph import Graph
 from ifr.semantics.units import DIMENSIONLESS, Dim
 
 
-def check_graph(graph: Graph) -> tuple[dict[str, Dim | None], list[IfrError]]:
+@dataclass
+class DimensionCheck:
+    """What the dimension check found, for the pipeline to record on the graph."""
+    dims: dict[str, Dim | None]                 # every cell's dimension; None where it has a mistake
+    errors: list[IfrError]                      # every mistake, once
+    cell_errors: dict[str, IfrError]            # cells whose definition has a new mistake
+    check_errors: dict[int, IfrError]           # by the check's index in graph.checks
+    table_errors: dict[int, IfrError]           # by the table's index in graph.tables
+    overrides: dict[str, list]                  # each scenario's overrides that passed, by its name
+
+    def record(self, graph: Graph) -> None:
+        """Mark the graph's statements with what was found (checks and tables that
+        cannot run, scenarios without their rejected overrides)."""
+        graph.cell_errors.update(self.cell_errors)
+        for i, check in enumerate(graph.checks):
+            check.error = self.check_errors.get(i)
+        for i, table in enumerate(graph.tables):
+            table.error = self.table_errors.get(i)
+        for name, scenario in graph.scenarios.items():
+            scenario.overrides = self.overrides[name]
+
+
+def check_graph(graph: Graph) -> DimensionCheck:
     """The dimension of every cell (None where it has a mistake) and every
     mistake of every statement: cells, solves, checks, tables, scenarios and
-    functions, whether called or not."""
+    functions, whether called or not.  The graph is only read."""
     errors: list[IfrError] = []
+    cell_errors: dict[str, IfrError] = {}
+    dims = _cell_dims(graph, errors, cell_errors)
+    checks = _failures([lambda c=check: check_assertion(c, dims) for check in graph.checks], errors)
+    tables = _failures([lambda t=table: [check_table(graph, axis, dims) for axis in t.axes]
+                        for table in graph.tables], errors)
+    overrides = {}
+    for name, scenario in graph.scenarios.items():
+        overrides[name] = [(cid, node, span) for cid, node, span in scenario.overrides
+                           if _first_error(lambda: check_override(graph, cid, node, dims), errors) is None]
+    for fn in graph.functions:
+        _first_error(lambda: dim_of(fn.body, dims), errors)
+    return DimensionCheck(dims, errors, cell_errors, checks, tables, overrides)
+
+
+def _failures(actions: list, errors: list) -> dict[int, IfrError]:
+    found = {i: _first_error(action, errors) for i, action in enumerate(actions)}
+    return {i: e for i, e in found.items() if e is not None}
+
+
+def _cell_dims(graph: Graph, errors: list, cell_errors: dict) -> dict[str, Dim | None]:
     dims: dict[str, Dim | None] = {}
     # A cell made from its line shape's template (shape_ir.py) has the
     # dimension of any other of the template whose cells have its cells'
@@ -46,21 +89,9 @@ def check_graph(graph: Graph) -> tuple[dict[str, Dim | None], list[IfrError]]:
             dims[cid] = None
         except IfrError as e:
             errors.append(e)
-            graph.cell_errors[cid] = e
+            cell_errors[cid] = e
             dims[cid] = None  # unknown: dependants are not re-reported
-    for check in graph.checks:
-        check.error = _first_error(lambda: check_assertion(check, dims), errors)
-    for table in graph.tables:
-        table.error = _first_error(lambda: [check_table(graph, axis, dims) for axis in table.axes], errors)
-    for scenario in graph.scenarios.values():
-        kept = []
-        for cid, node, span in scenario.overrides:
-            if _first_error(lambda: check_override(graph, cid, node, dims), errors) is None:
-                kept.append((cid, node, span))
-        scenario.overrides = kept
-    for fn in graph.functions:
-        _first_error(lambda: dim_of(fn.body, dims), errors)
-    return dims, errors
+    return dims
 
 
 def _first_error(action, errors: list) -> IfrError | None:

@@ -3,6 +3,7 @@ scenarios and functions, as the loader and the binder make them and every
 later phase reads them."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ifr.errors import IfrError, Span
@@ -157,3 +158,33 @@ class Graph:
     relations: object = None           # dependencies.Dependencies: who needs whom, computed once
     uncertain: set = field(default_factory=set)   # cells holding Monte Carlo samples (uncertain.annotate)
     distributions: int = 1                        # how many distributions the files write (0: none)
+
+
+# --- the walk over every statement's expressions -----------------------------------
+
+Statement = CellDef | CheckDef | TableDef | ScenarioDef | FunctionDef
+
+
+def expressions(statement: Statement) -> Iterator[ir.Node]:
+    """Every expression a statement of the graph holds, in the order it is
+    written: a cell's formula (a solve's sides, then its bracket), a check's
+    sides and tolerance, a table's ranges and listed values (of each varied
+    cell), a scenario's values, a function's body.  A new statement kind
+    fails here until it says what it holds."""
+    match statement:
+        case CellDef():
+            if statement.kind == "solve":
+                yield from (n for n in (statement.lhs, statement.rhs, *(statement.bracket or ())) if n is not None)
+            elif statement.expr is not None:
+                yield statement.expr
+        case CheckDef():
+            yield from (n for n in (statement.expr, statement.expected, statement.tolerance) if n is not None)
+        case TableDef():
+            for axis in statement.axes:
+                yield from (n for n in (*(axis.range or ()), *axis.values) if isinstance(n, ir.Node))
+        case ScenarioDef():
+            yield from (node for _cid, node, _span in statement.overrides)
+        case FunctionDef():
+            yield statement.body
+        case _:
+            ir.assert_never(statement)
