@@ -253,7 +253,7 @@ class Model:
         return self.analysis.dims
 
     @property
-    def binder(self) -> RunTimeExpressions:
+    def expressions(self) -> RunTimeExpressions:
         """What binds expressions given at run time (the file's own binder is let go once bound)."""
         return self.analysis.expressions
 

@@ -45,7 +45,7 @@ _CELL = "__solve__ = "
 
 def _solve(model, cid: str, unknown: str, equation: str, text: str, origin: str):
     from ifr.semantics.units import quantity
-    model.binder.source_texts.pop(origin, None)   # an earlier equation's text, which its nodes' texts were read from
+    model.expressions.source_texts.pop(origin, None)   # an earlier equation's text, which its nodes' texts were read from
     program = parse(text, origin)
     if program.diagnostics:
         raise program.diagnostics[0]
@@ -56,7 +56,7 @@ def _solve(model, cid: str, unknown: str, equation: str, text: str, origin: str)
     cell = CellDef("__solve__", "__solve__", "", "solve", stmt.span, equation, "", "", None, None)
     cell.unknown = cid
     ends = [stmt.bracket.lo, stmt.bracket.hi] if stmt.bracket is not None else []
-    cell.lhs, cell.rhs, *bracket = model.binder.expr_alone([stmt.lhs, stmt.rhs, *ends], scope)
+    cell.lhs, cell.rhs, *bracket = model.expressions.expr_alone([stmt.lhs, stmt.rhs, *ends], scope)
     if bracket:
         cell.bracket = tuple(bracket)
     left, right = dim_of(cell.lhs, model.dims), dim_of(cell.rhs, model.dims)
@@ -65,7 +65,7 @@ def _solve(model, cid: str, unknown: str, equation: str, text: str, origin: str)
         raise dimension_mismatch("equate", cell.lhs, left, cell.rhs, right)
     if cell.bracket is not None:
         _check_bracket(model, cid, cell.bracket)
-    affected = model.binder.affected_by(cid)
+    affected = model.expressions.affected_by(cid)
     reached = any(r == cid or r in affected for r in ir.refs(cell.lhs) | ir.refs(cell.rhs))
     if not reached:
         raise IfrError("solve-independent", f"the equation does not depend on `{unknown}`", stmt.lhs.span)
