@@ -68,6 +68,7 @@ CODES: dict[str, ErrorCode] = {
     "redefinition": ErrorCode("a name is defined twice"),
     "several-solutions": ErrorCode("a solve's equation holds for several values of the unknown"),
     "si-suffix": ErrorCode("a number is written with an SI prefix as if it were a unit (`3k`)"),
+    "parameter-count": ErrorCode("a number with an attached `B` (`7B`), which reads as bytes, not a count of parameters"),
     "solve-independent": ErrorCode("a solve's equation does not depend on its unknown"),
     "syntax": ErrorCode("the text does not parse"),
     "too-deep": ErrorCode("an expression or the modules are nested too deep"),

@@ -15,7 +15,7 @@ _KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", 
              "scenario", "if", "then", "else", "for", "in", "as")
 _NOT_KEYWORD = r"(?!(?:use|section|fn|solve|on|check|within|table|vary|over|by|to|show|scenario|if|then|else|and|or" \
                r"|not|for|in|as)\b)"
-_NUMBER = r"\d[\d_]*(?:\.[\d_]+)?(?:[eE][+-]?\d+)?"
+_NUMBER = r"(?:\d[\d_]*(?:\.[\d_]+)?|(?<![\w.])\.\d[\d_]*)(?:[eE][+-]?\d+)?"
 _UNIT = r"[^\W\d]\w*(?:[*/^][\w.^]+)*"
 
 

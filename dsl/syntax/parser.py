@@ -28,16 +28,27 @@ _READABLE = {
 
 
 class _Brackets:
-    """Postlexer: newlines inside (), [] and {} do not end a statement."""
+    """Postlexer: newlines inside (), [] and {} do not end a statement, and a
+    keyword is a word of its own.
+
+    Lark's contextual lexer tries only the terminals the parser can take next,
+    so where no name can follow (`2 GB token`) it would match the keyword `to`
+    at the start of `token` and go on with `ken`.  A keyword followed by a
+    letter, a digit or `_` is given to the parser as the whole word, a name,
+    which it then refuses where it is (or takes, where a name may be)."""
 
     always_accept = ("_NL",)
 
     def __init__(self):
         self.stack: list[Token] = []
+        self.source = ""
+        self.keywords: frozenset[str] = frozenset()
 
     def process(self, stream):
         self.stack = []
         for tok in stream:
+            if tok.type != "NAME" and tok.value in self.keywords:
+                tok = self._whole_word(tok)
             if tok.type in _OPENERS:
                 self.stack.append(tok)
             elif tok.type in _CLOSERS and self.stack and self.stack[-1].type == _CLOSERS[tok.type]:
@@ -45,6 +56,17 @@ class _Brackets:
             if tok.type == "_NL" and self.stack:
                 continue
             yield tok
+
+    def _whole_word(self, tok: Token) -> Token:
+        end = tok.end_pos
+        if end is None or end >= len(self.source) or not _WORD_CHAR.match(self.source, end):
+            return tok
+        word = _WORD.match(self.source, tok.start_pos).group()
+        return Token.new_borrow_pos("NAME", word, tok)
+
+
+_WORD_CHAR = re.compile(r"\w")
+_WORD = re.compile(r"\w+")
 
 
 # The parser's tables, built from grammar.lark by `python -m ifr.build` and
@@ -71,17 +93,23 @@ def _parser() -> tuple[Lark, _Brackets, list]:
         lark = Lark.__new__(Lark)._load(shipped, **hooks)
     else:  # the grammar changed since `python -m ifr.build`: build its tables (slower, same parser)
         lark = Lark(grammar, **_OPTIONS, **hooks)
+    brackets.keywords = keywords(lark)
     return lark, brackets, comments
+
+
+def keywords(lark: Lark) -> frozenset[str]:
+    """The grammar's keywords: its literal words (`to`, `if`, `check`, ...)."""
+    from lark.lexer import PatternStr
+    return frozenset(t.pattern.value for t in lark.terminals
+                     if isinstance(t.pattern, PatternStr) and t.pattern.value.isidentifier())
 
 
 def name_rule() -> tuple[str, frozenset[str]]:
     """The lexer's pattern of a name (a regular expression) and the grammar's keywords: its literal
     words that the pattern would match, which no name may be."""
-    from lark.lexer import PatternStr
-    terminals = _parser()[0].terminals
-    name = next(t.pattern.to_regexp() for t in terminals if t.name == "NAME")
-    words = {t.pattern.value for t in terminals if isinstance(t.pattern, PatternStr)}
-    return name, frozenset(w for w in words if re.fullmatch(name, w))
+    lark = _parser()[0]
+    name = next(t.pattern.to_regexp() for t in lark.terminals if t.name == "NAME")
+    return name, frozenset(w for w in keywords(lark) if re.fullmatch(name, w))
 
 
 def shipped_tables(grammar: str) -> dict | None:
@@ -156,6 +184,7 @@ def _syntax(source: str, file: str, start: str):
     comments by line; raises the first syntax error as an IfrError."""
     lark, brackets, comments = _parser()
     comments.clear()
+    brackets.source = source
     try:
         tree = lark.parse(source, start=start)
     except UnexpectedInput as exc:
@@ -278,6 +307,9 @@ def _syntax_error(exc: UnexpectedInput, source: str, file: str, brackets: _Brack
         mismatched = tok.type in _CLOSERS and _CLOSERS[tok.type] != opener.type
         if mismatched or tok.type in ("_NL", "$END") or tok.line > opener.line:
             return _unclosed(opener, file)
+    attached = _attached_prefix(tok, source, file)
+    if attached is not None:
+        return attached
     value = tok.value if tok is not None else ""
     width = max(1, len(value.split("\n")[0])) if tok is not None and tok.type != "_NL" else 1
     span = Span(file, line, column, line, column + width)
@@ -288,6 +320,28 @@ def _syntax_error(exc: UnexpectedInput, source: str, file: str, brackets: _Brack
     if hint is None and expected and len(expected) <= 6:
         hint = "expected " + ", ".join(expected)
     return IfrError("syntax", f"unexpected {what}", span, hint=hint)
+
+
+# The end of a line's text that is a quantity: its number, the space before its unit, its unit.
+_QUANTITY_BEFORE = re.compile(r"(?<![\w.])(\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?|\.\d[\d_]*)(\s*)"
+                              r"([^\W\d][\w*/^()]*)\s+$")
+
+
+def _attached_prefix(tok: Token | None, source: str, file: str) -> IfrError | None:
+    """`32k token`, `608B token`: a word after a number with an attached prefix
+    or `B` is that number's mistake (si-suffix, parameter-count), not the word's."""
+    if tok is None or tok.type not in ("NAME", "UNIT"):
+        return None
+    line_start = source.rfind("\n", 0, tok.start_pos) + 1
+    found = _QUANTITY_BEFORE.search(source, line_start, tok.start_pos)
+    if found is None or found.group(2) or not (found.group(3) in _SI_SUFFIXES or found.group(3) == "B"):
+        return None
+    column = found.start(1) - line_start + 1
+    num = Token("NUMBER", found.group(1), found.start(1), tok.line, column, tok.line,
+                column + len(found.group(1)), found.end(1))
+    unit = Token("UNIT", found.group(3), found.start(3), tok.line, num.end_column, tok.line,
+                 num.end_column + len(found.group(3)), found.end(3))
+    return _si_suffix(num, unit, file) if unit in _SI_SUFFIXES else _parameter_count(num, unit, file)
 
 
 def _hint_for(tok: Token | None, expected: list[str], source: str) -> str | None:
@@ -312,6 +366,11 @@ def _hint_for(tok: Token | None, expected: list[str], source: str) -> str | None
     if source[: tok.start_pos].rsplit("\n", 1)[-1].strip() == "section":
         title = source[tok.start_pos:].split("\n", 1)[0].split("#", 1)[0].strip()
         return f'a section\'s title is written in quotes: section "{title}"'
+    after_quantity = _QUANTITY_BEFORE.search(source[: tok.start_pos].rsplit("\n", 1)[-1])
+    if tok.type in ("NAME", "UNIT") and after_quantity:
+        number, space, unit = after_quantity.groups()
+        return f"a unit is written without inner spaces ({unit}*{tok.value}, {unit}/{tok.value}); " \
+               f"to multiply by a cell, use *"
     if tok.type == "UNIT" or (tok.type == "NAME" and "`=`" in expected):
         return "a statement starts with a name and `=`, or with a keyword (use, section, fn, check, table, scenario)"
     return None
@@ -339,6 +398,14 @@ def _si_suffix(num: Token, unit: Token, file: str) -> IfrError:
     return IfrError("si-suffix", f"`{written}` is not a number: a prefix is not a unit", span,
                     hint=f"write {fmt(decimal)} or {fmt(binary)}; with a unit, write it whole ({num} {unit}B, "
                          f"{num} {unit}B/s)")
+
+
+def _parameter_count(num: Token, unit: Token, file: str) -> IfrError:
+    """`7B` is, in this field, seven billion parameters; pint would read seven bytes."""
+    span = Span(file, num.line, num.column, unit.end_line, unit.end_column)
+    return IfrError("parameter-count", f"`{num}{unit}` reads as {num} bytes, not {num} billion", span,
+                    hint=f"write {num}e9 for {num} billion (parameters, or {num}e9 token with a unit), "
+                         f"or {num} B, with a space, for bytes")
 
 
 def _refuse_repeated(func: str, keywords: list[tuple[str, syntax.Expr]]) -> None:
@@ -501,6 +568,8 @@ class _ToAst(Transformer):
         num, unit = items
         if str(unit) in _SI_SUFFIXES:
             raise _si_suffix(num, unit, self.file)
+        if str(unit) == "B" and unit.start_pos == num.end_pos:
+            raise _parameter_count(num, unit, self.file)
         return syntax.Quantity(self._span(meta), _number(num), str(num), str(unit))
 
     def paren(self, meta, items):
