@@ -331,7 +331,7 @@ def _cell_rows(model):
             raw = values[cid]
             if type(raw) is float:   # most cells: a certain number, neither uncertain nor a condition
                 row["value"] = value = raw / factor(unit)   # (Model.value and value_text, for a number)
-                row["text"] = quantity_text(value, unit)
+                row["text"] = quantity_text(value, unit, max(4, model.written_digits(cid)))
                 rows.append(_shown_finite(row, cell))
                 continue
             row["value"] = float(model.value(cid))

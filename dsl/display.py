@@ -9,6 +9,7 @@ cell's inputs were written with them.
 from __future__ import annotations
 
 import math
+import re
 from functools import lru_cache
 
 from ifr.semantics import ir
@@ -228,6 +229,19 @@ def format_number(value: float, digits: int = 4) -> str:
     mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
     mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
     return f"{mantissa}e{int(exponent)}"
+
+
+# the significant digits of a number as written: `226.75` 5, `0.0012` 2, `8000` 4, `1.20e3` 3
+_MANTISSA = re.compile(r"[+-]?([\d_]*\.?[\d_]*)")
+
+
+def written_digits(number_text: str | None) -> int:
+    """How many significant digits a number was written with (0 when unknown):
+    an input is shown with at least as many, so a reader sees what was typed."""
+    if not number_text:
+        return 0
+    mantissa = _MANTISSA.match(number_text).group(1).replace("_", "").replace(".", "")
+    return min(len(mantissa.lstrip("0")), 17)
 
 
 def quantity_text(value: float, unit: str, digits: int = 4) -> str:

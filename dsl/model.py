@@ -22,7 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ifr.display import display_unit, factor, format_number, quantity_text, share_text, uses_binary
+from ifr.display import (
+    display_unit,
+    factor,
+    format_number,
+    quantity_text,
+    share_text,
+    uses_binary,
+    written_digits,
+)
 from ifr.errors import DEFAULT_SOURCES, IfrError, IfrErrors, Sources, Span, remember_source, source_order, unique
 from ifr.evaluation.evaluate import CellError, Evaluator, compile_node, is_truth_value
 from ifr.evaluation.uncertain import Summary, annotate, is_samples, summary
@@ -350,6 +358,7 @@ class Model:
         IfrError for a cell that has no value."""
         cid = self.cell_id(name)
         raw = self.values.get(cid)
+        digits = max(digits, self.written_digits(cid))
         if type(raw) is float and cid not in self.errors:   # most cells: a certain number
             unit = self.units[cid]
             return quantity_text(raw / factor(unit), unit, digits)
@@ -360,6 +369,15 @@ class Model:
         if is_truth_value(self.values[cid]):
             return format_number(bool(value))
         return quantity_text(value, self.units[cid], digits)
+
+    def written_digits(self, cid: str) -> int:
+        """The significant digits an input was typed with (0 for any other cell, or
+        one given another value): every output shows an input with at least as
+        many, so `226.75` is not shown as 226.8."""
+        cell = self.graph.cells[cid]
+        if cell.kind != "input" or cid in self.overrides:
+            return 0
+        return written_digits(getattr(cell.expr, "number_text", None))
 
     def share_true(self, name: str) -> float | None:
         """How often an uncertain condition holds (the fraction of its samples

@@ -118,7 +118,7 @@ def _in_unit(model, cid: str, unit: str) -> str:
             return share_text(float(raw.mean()))
         s = summary(raw).scaled(factor(unit))
         return f"{format_number(s.median)} ({format_number(s.p5)} to {format_number(s.p95)})"
-    return format_number(float(raw) / factor(unit))
+    return format_number(float(raw) / factor(unit), max(4, model.written_digits(cid)))
 
 
 def _value(model, cid: str) -> str:
