@@ -13,7 +13,7 @@ instead of recalculating them, so a wrong cached value would survive the
 round trip and the test would pass whatever the formulas say. Every
 conversion here therefore runs with a private profile that tells Calc to
 always recalculate on load (see `_PROFILE_SETTINGS`);
-tests/test_recalc_engine.py proves it does.
+tests/exporters/test_recalc_engine.py proves it does.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Every phase reads its part of an entry here instead of keeping its own list:
 the resolver its arity, the dimension check its rule, the evaluator its
 scalar and array forms, the symbolic builder its sympy form, the Excel
 printers its template.  Adding a built-in is adding an entry (and its tests);
-tests/test_builtins.py fails when an entry lacks a part or a phase disagrees.
+tests/semantics/test_builtins.py fails when an entry lacks a part or a phase disagrees.
 
 Nothing heavy is imported here: numpy and sympy are handed to the forms that
 need them, and the Excel forms are data (a template and the rule for the

@@ -32,23 +32,23 @@ class _Brackets:
     keyword is a word of its own.
 
     Lark's contextual lexer tries only the terminals the parser can take next,
-    so where no name can follow (`2 GB token`) it would match the keyword `to`
-    at the start of `token` and go on with `ken`.  A keyword followed by a
-    letter, a digit or `_` is given to the parser as the whole word, a name,
-    which it then refuses where it is (or takes, where a name may be)."""
+    so where no name can follow (`2 GB token`) it matched the keyword `to` at
+    the start of `token` and went on with `ken`.  A keyword that the next
+    token continues (no space between, a letter, digit or `_` next) stops the
+    parse: `_syntax` reports the whole word where it stands."""
 
     always_accept = ("_NL",)
 
     def __init__(self):
         self.stack: list[Token] = []
-        self.source = ""
-        self.keywords: frozenset[str] = frozenset()
 
     def process(self, stream):
         self.stack = []
+        keyword = None
         for tok in stream:
-            if tok.type != "NAME" and tok.value in self.keywords:
-                tok = self._whole_word(tok)
+            if keyword is not None and tok.start_pos == keyword.end_pos and _WORD_CHAR.match(tok.value):
+                raise GluedKeyword(keyword, tok)
+            keyword = tok if _is_keyword(tok) else None
             if tok.type in _OPENERS:
                 self.stack.append(tok)
             elif tok.type in _CLOSERS and self.stack and self.stack[-1].type == _CLOSERS[tok.type]:
@@ -57,16 +57,21 @@ class _Brackets:
                 continue
             yield tok
 
-    def _whole_word(self, tok: Token) -> Token:
-        end = tok.end_pos
-        if end is None or end >= len(self.source) or not _WORD_CHAR.match(self.source, end):
-            return tok
-        word = _WORD.match(self.source, tok.start_pos).group()
-        return Token.new_borrow_pos("NAME", word, tok)
+
+class GluedKeyword(Exception):
+    """A keyword the next token continues: `to` + `ken` of `token`."""
+
+    def __init__(self, keyword: Token, rest: Token):
+        super().__init__(keyword.value + rest.value)
+        self.word = Token.new_borrow_pos("NAME", keyword.value + rest.value, keyword)
+
+
+def _is_keyword(tok: Token) -> bool:
+    """A keyword's token: lark names a literal word's terminal after it (`to` -> TO)."""
+    return tok.type not in ("NAME", "UNIT") and tok.type == tok.value.upper() and tok.value.isidentifier()
 
 
 _WORD_CHAR = re.compile(r"\w")
-_WORD = re.compile(r"\w+")
 
 
 # The parser's tables, built from grammar.lark by `python -m ifr.build` and
@@ -93,7 +98,6 @@ def _parser() -> tuple[Lark, _Brackets, list]:
         lark = Lark.__new__(Lark)._load(shipped, **hooks)
     else:  # the grammar changed since `python -m ifr.build`: build its tables (slower, same parser)
         lark = Lark(grammar, **_OPTIONS, **hooks)
-    brackets.keywords = keywords(lark)
     return lark, brackets, comments
 
 
@@ -184,11 +188,12 @@ def _syntax(source: str, file: str, start: str):
     comments by line; raises the first syntax error as an IfrError."""
     lark, brackets, comments = _parser()
     comments.clear()
-    brackets.source = source
     try:
         tree = lark.parse(source, start=start)
     except UnexpectedInput as exc:
         raise _syntax_error(exc, source, file, brackets) from None
+    except GluedKeyword as glued:
+        raise _glued_keyword(glued.word, source, file) from None
     by_line = {c.line: c.value[1:].strip() for c in comments}
     try:
         return _ToAst(file, source).transform(tree), by_line
@@ -288,6 +293,9 @@ def attach_descriptions(stmt, by_line: dict[int, str]) -> None:
 def _syntax_error(exc: UnexpectedInput, source: str, file: str, brackets: _Brackets) -> IfrError:
     line, column = getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1
     if isinstance(exc, UnexpectedCharacters):
+        glued = _glued_before(exc.pos_in_stream, line, column, source, file)
+        if glued is not None:
+            return glued
         ch = source[exc.pos_in_stream] if exc.pos_in_stream < len(source) else ""
         span = Span(file, line, column, line, column + 1)
         if ch == '"':
@@ -307,6 +315,13 @@ def _syntax_error(exc: UnexpectedInput, source: str, file: str, brackets: _Brack
         mismatched = tok.type in _CLOSERS and _CLOSERS[tok.type] != opener.type
         if mismatched or tok.type in ("_NL", "$END") or tok.line > opener.line:
             return _unclosed(opener, file)
+    if tok is not None and tok.start_pos is not None and tok.type != "$END":   # `in2`: the lexer stopped in a word
+        glued = _glued_before(tok.start_pos, line, column, source, file)
+        if glued is not None:
+            return glued
+    if tok is not None and _is_keyword(tok) and _WORD_CHAR.match(source, tok.end_pos):   # `by2`: not `by`
+        word = re.compile(r"\w+").match(source, tok.start_pos).group()
+        return _glued_keyword(Token.new_borrow_pos("NAME", word, tok), source, file)
     attached = _attached_prefix(tok, source, file)
     if attached is not None:
         return attached
@@ -325,6 +340,30 @@ def _syntax_error(exc: UnexpectedInput, source: str, file: str, brackets: _Brack
 # The end of a line's text that is a quantity: its number, the space before its unit, its unit.
 _QUANTITY_BEFORE = re.compile(r"(?<![\w.])(\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?|\.\d[\d_]*)(\s*)"
                               r"([^\W\d][\w*/^()]*)\s+$")
+
+
+def _glued_before(pos: int, line: int, column: int, source: str, file: str) -> IfrError | None:
+    """`in2`: the lexer stopped inside a word that a keyword starts."""
+    start = pos
+    while start > 0 and _WORD_CHAR.match(source, start - 1):
+        start -= 1
+    if start == pos or not _WORD_CHAR.match(source, pos) or not source[start:pos].isidentifier():
+        return None
+    if source[start:pos] not in name_rule()[1]:
+        return None
+    word = re.compile(r"\w+").match(source, start).group()
+    column -= pos - start
+    return _glued_keyword(Token("NAME", word, start, line, column, line, column + len(word), start + len(word)),
+                          source, file)
+
+
+def _glued_keyword(word: Token, source: str, file: str) -> IfrError:
+    """The error for a word that starts with a keyword, where no name may be."""
+    attached = _attached_prefix(word, source, file)
+    if attached is not None:
+        return attached
+    span = Span(file, word.line, word.column, word.line, word.column + len(word.value))
+    return IfrError("syntax", f"unexpected `{word.value}`", span, hint=_hint_for(word, [], source))
 
 
 def _attached_prefix(tok: Token | None, source: str, file: str) -> IfrError | None:

@@ -8,7 +8,7 @@ tested against (`TESTED`, as pinned in pyproject.toml) and otherwise gives
 xlsxwriter's own workbook, whose cells read the same.
 
 Every shortcut is held to xlsxwriter's own output by a test
-(tests/test_export_inline_xml.py).
+(tests/exporters/test_export_inline_xml.py).
 """
 from __future__ import annotations
 

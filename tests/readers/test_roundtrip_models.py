@@ -15,7 +15,7 @@ from ifr.exporters.xlsx.workbook import cell_names
 from ifr.readers.roundtrip import read_inputs, with_workbook_inputs
 from ifr.semantics.units import quantity
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MODELS = sorted((ROOT / "models").glob("*.ifr"))
 
 

@@ -19,7 +19,7 @@ from ifr.errors import IfrError
 from ifr.readers.roundtrip import read_inputs
 from ifr.readers.xlsx_parts import MAX_PART_BYTES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PD_HANDOFF = ROOT / "models" / "pd_handoff.ifr"
 SHEET = "xl/worksheets/sheet1.xml"          # the Model sheet
 

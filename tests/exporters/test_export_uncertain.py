@@ -11,7 +11,7 @@ from recalc import read_values, recalculate_many
 import ifr
 from ifr.exporters.xlsx.workbook import cell_names
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MODEL = ROOT / "tests" / "workbook" / "uncertain.ifr"
 
 

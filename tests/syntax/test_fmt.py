@@ -12,7 +12,7 @@ from ifr.syntax import nodes as syntax
 from ifr.syntax.fmt import format_text
 from ifr.syntax.parse_cache import parse
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted((ROOT / "models").glob("*.ifr")) + sorted((ROOT / "stdlib").glob("*.ifr"))
 
 

@@ -230,7 +230,7 @@ def test_helper_rows_reach_as_far_as_the_models_tables_and_scenarios(tmp_path, s
 def test_a_cell_past_its_helper_rows_says_why_it_shows_na(tmp_path, soffice):
     """pd_throughput's split search has rows for 1..71 GPUs of prefill (n_homog up to 72 GPUs):
     edited past them it shows #N/A, and its note says how far the rows go and what to do."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     model = ifr.load(root / "models" / "pd_throughput.ifr")
     exported = tmp_path / "pd.xlsx"
     model.export(exported)

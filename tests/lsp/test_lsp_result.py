@@ -11,7 +11,7 @@ import pytest
 from ifr.errors import Span
 from ifr.lsp.analysis import analyse
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("name", ["pd_handoff", "ch9_kv_sharing"])

@@ -17,7 +17,7 @@ from ifr.cli import main
 from ifr.errors import IfrError
 from ifr.exporters import exporter
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PD_HANDOFF = ROOT / "models" / "pd_handoff.ifr"
 SUFFIXES = [".xlsx", ".md", ".json"]
 

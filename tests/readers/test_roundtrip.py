@@ -22,7 +22,7 @@ from ifr.exporters.xlsx.workbook import cell_names
 from ifr.readers.roundtrip import read_inputs, with_workbook_inputs
 from ifr.semantics.units import quantity
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PD_HANDOFF = ROOT / "models" / "pd_handoff.ifr"
 
 

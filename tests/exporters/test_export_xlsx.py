@@ -37,7 +37,7 @@ from ifr.exporters.xlsx.workbook import (
     cell_names,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MODELS = sorted((ROOT / "models").glob("*.ifr"))
 FEATURES = sorted((ROOT / "tests" / "export").glob("*.ifr"))
 ALL = MODELS + FEATURES

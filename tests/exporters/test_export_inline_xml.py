@@ -17,7 +17,7 @@ import ifr
 from ifr.exporters.cells import display_value
 from ifr.exporters.xlsx.inline_xml import TESTED, InlineApp, InlineWorkbook, InlineWorksheet, shortcuts_apply
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_formulas_are_prepared_as_xlsxwriter_prepares_them(tmp_path):

@@ -27,7 +27,7 @@ from recalc import read_values, recalculate_many
 import ifr
 from ifr.exporters.xlsx.workbook import cell_names
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WORST_CASES = sorted((ROOT / "tests" / "workbook").glob("*.ifr"))
 MODELS = sorted((ROOT / "models").glob("*.ifr")) + WORST_CASES + [ROOT / "tests" / "export" / "features.ifr"]
 
@@ -149,5 +149,5 @@ def test_gnumeric_recalculates_rather_than_keeping_cached_values(tmp_path):
     assert read_values(out)[("Sheet1", "B1")] == 42
 
 
-if __name__ == "__main__":      # the figures alone: python tests/test_workbook_acceptance.py
+if __name__ == "__main__":      # the figures alone: python tests/exporters/test_workbook_acceptance.py
     sys.exit(pytest.main([__file__, "-q", "-s", "-k", "no_wrong_number"]))

@@ -9,7 +9,7 @@ from pygments.token import Error, Keyword, Name, Number
 
 from ifr.pygments import IfrLexer
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted((ROOT / "models").glob("*.ifr")) + sorted((ROOT / "stdlib").glob("*.ifr"))
 
 

@@ -14,7 +14,7 @@ from helpers import error, model
 
 import ifr
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PD = ROOT / "models" / "pd_handoff.ifr"
 ALPHA_GQA = "(-af_step_bytes + kv_state)/(link*(handoffs_per_step - 1))"
 

@@ -25,7 +25,7 @@ from ifr.exporters.xlsx.workbook import cell_names
 from ifr.readers.roundtrip import read_inputs
 from ifr.semantics.units import quantity
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FEATURES = ROOT / "tests" / "export" / "features.ifr"
 WORKBOOK = "xl/workbook.xml"
 

@@ -15,7 +15,7 @@ import ifr
 from ifr.cli import main
 from ifr.errors import IfrError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PD_HANDOFF = ROOT / "models" / "pd_handoff.ifr"
 
 

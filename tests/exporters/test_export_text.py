@@ -10,7 +10,7 @@ import ifr
 from ifr.exporters.cells import display_value, exported_cells
 from ifr.exporters.markdown import render
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ALL = sorted((ROOT / "models").glob("*.ifr")) + sorted((ROOT / "tests" / "export").glob("*.ifr"))
 
 

@@ -12,7 +12,7 @@ from ifr.syntax import nodes as syntax
 from ifr.syntax import shapes
 from ifr.syntax.parser import parse_uncached
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _same_as_whole(text: str, file: str) -> bool | None:

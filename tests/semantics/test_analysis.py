@@ -14,7 +14,7 @@ from ifr.cli import main
 from ifr.errors import IfrError, Sources
 from ifr.model import analyse
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CELL_ERRORS = ROOT / "tests" / "errors" / "cells_that_cannot_be_computed.ifr"
 
 

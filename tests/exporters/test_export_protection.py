@@ -11,7 +11,7 @@ import ifr
 from ifr.exporters.cells import exported_cells
 from ifr.exporters.xlsx.workbook import cell_names
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ALL = sorted((ROOT / "models").glob("*.ifr")) + sorted((ROOT / "tests" / "export").glob("*.ifr"))
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from ifr.lsp.analysis import KEYWORDS
 from ifr.pygments import _KEYWORDS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def grammar_words() -> set[str]:

@@ -11,7 +11,7 @@ import ifr
 from ifr.errors import IfrError, render
 from ifr.solving.equation import solve_equation
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PD = ROOT / "models" / "pd_handoff.ifr"
 
 PROPORTIONAL = """

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import error, model
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_break_even_bandwidth_in_closed_form(tmp_path):

@@ -22,7 +22,7 @@ from ifr.exporters.excel.ir_formula import IrPrinter, NotPrintable
 from ifr.exporters.xlsx.formulas import FormulaBuilder, IrFormula, NotLive
 from ifr.exporters.xlsx.workbook import cell_names
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MODELS = sorted((ROOT / "models").glob("*.ifr")) + [ROOT / "tests" / "export" / "features.ifr"]
 REL = 1e-13
 

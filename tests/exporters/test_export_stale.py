@@ -12,7 +12,7 @@ import ifr
 from ifr.exporters.cells import display_value
 from ifr.exporters.xlsx.workbook import cell_names
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MODEL = ROOT / "models" / "ep_skew.ifr"
 
 
