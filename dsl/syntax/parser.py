@@ -371,6 +371,9 @@ def _numeric_display_unit(tok: Token, source: str, file: str) -> IfrError:
 def _hint_for(tok: Token | None, expected: list[str], source: str) -> str | None:
     if tok is None:
         return None
+    if tok.type == "RECIPROCAL_UNIT":   # `5 1/s`: a reciprocal is a display unit only
+        return f"a reciprocal unit is shown with `in` (x = ... in {tok.value}); a rate is written " \
+               f"with a division: 5 / {tok.value[2:]}"
     if tok.type == "NAME" and tok.value and "a unit" not in expected:
         prev = source[: tok.start_pos].rstrip()
         if prev and prev[-1].isdigit():
