@@ -158,3 +158,13 @@ def test_an_input_edited_in_its_reciprocal_unit_reads_back(tmp_path):
     again = model.with_inputs(**read_inputs(model, changed))
     assert again.value("arrivals") == pytest.approx(0.02)
     assert again.value("period") == pytest.approx(1 / 0.02)      # ms: one arrival every 50 ms
+
+
+def test_a_solved_cell_and_a_field_take_a_reciprocal_unit(tmp_path):
+    text = ("window = 10 s\nr = 3 / s\nneeded = solve r: r * window = 50 in 1/ms\n"
+            "link = {per = 60 / window in 1/min, count = 2}\n")
+    model = ifr.load(tmp_path / "s.ifr", text)
+    assert model.value_text("needed").endswith(" 1/ms")
+    assert model.value("needed") == pytest.approx(50 / 10 / 1000)     # 5 per second, per millisecond
+    assert model.value_text("link.per").endswith(" 1/min")
+    assert model.value("link.per") == pytest.approx(60 / 10 * 60)
