@@ -168,3 +168,13 @@ def test_a_solved_cell_and_a_field_take_a_reciprocal_unit(tmp_path):
     assert model.value("needed") == pytest.approx(50 / 10 / 1000)     # 5 per second, per millisecond
     assert model.value_text("link.per").endswith(" 1/min")
     assert model.value("link.per") == pytest.approx(60 / 10 * 60)
+
+
+@pytest.mark.parametrize("expr", ["10 / (3 GPU * 2 s)", "10 / (3 GPU * 2 s * 4 request)", "5 token / (2 GPU * 1 h)",
+                                  "1 / (2 GPU^2 * 3 s)"])
+def test_a_rate_without_in_gets_one_denominator_that_reads_back(expr, tmp_path):
+    model = ifr.load(tmp_path / "a.ifr", f"a = {expr}\n")
+    number, shown = model.value_text("a").split(" ", 1)
+    assert shown.count("/") == 1, shown                  # 1/(GPU*s), as GB/(GPU*s) is written
+    again = ifr.load(tmp_path / "b.ifr", f"a = {expr} in {shown}\n")    # the shown unit is one to write
+    assert again.value("a") == pytest.approx(model.value("a")) and again.value_text("a") == model.value_text("a")
