@@ -105,8 +105,18 @@ def _per_time(dim: Dim, value: float) -> str:
     head = auto_unit(rest, 1.0) if not rest.dimensionless else "1"
     for name, seconds in (("s", 1.0), ("min", 60.0), ("h", 3600.0), ("day", 86400.0)):
         if abs(value) * seconds >= 0.9995 or name == "day":
-            return f"{head}/{name}"
-    return f"{head}/s"
+            return _per(head, name)
+    return _per(head, "s")
+
+
+def _per(head: str, period: str) -> str:
+    """`head` per `period`, with one denominator: 1/(GPU*s) and token/(GPU*h), as
+    `GB/(GPU*s)` is written, not 1/GPU/s."""
+    numerator, _, denominator = head.partition("/")
+    if not denominator:
+        return f"{numerator}/{period}"
+    inner = denominator[1:-1] if denominator.startswith("(") else denominator
+    return f"{numerator}/({inner}*{period})"
 
 
 def _prefixed(base: str, value: float, binary: bool) -> str:

@@ -2,7 +2,7 @@
 
 It follows the TextMate grammar of the VS Code extension
 (editors/vscode/syntaxes/ifr.tmLanguage.json): keywords, numbers,
-percentages, quantities with their units, `in UNIT`, strings, docstrings,
+percentages, quantities with their units, `in UNIT` (`in 1/s` too), strings, docstrings,
 comments and operators.
 """
 
@@ -17,6 +17,8 @@ _NOT_KEYWORD = r"(?!(?:use|section|fn|solve|on|check|within|table|vary|over|by|t
                r"|not|for|in|as)\b)"
 _NUMBER = r"(?:\d[\d_]*(?:\.[\d_]+)?|(?<![\w.])\.\d[\d_]*)(?:[eE][+-]?\d+)?"
 _UNIT = r"[^\W\d]\w*(?:[*/^][\w.^]+)*"
+# A display unit may also be a reciprocal and bracketed: `in 1/s`, `in 1/(GPU*h)`.
+_DISPLAY_UNIT = r"(?:1/)?(?:[^\W\d]\w*|\([\w*/^]+\))(?:[*/^](?:[\w.^]+|\([\w*/^]+\)))*"
 
 
 class IfrLexer(RegexLexer):
@@ -35,7 +37,7 @@ class IfrLexer(RegexLexer):
             (r"#.*?$", Comment.Single),
             (r'"""', String.Doc, "docstring"),
             (r'"[^"\n]*"', String.Double),
-            (r"(in)(\s+)(" + _UNIT + r"|%)(?=\s*(?:#|,|\}|\n|$))", bygroups(Keyword, Whitespace, Name.Builtin)),
+            (r"(in)(\s+)(" + _DISPLAY_UNIT + r"|%)(?=\s*(?:#|,|\}|\n|$))", bygroups(Keyword, Whitespace, Name.Builtin)),
             (r"(fn)(\s+)([^\W\d]\w*)", bygroups(Keyword.Declaration, Whitespace, Name.Function)),
             (r"^" + _NOT_KEYWORD + r"([^\W\d]\w*)(\s*)(?==(?!=))", bygroups(Name.Variable, Whitespace)),
             (r"(" + _NUMBER + r")(\s+)" + _NOT_KEYWORD + r"(" + _UNIT + r")",

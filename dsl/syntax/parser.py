@@ -18,7 +18,8 @@ from ifr.syntax.lines import split_lines
 _OPENERS = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
 _CLOSERS = {v: k for k, v in _OPENERS.items()}
 _READABLE = {
-    "NAME": "a name", "NUMBER": "a number", "UNIT": "a unit", "STRING": 'a string "..."',
+    "NAME": "a name", "NUMBER": "a number", "UNIT": "a unit", "RECIPROCAL_UNIT": "a unit",
+    "PERCENT_SIGN": "`%`", "STRING": 'a string "..."',
     "_NL": "the end of the line", "$END": "the end of the file", "EQUAL": "`=`",
     "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`",
     "RBRACE": "`}`", "COMMA": "`,`", "COLON": "`:`", "DOT": "`.`", "ADD_OP": "`+` or `-`",
@@ -325,6 +326,8 @@ def _syntax_error(exc: UnexpectedInput, source: str, file: str, brackets: _Brack
     attached = _attached_prefix(tok, source, file)
     if attached is not None:
         return attached
+    if tok is not None and tok.type == "NUMBER" and "RECIPROCAL_UNIT" in getattr(exc, "expected", ()):
+        return _numeric_display_unit(tok, source, file)
     value = tok.value if tok is not None else ""
     width = max(1, len(value.split("\n")[0])) if tok is not None and tok.type != "_NL" else 1
     span = Span(file, line, column, line, column + width)
@@ -383,9 +386,33 @@ def _attached_prefix(tok: Token | None, source: str, file: str) -> IfrError | No
     return _si_suffix(num, unit, file) if unit in _SI_SUFFIXES else _parameter_count(num, unit, file)
 
 
+# What follows `in` when it starts with a digit: up to the end of the line, a comment or a comma.
+_DISPLAY_TEXT = re.compile(r"[^\n#,}]*")
+
+
+def _numeric_display_unit(tok: Token, source: str, file: str) -> IfrError:
+    """`in 2/s`, `in 1/`, `in 1 / s`: a display unit starts with a letter, or is a reciprocal `1/UNIT`."""
+    written = _DISPLAY_TEXT.match(source, tok.start_pos).group().rstrip()
+    span = Span(file, tok.line, tok.column, tok.line, tok.column + len(written))
+    reciprocal = re.fullmatch(r"1\s*/\s*(.*)", written)
+    if reciprocal is None:
+        hint = "a display unit starts with a letter (in GB/s), or is a reciprocal written `1/UNIT` " \
+               "(in 1/s, in 1/(GPU*h)); any other number belongs in the formula"
+    elif not reciprocal.group(1):
+        hint = "`1/` is followed by the unit it divides, without a space: in 1/s, in 1/(GPU*h)"
+    elif " " in written:
+        hint = f"a unit is written without inner spaces: in 1/{reciprocal.group(1).replace(' ', '')}"
+    else:
+        hint = "`1/` is followed by a unit, not a number: in 1/s, in 1/ms, in 1/(GPU*h)"
+    return IfrError("bad-unit", f"`{written}` is not a display unit", span, hint=hint)
+
+
 def _hint_for(tok: Token | None, expected: list[str], source: str) -> str | None:
     if tok is None:
         return None
+    if tok.type == "RECIPROCAL_UNIT":   # `5 1/s`: a reciprocal is a display unit only
+        return f"a reciprocal unit is shown with `in` (x = ... in {tok.value}); a rate is written " \
+               f"with a division: 5 / {tok.value[2:]}"
     if tok.type == "NAME" and tok.value and "a unit" not in expected:
         prev = source[: tok.start_pos].rstrip()
         if prev and prev[-1].isdigit():
