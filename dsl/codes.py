@@ -21,6 +21,7 @@ class ErrorCode:
 
 
 CODES: dict[str, ErrorCode] = {
+    "approximate-check": ErrorCode("an approximate check (`~`) is not against a written figure alone"),
     "bad-argument": ErrorCode("a built-in function is given an argument it cannot take"),
     "bad-bracket": ErrorCode("a solve's bracket is not a range of the unknown"),
     "bad-check": ErrorCode("a check is neither `= value` nor a comparison"),

@@ -48,7 +48,7 @@ class IfrLexer(RegexLexer):
             (words(("and", "or", "not"), suffix=r"\b"), Operator.Word),
             (r"[^\W\d]\w*(?=\s*\()", Name.Function),
             (r"[^\W\d]\w*", Name),
-            (r"==|!=|<=|>=|<|>|\.\.|\*\*|[-+*/^=]", Operator),
+            (r"==|!=|<=|>=|<|>|\.\.|\*\*|[-+*/^=~≈]", Operator),
             (r"[()\[\]{},:.]", Punctuation),
         ],
         "docstring": [

@@ -22,12 +22,15 @@ class CheckResult:
     passed: bool
     detail: str
     error: object = None       # the IfrError that kept it from being computed
+    tolerance: float | None = None   # in `unit`; set for `~`, whose bound is not written out
 
     def as_json(self) -> dict:
         out = {"file": self.file, "line": self.line, "source": self.source,
                "expected": {"value": self.expected, "unit": self.unit} if self.expected is not None else None,
                "actual": {"value": self.actual, "unit": self.unit} if self.actual is not None else None,
                "passed": self.passed, "description": self.description, "detail": self.detail}
+        if self.tolerance is not None:
+            out["tolerance"] = {"value": self.tolerance, "unit": self.unit}
         if self.error is not None:
             s = self.error.span
             out["error"] = {"code": self.error.code, "message": self.error.message,
@@ -53,6 +56,18 @@ def half_step(number_text: str) -> float:
     mantissa, _, exponent = text.partition("e")
     decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
     return 0.5 * 10.0 ** (-decimals + (int(exponent) if exponent else 0))
+
+
+def significant_half_step(number_text: str) -> float:
+    """Half a unit in the last significant digit, an integer's trailing zeros not
+    being significant: `8000` -> 500, `8.0e3` -> 50, `48` -> 0.5, `0.30` -> 0.005.
+    The bound of `check x ~ figure`: `~ 8000` passes 7500..8500."""
+    text = number_text.replace("_", "").lower()
+    mantissa, _, exponent = text.partition("e")
+    if "." in mantissa or not mantissa.strip("0"):
+        return half_step(number_text)
+    zeros = len(mantissa) - len(mantissa.rstrip("0"))
+    return 0.5 * 10.0 ** (zeros + (int(exponent) if exponent else 0))
 
 
 def run_checks(model) -> list[CheckResult]:
@@ -95,7 +110,8 @@ def _run_check(model, check) -> CheckResult:
     if not passed and math.isfinite(actual):   # how far off, rather than the rule it was held to
         detail = f"{shown}: {_off(actual, expected, unit_text, how, literal)}".replace(" %", "%")
     return CheckResult(check.span.file, check.span.line, check.source, check.description,
-                       expected, float(actual), unit_text, passed, detail)
+                       expected, float(actual), unit_text, passed, detail,
+                       tolerance=tol if check.approximate else None)
 
 
 def _off(actual: float, expected: float, unit_text: str, how: str, literal) -> str:
@@ -110,7 +126,7 @@ def _off(actual: float, expected: float, unit_text: str, how: str, literal) -> s
         decimals = len(literal[0].replace("_", "").lower().partition("e")[0].partition(".")[2])
         if "e" not in literal[0].lower():
             return f"{off}; it rounds to {actual:.{decimals}f}, not {literal[0]}"
-    if how.startswith("within"):
+    if how.startswith(("within", "about")):
         return f"{off}, not {how}"
     return off
 
@@ -138,6 +154,9 @@ def _tolerance(check, model, literal, expected, scale):
         if isinstance(tol_node, ir.Const) and tol_node.unit == "%":
             return abs(expected) * tol_node.value, f"within {tol_node.text}"
         return abs(_eval(tol_node, model)) / scale, f"within {tol_node.text}"
+    if literal is not None and check.approximate:
+        h = significant_half_step(literal[0])
+        return h, f"about {literal[0]}: ±{format_number(h, 6)}{' ' + literal[1] if literal[1] else ''}"
     if literal is not None:
         h = half_step(literal[0])
         return h, f"rounds to {literal[0]}"

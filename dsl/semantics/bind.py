@@ -405,7 +405,8 @@ class Binder(TableRows):
                     checks.append(CheckDef(stmt.span, stmt.source, stmt.description,
                                            self._check_side(stmt.expr, scope),
                                            self.expr(stmt.expected, scope) if stmt.expected is not None else None,
-                                           self.expr(stmt.tolerance, scope) if stmt.tolerance is not None else None))
+                                           self.expr(stmt.tolerance, scope) if stmt.tolerance is not None else None,
+                                           approximate=stmt.approximate))
                 case syntax.Scenario() if stmt.name in scenarios:
                     self.report(IfrError("redefinition", f"scenario `{stmt.name}` is defined twice", stmt.name_span))
                 case syntax.Scenario():

@@ -97,6 +97,7 @@ class CheckDef:
     expected: ir.Node | None
     tolerance: ir.Node | None
     error: IfrError | None = None      # a mistake found before evaluation
+    approximate: bool = False          # `~`: as precise as `expected` is written
 
 
 @dataclass(eq=False)

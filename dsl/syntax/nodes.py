@@ -242,6 +242,7 @@ class Check(Statement):
     tolerance: Expr | None
     source: str = ""
     description: str = ""
+    approximate: bool = False    # `~`: as precise as `expected` is written
 
 
 @dataclass(eq=False, slots=True)

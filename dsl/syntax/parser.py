@@ -291,6 +291,13 @@ def attach_descriptions(stmt, by_line: dict[int, str]) -> None:
         stmt.description = by_line.get(stmt.span.end_line, by_line.get(stmt.span.line, ""))
 
 
+def _is_figure(node) -> bool:
+    """A number, quantity or percentage as written, perhaps negated: what `~` compares with."""
+    while isinstance(node, syntax.Neg):
+        node = node.operand
+    return isinstance(node, (syntax.Number, syntax.Quantity, syntax.Percent))
+
+
 def _syntax_error(exc: UnexpectedInput, source: str, file: str, brackets: _Brackets) -> IfrError:
     line, column = getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1
     if isinstance(exc, UnexpectedCharacters):
@@ -583,6 +590,19 @@ class _ToAst(Transformer):
     def check_equal(self, meta, items):
         expr, expected, tol = items
         return syntax.Check(self._span(meta), expr, expected, tol, self._slice(meta)[5:].strip())
+
+    def check_approx(self, meta, items):
+        expr, op, expected, tol = items
+        if tol is not None:
+            x, fig, within = (self._expr_source(meta, n) for n in (expr, expected, tol))
+            raise IfrError("approximate-check", f"`{op}` and `within` both say how close the value must be",
+                           tol.span, hint=f"keep one: `check {x} {op} {fig}` (as precise as the figure is "
+                           f"written) or `check {x} = {fig} within {within}`")
+        if not _is_figure(expected):
+            raise IfrError("approximate-check", f"`{op}` compares with a written figure, and "
+                           f"`{self._expr_source(meta, expected)}` is an expression", expected.span,
+                           hint="write the figure (`~ 8000 token`), or use `=` with `within` for a computed value")
+        return syntax.Check(self._span(meta), expr, expected, None, self._slice(meta)[5:].strip(), approximate=True)
 
     def check_true(self, meta, items):
         return syntax.Check(self._span(meta), items[0], None, None, self._slice(meta)[5:].strip())

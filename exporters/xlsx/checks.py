@@ -2,7 +2,8 @@
 
 An equality passes when the value is within the tolerance of the expected
 one: half a unit in the literal's last printed digit (`48.3 ms` means
-48.25..48.35), or the `within` tolerance (relative `1%` or absolute
+48.25..48.35), or in its last significant digit for `~` (`~ 8000 token`
+means 7500..8500), or the `within` tolerance (relative `1%` or absolute
 `0.5 ms`). An inequality compares its two live sides.
 """
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ifr.exporters.xlsx.formulas import per_unit, unit_size
 from ifr.exporters.xlsx.live import NotLive, symbol
 from ifr.exporters.xlsx.sheet import Sheet, merged_text, setup_print, write_formula, write_number
 from ifr.exporters.xlsx.style import TRUTH_FORMAT, RowHeights, input_format, number_format, text_width
-from ifr.queries.checks import CHECK_TIE, half_step, printed_literal
+from ifr.queries.checks import CHECK_TIE, half_step, printed_literal, significant_half_step
 from ifr.queries.tables import sweep_values
 from ifr.semantics import ir
 
@@ -136,6 +137,10 @@ class ChecksSheet(Sheet):
             tol = abs(float(compile_node(tolerance)(self.w.model.values, {}))) / float(scale)
             self.live(row, 4, lambda: per_unit(sp.Abs(self._expression(tolerance)), scale), None, tol,
                       fmt=_plus_minus(number_format(tol)), sources=_cells(tolerance))
+        elif literal is not None and check.approximate:
+            sign = "-" if literal[2] < 0 else ""
+            rule, tol = f"about {sign}{literal[0]}", significant_half_step(literal[0])
+            write_number(self.sheet, row, 4, tol, self.st("formula", _plus_minus(input_format(tol))))
         elif literal is not None:
             sign = "-" if literal[2] < 0 else ""
             rule, tol = f"rounds to {sign}{literal[0]}", half_step(literal[0])
