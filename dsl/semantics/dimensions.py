@@ -81,6 +81,8 @@ def _cell_dims(graph: Graph, errors: list, cell_errors: dict) -> dict[str, Dim |
                 if found is None:
                     found = shaped[key] = dim_of(cell.expr, dims)
                 dims[cid] = found
+            elif isinstance(cell.expr, ir.NotAvailable) and cell.display is not None:
+                dims[cid] = _shown_dim(cell)   # `na "OOM" in GB`: a missing value of bytes
             else:
                 dims[cid] = dim_of(cell.expr, dims)
             if cell.display is not None:
@@ -133,6 +135,14 @@ def check_override(graph: Graph, cid: str, node, dims) -> None:
         name = graph.cells[cid].name
         raise IfrError("unit-mismatch", f"`{name}` is {want}, but `{node.text}` is {d}", node.span,
                        hint=f"set `{name}` to a value of {want}, such as {example_unit(want)}")
+
+
+def _shown_dim(cell) -> Dim:
+    """The dimension of a cell's display unit (`in GB`, `in %`)."""
+    if cell.display == "%":
+        return DIMENSIONLESS
+    from ifr.semantics.units import unit
+    return unit(cell.display, cell.display_span)[1]
 
 
 def check_display(text: str, span, dim: Dim, name: str) -> None:
@@ -216,7 +226,7 @@ def _dim_of(node: ir.Node, dims: dict) -> Dim:
             return d
         case ir.Var():
             return DIMENSIONLESS
-        case ir.Invalid() | ir.Param():
+        case ir.Invalid() | ir.Param() | ir.NotAvailable():   # `na` fits any dimension, like a parameter
             raise _Unknown()
         case ir.Bin():
             a, b = _both((node.left, node.right), dims)
