@@ -660,9 +660,10 @@ def _export(model, args) -> int:
         return 2
     model.export(args.output)
     print(f"wrote {args.output}")
-    if model.errors:
-        names = ", ".join(model.graph.cells[c].name for c in model.errors)
-        print(f"{len(model.errors)} cell(s) could not be computed and show #N/A: {names}", file=sys.stderr)
+    failed = [c for c in model.errors if not model.written_na(c)]   # a value written `na` is no mistake
+    if failed:
+        names = ", ".join(model.graph.cells[c].name for c in failed)
+        print(f"{len(failed)} cell(s) could not be computed and show #N/A: {names}", file=sys.stderr)
         return 2
     return 0
 

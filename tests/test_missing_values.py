@@ -7,6 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from openpyxl import load_workbook
+from recalc import read_values, recalculate
+from workbooks import cell_places, edited
 
 import ifr
 from ifr.cli import main
@@ -127,8 +130,30 @@ def test_a_check_that_reads_a_missing_value_is_an_error(tmp_path, capsys):
     assert main(["check", str(_write(tmp_path, RECORDS, "unread.ifr"))]) == 0
 
 
+def test_the_workbook_holds_na_and_formulas_that_read_it_show_na(tmp_path, soffice):
+    model = ifr.load(_write(tmp_path, TIMES))
+    exported = tmp_path / "m.xlsx"
+    model.export(exported)
+    places = cell_places(exported, model)
+    book = load_workbook(exported)
+    sheet, ref = places["t_x8"]
+    assert book[sheet][ref].value == "=NA()" and "OOM" in book[sheet][ref].comment.text
+    book.close()
+    values = read_values(recalculate(exported, tmp_path / "recalculated"))
+    assert values[places["t_x8"]] == "#N/A" and values[places["speedup"]] == "#N/A"
+    typed = edited(exported, tmp_path / "typed.xlsx", {places["t_x8"]: 6})
+    values = read_values(recalculate(typed, tmp_path / "typed"))
+    assert values[places["speedup"]] == pytest.approx(2)
+
+
 def test_only_a_cell_written_na_is_not_available_a_computation_with_it_is_an_error(tmp_path, capsys):
     path = _write(tmp_path, 'x = na "a (b)" in ms\ny = na * 2\n')
     assert main(["run", str(path)]) == 2
     out = capsys.readouterr().out
     assert "n/a (a (b))" in out and "error[not-available]" in out.split("n/a (a (b))")[1]
+
+
+def test_export_names_what_could_not_be_computed_not_what_is_written_na(tmp_path, capsys):
+    assert main(["export", str(_write(tmp_path, 't_x8 = na "OOM" in ms\n')), "-o", str(tmp_path / "a.xlsx")]) == 0
+    assert main(["export", str(_write(tmp_path, TIMES, "times.ifr")), "-o", str(tmp_path / "b.xlsx")]) == 2
+    assert "1 cell(s) could not be computed and show #N/A: speedup" in capsys.readouterr().err
