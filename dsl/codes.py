@@ -53,7 +53,8 @@ CODES: dict[str, ErrorCode] = {
     "no-value": ErrorCode("a `first`, `argmax` or reduction finds nothing to give"),
     "not-a-cell": ErrorCode("a name that is not a cell is used where a cell is needed"),
     "not-a-condition": ErrorCode("`prob()` is given a value, not a condition"),
-    "not-available": ErrorCode("a value is written `na`: a published table does not give it (`na \"OOM\"`)"),
+    "not-available": ErrorCode("a value written `na` (`na \"OOM\"`: a published table does not give it) is read, "
+                               "compared with or varied over"),
     "not-a-number": ErrorCode("a value is NaN (0/0, inf - inf), or a workbook's value is not a finite number"),
     "not-a-record": ErrorCode("a field is read of something that is not a record"),
     "not-a-value": ErrorCode("a function, table or scenario is used as a value"),

@@ -39,6 +39,7 @@ from ifr.evaluation.evaluate import (
     compile_node,
     is_truth_value,
     not_available_error,
+    override_value,
 )
 from ifr.evaluation.uncertain import Summary, annotate, is_samples, summary
 from ifr.semantics import ir
@@ -227,7 +228,7 @@ class Model:
             env = self._beneath_env(i, {**merged, **after}, later)
             with self.evaluator.active():
                 for cid, node, _span in self.graph.scenarios[layer].overrides:
-                    merged[cid] = compile_node(node)(env, {})
+                    merged[cid] = override_value(node, env)
         merged.update(later or {})
         return merged
 

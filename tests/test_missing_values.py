@@ -157,3 +157,21 @@ def test_export_names_what_could_not_be_computed_not_what_is_written_na(tmp_path
     assert main(["export", str(_write(tmp_path, 't_x8 = na "OOM" in ms\n')), "-o", str(tmp_path / "a.xlsx")]) == 0
     assert main(["export", str(_write(tmp_path, TIMES, "times.ifr")), "-o", str(tmp_path / "b.xlsx")]) == 2
     assert "1 cell(s) could not be computed and show #N/A: speedup" in capsys.readouterr().err
+
+
+def test_a_scenario_that_sets_na_makes_its_cells_not_available(tmp_path):
+    path = _write(tmp_path, 'link = 50 GB/s\nt = 4 GB / link in ms\nscenario outage: link = na "down"\n'
+                            "t_outage = outage.t\n")
+    model = ifr.load(path)
+    assert model.value("t") == pytest.approx(80)
+    assert "which is not available (down)" in model.errors[model.cell_id("t_outage")].message
+    under = model.scenario("outage")
+    assert under.written_na(under.cell_id("link")) and under.cell_id("t") in under.errors
+
+
+@pytest.mark.parametrize("text", ["t = 3 ms\ncheck t = na\n", "t = 3 ms\ncheck t = 3 ms within na\n",
+                                  "x = 3 ms\ny = x * 2\ntable s: vary x over [1 ms, na] show y\n"])
+def test_na_is_no_value_to_compare_with_or_vary_over(tmp_path, text):
+    model = ifr.analyse(_write(tmp_path, text)).evaluate()
+    codes = [e.code for e in model.analysis.errors] + [e.code for e in model.table_errors()]
+    assert codes == ["not-available"]

@@ -154,6 +154,13 @@ def not_available_error(node: ir.NotAvailable) -> IfrError:
     return IfrError("not-available", f"not available{because}", node.span, hint=NOT_AVAILABLE_HINT)
 
 
+def override_value(expr: ir.Node, env) -> float:
+    """A scenario's value for a cell: `na` is a NotAvailableValue, which makes the cell not available."""
+    if isinstance(expr, ir.NotAvailable):
+        return NotAvailableValue(not_available_error(expr), expr.reason)
+    return compile_node(expr)(env, {})
+
+
 def _not_available_value(cell, error: IfrError) -> NotAvailableValue:
     expr = cell.expr
     return NotAvailableValue(error, expr.reason if isinstance(expr, ir.NotAvailable) else None)
@@ -796,7 +803,7 @@ class Evaluator:
             scenario = graph.scenarios.get(node.scenario)
             if scenario is None:
                 raise IfrError("invalid", f"scenario `{node.scenario}` has an error", node.span)
-            overrides = {cid: compile_node(expr)(env, {}) for cid, expr, _span in scenario.overrides}
+            overrides = {cid: override_value(expr, env) for cid, expr, _span in scenario.overrides}
             target, varied = node.cell, overrides.keys()
         else:
             value_of = lambda x: env[x] if isinstance(x, str) else compile_node(x)(env, var)   # noqa: E731
@@ -808,7 +815,8 @@ class Evaluator:
                                 self._errors_now[-1] if self._errors_now else None)
         if target in errors:
             cause = errors[target].error
-            raise IfrError(cause.code, f"`{node.text}` has no value: {cause.message}", node.span)
+            raise IfrError(cause.code, f"`{node.text}` has no value: {cause.message}", node.span,
+                           hint=NOT_AVAILABLE_HINT if cause.hint == NOT_AVAILABLE_HINT else None)
         return out[target]
 
     def _run(self, overrides, only, base, base_errors):

@@ -8,6 +8,7 @@ import numpy as np
 from ifr.display import factor
 from ifr.errors import IfrError
 from ifr.evaluation.evaluate import NotAvailableValue, row_overrides
+from ifr.semantics import ir
 from ifr.semantics.dimensions import dim_of
 from ifr.semantics.units import suggest
 
@@ -183,6 +184,9 @@ def _listed(model, table) -> list[float]:
     """The values of a table's list (base SI), checked."""
     out = []
     for node in table.values:
+        if isinstance(node, ir.NotAvailable):
+            raise IfrError("not-available", f"a table varies `{model.graph.cells[table.var].name}` over values, "
+                           "and `na` is none", node.span, hint="leave it out of the list")
         d = dim_of(node, model.dims)
         if d != model.dims[table.var]:
             raise IfrError("unit-mismatch", f"`{node.text}` is {d}, but `{model.graph.cells[table.var].name}` "

@@ -117,6 +117,8 @@ def check_table(graph: Graph, table, dims) -> None:
     name = graph.cells[table.var].name
     nodes = list(table.values) if table.range is None else list(table.range)
     for node in nodes:
+        if isinstance(node, ir.NotAvailable):   # a row whose value is missing: it fits any dimension
+            continue
         d = dim_of(node, dims)
         if want is not None and d != want:
             from ifr.display import example_unit
@@ -128,7 +130,9 @@ def check_table(graph: Graph, table, dims) -> None:
 
 
 def check_override(graph: Graph, cid: str, node, dims) -> None:
-    """A scenario's value has the dimension of the cell it sets."""
+    """A scenario's value has the dimension of the cell it sets (`na` fits any)."""
+    if isinstance(node, ir.NotAvailable):
+        return
     d, want = dim_of(node, dims), dims.get(cid)
     if want is not None and d != want:
         from ifr.display import example_unit
@@ -169,6 +173,10 @@ def _check_solve(cell, dims) -> Dim:
 
 
 def check_assertion(check, dims) -> None:
+    for side in (check.expr, check.expected, check.tolerance):
+        if isinstance(side, ir.NotAvailable):
+            raise IfrError("not-available", "a check compares values, and `na` is none", side.span,
+                           hint="check against the number the source gives, or leave the check out")
     d = dim_of(check.expr, dims)
     if check.expected is None:
         if not isinstance(check.expr, (ir.Cmp, ir.Logic, ir.Not)):
