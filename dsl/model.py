@@ -499,11 +499,11 @@ class Model:
         if hasattr(value, "to_base_units"):  # a pint Quantity
             q = value.to_base_units()
             given = Dim(dict(q.dimensionality))
-            if given != dim:
+            if dim is not None and given != dim:   # (a cell written `na` takes a value of any dimension)
                 raise IfrError("bad-value", f"`{name}` is {dim}, but {value} is {given}", None)
             return _finite_si(name, f"{value:~}", float(q.magnitude), None)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if not dim.dimensionless:
+            if dim is not None and not dim.dimensionless:
                 raise IfrError("bad-value", f"`{name}` is {dim}; give a unit with the number", None,
                                hint=f"e.g. {name}=\"{format_number(float(value))} {self.units[cid]}\"")
             return _finite_si(name, str(value), float(value), None)

@@ -175,3 +175,12 @@ def test_na_is_no_value_to_compare_with_or_vary_over(tmp_path, text):
     model = ifr.analyse(_write(tmp_path, text)).evaluate()
     codes = [e.code for e in model.analysis.errors] + [e.code for e in model.table_errors()]
     assert codes == ["not-available"]
+
+
+def test_python_may_give_a_number_or_a_quantity_for_a_value_written_na(tmp_path):
+    from ifr.semantics.units import quantity
+    model = ifr.load(_write(tmp_path, "x = na\ny = na \"OOM\" in GB\n"))
+    assert model.parse_value(model.cell_id("x"), 4) == 4
+    assert model.parse_value(model.cell_id("x"), quantity(2, "GB")) == model.parse_value(model.cell_id("y"), "2 GB")
+    with pytest.raises(IfrError):
+        model.parse_value(model.cell_id("y"), 4)
