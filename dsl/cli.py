@@ -317,7 +317,7 @@ def _spaced(value: str) -> str:
 
 def _cell_rows(model):
     from ifr.display import factor, format_number, quantity_text
-    from ifr.exporters.cells import cell_record, exported_cells
+    from ifr.exporters.cells import cell_record, exported_cells, not_available_reason, not_available_text
     rows = []
     cells, values = model.graph.cells, model.values
     for cid in exported_cells(model):
@@ -344,6 +344,9 @@ def _cell_rows(model):
                 row.update(uncertain=True, mean=stats.mean, median=stats.median, sd=stats.sd, p5=stats.p5,
                            p95=stats.p95, interval=f"{format_number(stats.p5)} to {format_number(stats.p95)}")
             row = _shown_finite(row, cell)
+        elif model.written_na(cid):
+            _error_row(row, failed)
+            row["text"], row["na"] = not_available_text(model, cid), not_available_reason(model, cid) or ""
         else:
             _error_row(row, failed)
         rows.append(row)
@@ -377,7 +380,7 @@ def _error_row(row: dict, error) -> dict:
 def _run(model, args) -> int:
     rows = _cell_rows(model)
     tables = model.table_errors()
-    failed = bool(tables) or any("error" in r for r in rows)
+    failed = bool(tables) or any(_failed(r) for r in rows)
     _print_diagnostics(sorted(model.own_errors() + tables, key=source_order))
     if args.format == "json":
         _write_json({"file": model.file, "title": model.docstring, "cells": rows})
@@ -402,7 +405,7 @@ def _run(model, args) -> int:
         interval = f"[{r['interval']}]" if "interval" in r else ""
         interval = f"{interval:<{iwidth}}" if iwidth else ""
         lines.append(printable(f"  {r['name']:<{width}}  {r['text']:>{vwidth}}  {interval}{formula}{desc}".rstrip()))
-        if "error" in r:
+        if _failed(r):
             e = r["error"]
             lines.append(f"  {'':<{width}}  {'':>{vwidth}}  error[{e['code']}]: {e['message']}")
     if lines:
@@ -410,12 +413,17 @@ def _run(model, args) -> int:
     if iwidth:
         print(f"\n[a to b]: where the middle 90% of {model.sampling.samples:,} Monte Carlo samples fall "
               f"(5th to 95th percentile; seed {model.sampling.seed}); the value is the median")
-    count = sum("error" in r for r in rows)
+    count = sum(_failed(r) for r in rows)
     said = ([f"{count} cell(s) could not be computed"] if count else []) + \
         ([f"{len(tables)} table(s) cannot be made"] if tables else [])
     if said:
         print("\n" + "; ".join(said), file=sys.stderr)
     return 2 if failed else 0
+
+
+def _failed(row: dict) -> bool:
+    """Whether a listed cell could not be computed: a mistake, not a value written `na`."""
+    return "error" in row and "na" not in row
 
 
 def _write_json(data) -> None:
@@ -500,6 +508,7 @@ def _check_files(paths: list[str]) -> list[Path]:
 
 def _check(args) -> int:
     from ifr.model import analyse
+    from ifr.queries.checks import reads_na
     files = _check_files(args.paths)
     if len(files) > 1 and (args.set or args.scenario or args.inputs_from):
         raise IfrError("usage", "--set, --scenario and --inputs-from apply to one file", None,
@@ -520,7 +529,9 @@ def _check(args) -> int:
         own = sorted(model.own_errors() + model.table_errors(), key=source_order)
         _print_diagnostics(own)
         broken += bool(own)
-        for r in model.check():
+        checks = model.check()
+        _print_diagnostics(reads_na(checks))   # a check that reads a value written `na` cannot be decided
+        for r in checks:
             results.append(r)
             failed += not r.passed
     errored = sum(r.error is not None for r in results)   # could not be computed: exit 2, like a cell error
@@ -583,7 +594,7 @@ def _table(model, args) -> int:
     else:
         cells = [[v if isinstance(v, str) else format_number(v) for v in row] for row in t.rows]
         for r, c in t.missing:
-            cells[r][c] = "#ERROR"
+            cells[r][c] = t.missing_text(r, c)
         widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(heads)]
         print("  ".join(h.rjust(w) for h, w in zip(heads, widths)))
         for r in cells:
@@ -649,9 +660,10 @@ def _export(model, args) -> int:
         return 2
     model.export(args.output)
     print(f"wrote {args.output}")
-    if model.errors:
-        names = ", ".join(model.graph.cells[c].name for c in model.errors)
-        print(f"{len(model.errors)} cell(s) could not be computed and show #N/A: {names}", file=sys.stderr)
+    failed = [c for c in model.errors if not model.written_na(c)]   # a value written `na` is no mistake
+    if failed:
+        names = ", ".join(model.graph.cells[c].name for c in failed)
+        print(f"{len(failed)} cell(s) could not be computed and show #N/A: {names}", file=sys.stderr)
         return 2
     return 0
 

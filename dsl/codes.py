@@ -54,6 +54,8 @@ CODES: dict[str, ErrorCode] = {
     "no-value": ErrorCode("a `first`, `argmax` or reduction finds nothing to give"),
     "not-a-cell": ErrorCode("a name that is not a cell is used where a cell is needed"),
     "not-a-condition": ErrorCode("`prob()` is given a value, not a condition"),
+    "not-available": ErrorCode("a value written `na` (`na \"OOM\"`: a published table does not give it) is read, "
+                               "compared with or varied over"),
     "not-a-number": ErrorCode("a value is NaN (0/0, inf - inf), or a workbook's value is not a finite number"),
     "not-a-record": ErrorCode("a field is read of something that is not a record"),
     "not-a-value": ErrorCode("a function, table or scenario is used as a value"),
@@ -66,6 +68,7 @@ CODES: dict[str, ErrorCode] = {
     "range-bound": ErrorCode("a range's bound is not a whole number"),
     "range-too-large": ErrorCode("a table has more rows than a table may hold"),
     "recursion": ErrorCode("a function calls itself"),
+    "reserved-name": ErrorCode("a statement defines a word the language reserves, such as `na`"),
     "redefinition": ErrorCode("a name is defined twice"),
     "several-solutions": ErrorCode("a solve's equation holds for several values of the unknown"),
     "si-suffix": ErrorCode("a number is written with an SI prefix as if it were a unit (`3k`)"),

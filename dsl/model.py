@@ -32,7 +32,15 @@ from ifr.display import (
     written_digits,
 )
 from ifr.errors import DEFAULT_SOURCES, IfrError, IfrErrors, Sources, Span, remember_source, source_order, unique
-from ifr.evaluation.evaluate import CellError, Evaluator, compile_node, is_truth_value
+from ifr.evaluation.evaluate import (
+    CellError,
+    Evaluator,
+    NotAvailableValue,
+    compile_node,
+    is_truth_value,
+    not_available_error,
+    override_value,
+)
 from ifr.evaluation.uncertain import Summary, annotate, is_samples, summary
 from ifr.semantics import ir
 from ifr.semantics.bind import Binder, RunTimeExpressions, Scope
@@ -220,7 +228,7 @@ class Model:
             env = self._beneath_env(i, {**merged, **after}, later)
             with self.evaluator.active():
                 for cid, node, _span in self.graph.scenarios[layer].overrides:
-                    merged[cid] = compile_node(node)(env, {})
+                    merged[cid] = override_value(node, env)
         merged.update(later or {})
         return merged
 
@@ -297,12 +305,28 @@ class Model:
         source order: each once (not those that only depend on another's, nor
         mistakes the analysis already reported, nor an `invalid` one: the use of
         something whose own mistake is reported where it is made, such as
-        "`context` has an error")."""
+        "`context` has an error"; nor a value written `na`, which is no mistake,
+        but each cell that reads one, as it is computed from a missing input)."""
         graph = self.graph
         return sorted((e.error for cid, e in self.errors.items()
-                       if e.cause is None and e.code != "invalid" and cid not in graph.cell_errors
+                       if (e.cause is None and e.code != "invalid" and not self.written_na(cid) or self._reads_na(cid, e))
+                       and cid not in graph.cell_errors
                        and not graph.cells[cid].module),
                       key=source_order)
+
+    def written_na(self, cid: str) -> bool:
+        """Whether a cell is a value written `na` (or set to it): not available, no mistake.
+        A cell computed from one (`y = na * 2` too) has an error."""
+        failed = self.errors.get(cid)
+        if failed is None or failed.code != "not-available" or failed.cause is not None:
+            return False
+        return isinstance(self.graph.cells[cid].expr, ir.NotAvailable) or \
+            type(self.overrides.get(cid)) is NotAvailableValue
+
+    def _reads_na(self, cid: str, failed) -> bool:
+        """Whether a cell's error is that it reads a value written `na` (not through another cell)."""
+        root = self.errors.get(failed.cause) if failed.cause else None
+        return root is not None and self.written_na(failed.cause) and failed.cause in self.graph.deps[cid]
 
     def table_errors(self) -> list[IfrError]:
         """Why each table that cannot be made cannot (a range that is empty,
@@ -470,16 +494,16 @@ class Model:
         """
         dim = self.dims[cid]
         name = self.graph.cells[cid].name
-        if dim is None:
+        if dim is None and not isinstance(self.graph.cells[cid].expr, ir.NotAvailable):
             raise IfrError("bad-value", f"`{name}` has an error, so it cannot be set", None)
         if hasattr(value, "to_base_units"):  # a pint Quantity
             q = value.to_base_units()
             given = Dim(dict(q.dimensionality))
-            if given != dim:
+            if dim is not None and given != dim:   # (a cell written `na` takes a value of any dimension)
                 raise IfrError("bad-value", f"`{name}` is {dim}, but {value} is {given}", None)
             return _finite_si(name, f"{value:~}", float(q.magnitude), None)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if not dim.dimensionless:
+            if dim is not None and not dim.dimensionless:
                 raise IfrError("bad-value", f"`{name}` is {dim}; give a unit with the number", None,
                                hint=f"e.g. {name}=\"{format_number(float(value))} {self.units[cid]}\"")
             return _finite_si(name, str(value), float(value), None)
@@ -502,11 +526,13 @@ class Model:
             raise IfrError("bad-value", f"`{text}` is not a value for `{name}`", e.span,
                            hint="write a number and a unit, e.g. 50 GB/s") from None
         node, = self.analysis.expressions.expr_alone([expr], Scope(self.graph.main))
+        if isinstance(node, ir.NotAvailable):   # `--set x=na`: any cell may be said to be missing
+            return NotAvailableValue(not_available_error(node), node.reason)
         if ir.refs(node):
             raise IfrError("bad-value", f"a value for `{name}` cannot refer to cells", node.span,
                            hint="write a number and a unit, e.g. 50 GB/s")
         given = dim_of(node, {})
-        if given != dim:
+        if dim is not None and given != dim:   # (a cell written `na` takes a value of any dimension)
             from ifr.display import example_unit
             unit = self.units.get(cid)
             if unit and cid not in self.errors and not self.is_uncertain(cid):   # in the cell's own unit

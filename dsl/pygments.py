@@ -12,9 +12,9 @@ from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation
 __all__ = ["IfrLexer"]
 
 _KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", "vary", "over", "by", "to", "show",
-             "scenario", "if", "then", "else", "for", "in", "as")
+             "scenario", "if", "then", "else", "for", "in", "as", "na")
 _NOT_KEYWORD = r"(?!(?:use|section|fn|solve|on|check|within|table|vary|over|by|to|show|scenario|if|then|else|and|or" \
-               r"|not|for|in|as)\b)"
+               r"|not|for|in|as|na)\b)"
 _NUMBER = r"(?:\d[\d_]*(?:\.[\d_]+)?|(?<![\w.])\.\d[\d_]*)(?:[eE][+-]?\d+)?"
 _UNIT = r"[^\W\d]\w*(?:[*/^][\w.^]+)*"
 # A display unit may also be a reciprocal and bracketed: `in 1/s`, `in 1/(GPU*h)`.

@@ -9,7 +9,8 @@ from typing import NamedTuple
 
 from ifr.display import factor
 from ifr.errors import IfrError
-from ifr.evaluation.evaluate import CellError, is_truth_value
+from ifr.evaluation.evaluate import CellError, NotAvailableValue, is_truth_value
+from ifr.semantics import ir
 
 
 def exported_cells(model) -> list[str]:
@@ -25,9 +26,11 @@ class Share(float):
 
 def display_value(model, cid: str):
     """A cell's value as the workbook shows it (display unit), or a bool; NaN for
-    a cell ifr could not compute (written as #N/A, never as a number)."""
+    a cell ifr could not compute (written as #N/A, never as a number); for a
+    value written `na`, the NaN that carries its reason."""
     if cid in model.errors:
-        return float("nan")
+        raw = model.values.get(cid)
+        return raw if type(raw) is NotAvailableValue else float("nan")
     raw = model.values[cid]
     if type(raw) is float:      # most cells: `model.value` without its lookups
         return raw / factor(model.units[cid])
@@ -71,6 +74,18 @@ def error_record(error: IfrError | CellError) -> dict:
     span = (error.error if isinstance(error, CellError) else error).span
     return {"code": error.code, "message": error.message, "line": span.line if span else None,
             "column": span.column if span else None}
+
+
+def not_available_text(model, cid: str) -> str:
+    """How a value written `na` is shown: `n/a (OOM)`, or `n/a` without a reason."""
+    reason = not_available_reason(model, cid)
+    return f"n/a ({reason})" if reason else "n/a"
+
+
+def not_available_reason(model, cid: str) -> str | None:
+    """The reason written after `na` (`na "OOM"`), or None."""
+    given = model.overrides.get(cid, model.graph.cells[cid].expr)
+    return given.reason if isinstance(given, (ir.NotAvailable, NotAvailableValue)) else None
 
 
 def closed_form(model, cid: str) -> str | None:

@@ -22,6 +22,7 @@ from ifr.exporters.cells import (
     display_value,
     error_record,
     exported_cells,
+    not_available_reason,
     table_result,
     title_and_text,
 )
@@ -86,6 +87,8 @@ def _cell(model, cid: str) -> dict:
         if record.error is not None:
             out["si"] = None
         out["error"] = error_record(failed)
+        if model.written_na(cid):   # `na "OOM"`: the reason beside the error record
+            out["na"] = not_available_reason(model, cid) or ""
     else:
         stats = model.summary(cid)
         if stats is not None:   # uncertain: `value` is the median of the samples

@@ -10,7 +10,14 @@ from pathlib import Path
 
 import ifr
 from ifr.display import format_number, share_text
-from ifr.exporters.cells import cell_record, closed_form, exported_cells, table_result, title_and_text
+from ifr.exporters.cells import (
+    cell_record,
+    closed_form,
+    exported_cells,
+    not_available_text,
+    table_result,
+    title_and_text,
+)
 from ifr.exporters.output import atomic_output
 
 
@@ -68,7 +75,7 @@ def render(model) -> str:
         lines += [f"## Table {_text(table.name)}", "", "| " + " | ".join(_text(h) for h in heads) + " |",
                   "| " + " | ".join(["---"] + ["---:"] * (len(heads) - 1)) + " |"]
         for r, row in enumerate(result.rows):
-            lines.append("| " + " | ".join("#ERROR" if (r, c) in result.missing else _number(v)
+            lines.append("| " + " | ".join(result.missing_text(r, c) if (r, c) in result.missing else _number(v)
                                            for c, v in enumerate(row)) + " |")
         lines.append("")
         shown = result.row_errors()   # why a row's cell shows #ERROR
@@ -107,6 +114,8 @@ def _in_unit(model, cid: str, unit: str) -> str:
     """A cell's value in a given unit (a scenario's column is in the base case's units)."""
     from ifr.display import factor
     failed = model.errors.get(cid)
+    if model.written_na(cid):
+        return _text(not_available_text(model, cid))
     if failed is not None:
         return _text(f"#ERROR: {failed.message}")
     raw = model.values[cid]

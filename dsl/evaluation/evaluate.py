@@ -121,6 +121,10 @@ def compile_node(node: ir.Node) -> Fn:
                 raise IfrError(error.code if error else "invalid", f"`{node.text}` has an error"
                                + (f": {error.message}" if error else ""), node.span)
             return invalid
+        case ir.NotAvailable():
+            def not_available(env, var):
+                raise not_available_error(node)
+            return not_available
         case ir.TableRow() | ir.ScenarioValue():   # evaluated again with other inputs
             return lambda env, var: WHAT_IF.get()(node, env, var)
         case _:
@@ -130,6 +134,39 @@ def compile_node(node: ir.Node) -> Fn:
 # Python's operators compare floats and, elementwise, arrays.
 _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
             "==": operator.eq, "!=": operator.ne}
+
+
+class NotAvailableValue(float):
+    """The value of a cell written `na`: NaN, which carries its error, so that a
+    table's row or a scenario that sets a cell to it (`vary gpu over [a100, h100]`
+    where `h100.hbm = na`), or `--set x=na`, makes that cell not available too."""
+    __slots__ = ("error", "reason")
+
+    def __new__(cls, error: IfrError, reason: str | None = None):
+        made = super().__new__(cls, math.nan)
+        made.error, made.reason = error, reason
+        return made
+
+
+def not_available_error(node: ir.NotAvailable) -> IfrError:
+    """The cell error of `na "OOM"`: a value the writer says is missing, not a mistake in it."""
+    because = f" ({node.reason})" if node.reason else ""
+    return IfrError("not-available", f"not available{because}", node.span, hint=NOT_AVAILABLE_HINT)
+
+
+def override_value(expr: ir.Node, env) -> float:
+    """A scenario's value for a cell: `na` is a NotAvailableValue, which makes the cell not available."""
+    if isinstance(expr, ir.NotAvailable):
+        return NotAvailableValue(not_available_error(expr), expr.reason)
+    return compile_node(expr)(env, {})
+
+
+def _not_available_value(cell, error: IfrError) -> NotAvailableValue:
+    expr = cell.expr
+    return NotAvailableValue(error, expr.reason if isinstance(expr, ir.NotAvailable) else None)
+
+
+NOT_AVAILABLE_HINT = "the value is written `na`: give it a number to compute the cells that read it"
 
 
 def _not(x):
@@ -766,7 +803,7 @@ class Evaluator:
             scenario = graph.scenarios.get(node.scenario)
             if scenario is None:
                 raise IfrError("invalid", f"scenario `{node.scenario}` has an error", node.span)
-            overrides = {cid: compile_node(expr)(env, {}) for cid, expr, _span in scenario.overrides}
+            overrides = {cid: override_value(expr, env) for cid, expr, _span in scenario.overrides}
             target, varied = node.cell, overrides.keys()
         else:
             value_of = lambda x: env[x] if isinstance(x, str) else compile_node(x)(env, var)   # noqa: E731
@@ -778,7 +815,8 @@ class Evaluator:
                                 self._errors_now[-1] if self._errors_now else None)
         if target in errors:
             cause = errors[target].error
-            raise IfrError(cause.code, f"`{node.text}` has no value: {cause.message}", node.span)
+            raise IfrError(cause.code, f"`{node.text}` has no value: {cause.message}", node.span,
+                           hint=NOT_AVAILABLE_HINT if cause.hint == NOT_AVAILABLE_HINT else None)
         return out[target]
 
     def _run(self, overrides, only, base, base_errors):
@@ -799,6 +837,10 @@ class Evaluator:
                 continue
             if cid in overrides:     # a value given from outside the file (a scenario's) can overflow too
                 value = overrides[cid]
+                if type(value) is NotAvailableValue:
+                    errors[cid] = CellError(value.error)
+                    env[cid] = value
+                    continue
                 if isinstance(value, float) and not math.isfinite(value):
                     errors[cid] = CellError(_not_finite(graph.cells[cid], value))
                     env[cid] = math.nan
@@ -826,7 +868,7 @@ class Evaluator:
                     _all_finite(cell, value)
             except IfrError as e:
                 errors[cid] = CellError(e)
-                env[cid] = math.nan
+                env[cid] = _not_available_value(cell, e) if e.code == "not-available" else math.nan
                 continue
             env[cid] = value
             errors.pop(cid, None)
@@ -849,8 +891,12 @@ class Evaluator:
     def _depends(self, cid: str, bad: str, errors: dict) -> CellError:
         root = errors[bad].cause or bad
         cell, name = self.graph.cells[cid], self.graph.cells[root].name
+        why = errors[root]
+        if why.code == "not-available":   # `not available (OOM)`: no mistake, a missing input
+            return CellError(IfrError("depends-on-error", f"depends on `{name}`, which is {why.message}",
+                                      cell.span, hint=NOT_AVAILABLE_HINT), cause=root)
         return CellError(IfrError("depends-on-error", f"depends on `{name}`, which has an error "
-                                  f"({errors[root].code})", cell.span), cause=root)
+                                  f"({why.code})", cell.span), cause=root)
 
 
 def _from_template(cell) -> Fn:

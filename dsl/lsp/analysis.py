@@ -26,6 +26,7 @@ from ifr.errors import IfrError, IfrErrors, Sources, Span
 from ifr.lsp.occurrences import Occurrence, Symbol, absolute_path, index_modules, key_of, pickled_by_fields
 from ifr.model import Analysis, Model, Options
 from ifr.model import analyse as analyse_file
+from ifr.queries.checks import reads_na
 from ifr.semantics import ir
 from ifr.syntax import nodes as syntax
 from ifr.syntax.sources import MAX_SOURCE_BYTES, ifr_file, surrogates_replaced
@@ -35,7 +36,7 @@ __all__ = ["analyse", "too_large", "Result", "Diagnostic", "CellInfo", "CheckInf
            "describe_unit", "unit_suggestions", "available_modules", "KEYWORDS", "BUILTIN_FUNCTIONS"]
 
 KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", "vary", "over", "by", "to", "show",
-            "scenario", "if", "then", "else", "and", "or", "not", "for", "in", "as")
+            "scenario", "if", "then", "else", "and", "or", "not", "for", "in", "as", "na")
 # Built-in functions and how they are called, for completion.
 BUILTIN_FUNCTIONS = {
     **{name: "x" if hi == 1 else "a, b, ..." for name, (_lo, hi) in ir.BUILTINS.items()},
@@ -197,6 +198,7 @@ def _diagnostics(path, program, errors, warnings, check_results, model) -> list[
     out += [_diagnostic(path, program, w, "warning") for w in warnings
             if w.span is None or os.path.abspath(w.span.file) == path]
     checks = model.graph.checks if model is not None else []
+    out += [_diagnostic(path, program, e, "error") for e in reads_na(check_results)]
     for check, r in zip(checks, check_results):
         if not r.passed and r.error is None:   # one that could not be computed: its cause is reported
             out.append(Diagnostic("error", "check-failed", f"check failed: {r.detail}", _absolute(check.span)))

@@ -131,13 +131,21 @@ def _off(actual: float, expected: float, unit_text: str, how: str, literal) -> s
     return off
 
 
+def reads_na(results) -> list[IfrError]:
+    """The errors of the checks that read a value written `na`: undecided, and
+    reported nowhere else (a `na` is no mistake of its own), so said at the check."""
+    return [r.error for r in results if r.error is not None and r.error.code == "not-available"]
+
+
 def _raise_cell_errors(node, model) -> None:
     for n in ir.walk(node):
         if isinstance(n, ir.Ref) and n.cell in model.errors:
             failed = model.errors[n.cell]
             root = failed.cause or n.cell
-            raise IfrError(failed.code, f"`{model.graph.cells[root].name}` has an error: "
-                           f"{model.errors[root].message}", n.span)
+            why = model.errors[root]
+            said = "is" if why.code == "not-available" else "has an error:"   # `na "OOM"` is no mistake
+            raise IfrError(failed.code, f"`{model.graph.cells[root].name}` {said} {why.message}", n.span,
+                           hint=why.error.hint if why.code == "not-available" else None)
         if isinstance(n, ir.Invalid):
             raise IfrError("invalid", f"`{n.text}` has an error", n.span)
 

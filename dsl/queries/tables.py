@@ -7,7 +7,8 @@ import numpy as np
 
 from ifr.display import factor
 from ifr.errors import IfrError
-from ifr.evaluation.evaluate import row_overrides
+from ifr.evaluation.evaluate import NotAvailableValue, row_overrides
+from ifr.semantics import ir
 from ifr.semantics.dimensions import dim_of
 from ifr.semantics.units import suggest
 
@@ -28,6 +29,13 @@ class TableResult:
     # Why a shown cell has no value in a row (NaN there): (row index, column, IfrError), in row order
     errors: list = field(default_factory=list)
     missing: set = field(default_factory=set)   # (row, column index) of every value an error replaces
+
+    def missing_text(self, row: int, column: int) -> str:
+        """How a value an error replaces is shown: `n/a` where it is computed from a value
+        written `na` (not available, no mistake), else `#ERROR`."""
+        name = self.columns[column]
+        written_na = any(r == row and c == name and e.code == "not-available" for r, c, e in self.errors)
+        return "n/a" if written_na else "#ERROR"
 
     def row_errors(self, most: int = 10) -> list[IfrError]:
         """Why shown cells have no value, once per cell and reason, placed
@@ -176,6 +184,9 @@ def _listed(model, table) -> list[float]:
     """The values of a table's list (base SI), checked."""
     out = []
     for node in table.values:
+        if isinstance(node, ir.NotAvailable):
+            raise IfrError("not-available", f"a table varies `{model.graph.cells[table.var].name}` over values, "
+                           "and `na` is none", node.span, hint="leave it out of the list")
         d = dim_of(node, model.dims)
         if d != model.dims[table.var]:
             raise IfrError("unit-mismatch", f"`{node.text}` is {d}, but `{model.graph.cells[table.var].name}` "
@@ -267,11 +278,11 @@ def _record_fields(model, alias, records) -> dict:
     a listed record lacks is one nothing uses (the binder checked): NaN marks it.
     A field that is uncertain in some record (samples in one row, a number in
     another) is an object array of each row's value, which the sweep takes row
-    by row."""
+    by row; so is a field written `na` in some record, whose row is then not available."""
     fields = {}
     for name, cid in alias.fields.items():
         values = [model.values[r.fields[name]] if name in r.fields else np.nan for r in records]
-        if any(getattr(v, "ndim", 0) for v in values):
+        if any(getattr(v, "ndim", 0) or type(v) is NotAvailableValue for v in values):
             column = np.empty(len(values), dtype=object)
             column[:] = values
             fields[cid] = column

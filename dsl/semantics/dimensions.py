@@ -81,6 +81,8 @@ def _cell_dims(graph: Graph, errors: list, cell_errors: dict) -> dict[str, Dim |
                 if found is None:
                     found = shaped[key] = dim_of(cell.expr, dims)
                 dims[cid] = found
+            elif isinstance(cell.expr, ir.NotAvailable) and cell.display is not None:
+                dims[cid] = _shown_dim(cell)   # `na "OOM" in GB`: a missing value of bytes
             else:
                 dims[cid] = dim_of(cell.expr, dims)
             if cell.display is not None:
@@ -115,6 +117,8 @@ def check_table(graph: Graph, table, dims) -> None:
     name = graph.cells[table.var].name
     nodes = list(table.values) if table.range is None else list(table.range)
     for node in nodes:
+        if isinstance(node, ir.NotAvailable):   # a row whose value is missing: it fits any dimension
+            continue
         d = dim_of(node, dims)
         if want is not None and d != want:
             from ifr.display import example_unit
@@ -126,13 +130,23 @@ def check_table(graph: Graph, table, dims) -> None:
 
 
 def check_override(graph: Graph, cid: str, node, dims) -> None:
-    """A scenario's value has the dimension of the cell it sets."""
+    """A scenario's value has the dimension of the cell it sets (`na` fits any)."""
+    if isinstance(node, ir.NotAvailable):
+        return
     d, want = dim_of(node, dims), dims.get(cid)
     if want is not None and d != want:
         from ifr.display import example_unit
         name = graph.cells[cid].name
         raise IfrError("unit-mismatch", f"`{name}` is {want}, but `{node.text}` is {d}", node.span,
                        hint=f"set `{name}` to a value of {want}, such as {example_unit(want)}")
+
+
+def _shown_dim(cell) -> Dim:
+    """The dimension of a cell's display unit (`in GB`, `in %`)."""
+    if cell.display == "%":
+        return DIMENSIONLESS
+    from ifr.semantics.units import unit
+    return unit(cell.display, cell.display_span)[1]
 
 
 def check_display(text: str, span, dim: Dim, name: str) -> None:
@@ -159,6 +173,10 @@ def _check_solve(cell, dims) -> Dim:
 
 
 def check_assertion(check, dims) -> None:
+    for side in (check.expr, check.expected, check.tolerance):
+        if isinstance(side, ir.NotAvailable):
+            raise IfrError("not-available", "a check compares values, and `na` is none", side.span,
+                           hint="check against the number the source gives, or leave the check out")
     d = dim_of(check.expr, dims)
     if check.expected is None:
         if not isinstance(check.expr, (ir.Cmp, ir.Logic, ir.Not)):
@@ -216,7 +234,7 @@ def _dim_of(node: ir.Node, dims: dict) -> Dim:
             return d
         case ir.Var():
             return DIMENSIONLESS
-        case ir.Invalid() | ir.Param():
+        case ir.Invalid() | ir.Param() | ir.NotAvailable():   # `na` fits any dimension, like a parameter
             raise _Unknown()
         case ir.Bin():
             a, b = _both((node.left, node.right), dims)

@@ -108,6 +108,8 @@ class ExpressionResolver:
                 e.span = _unit_span(node)
                 raise
             return ir.Const(node.span, text, node.value * factor, dim, node.unit, node.number_text)
+        if isinstance(node, syntax.NotAvailable):
+            return ir.NotAvailable(node.span, text, node.reason)
         if isinstance(node, syntax.FieldAccess) and isinstance(node.obj, syntax.Index):
             return self._table_row(node, scope)
         if isinstance(node, (syntax.Name, syntax.FieldAccess)):

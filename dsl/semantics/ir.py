@@ -93,6 +93,13 @@ class Invalid(Node):
 
 
 @dataclass(eq=False, slots=True)
+class NotAvailable(Node):
+    """`na "OOM"`: a value that is not available, of any dimension; reading it
+    is a cell error (code `not-available`), never a number."""
+    reason: str | None = None
+
+
+@dataclass(eq=False, slots=True)
 class Param(Node):
     """A function's parameter while its body is checked on its own: a value
     of any dimension."""

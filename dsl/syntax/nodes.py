@@ -32,6 +32,12 @@ class Percent(Expr):
 
 
 @dataclass(eq=False, slots=True)
+class NotAvailable(Expr):
+    """`na "OOM"`: a value a published table does not give, and why."""
+    reason: str | None
+
+
+@dataclass(eq=False, slots=True)
 class Name(Expr):
     id: str
 

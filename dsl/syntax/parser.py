@@ -491,6 +491,10 @@ def _refuse_repeated(func: str, keywords: list[tuple[str, syntax.Expr]]) -> None
         first[key] = value
 
 
+# Words the grammar reads as values where a name could stand, so no statement may define them.
+RESERVED_NAMES = {"na": 'the value that is not available (`x = na "OOM"`)'}
+
+
 def _unquote(text: str) -> str:
     body = text[1:-1]
     return body.replace('\\"', '"').replace("\\\\", "\\")
@@ -542,8 +546,16 @@ class _ToAst(Transformer):
     def display(self, meta, items):
         return items[0]
 
+    def _defined_name(self, tok: Token) -> str:
+        """A name a statement defines; `na` is the value that is not available, never a name."""
+        if str(tok) in RESERVED_NAMES:
+            raise IfrError("reserved-name", f"`{tok}` cannot name a cell: it is {RESERVED_NAMES[str(tok)]}",
+                           self._tok_span(tok), hint=f"choose another name, such as `{tok}_value`")
+        return str(tok)
+
     def cell(self, meta, items):
         name, expr, display = items
+        self._defined_name(name)
         src = self._definition_source(meta, name, display)
         return syntax.Cell(self._span(meta), str(name), self._tok_span(name), expr,
                         str(display) if display is not None else None,
@@ -569,11 +581,13 @@ class _ToAst(Transformer):
 
     def record(self, meta, items):
         name, *fields = items
+        self._defined_name(name)
         fields = [f for f in fields if f is not None]
         return syntax.Record(self._span(meta), str(name), self._tok_span(name), fields)
 
     def solve_cell(self, meta, items):
         name, unknown, bracket, lhs, rhs, display = items
+        self._defined_name(name)
         src = self._definition_source(meta, name, display)
         return syntax.SolveCell(self._span(meta), str(name), self._tok_span(name), str(unknown),
                              self._tok_span(unknown), bracket, lhs, rhs,
@@ -584,6 +598,8 @@ class _ToAst(Transformer):
         name, *rest = items
         body = rest[-1]
         params = [p for p in rest[:-1] if p is not None]
+        for tok in [name, *params]:
+            self._defined_name(tok)
         return syntax.FnDef(self._span(meta), str(name), self._tok_span(name), [str(p) for p in params], body,
                          self._expr_source(meta, body), [self._tok_span(p) for p in params])
 
@@ -664,6 +680,10 @@ class _ToAst(Transformer):
         node = items[0]
         node.span = self._span(meta)
         return node
+
+    def not_available(self, meta, items):
+        reason = items[0]
+        return syntax.NotAvailable(self._span(meta), None if reason is None else _unquote(reason))
 
     def name(self, meta, items):
         return syntax.Name(self._span(meta), str(items[0]))

@@ -263,7 +263,9 @@ class FormulaBuilder:
 
     def _build(self, cid: str, inline_only: bool):
         failed = self.model.errors.get(cid)
-        if failed is not None:   # never a live formula that could show a number ifr does not have
+        # Never a live formula that could show a number ifr does not have; but one computed from a
+        # value written `na` is live: it shows #N/A, as NA() spreads, until a number is typed there.
+        if failed is not None and not self._from_not_available(failed):
             raise NotLive(f"Why: {failed.message}. Run ifr again after changing its inputs.")
         cell = self.cells[cid]
         if cid in self._uncertain and getattr(self.model.values.get(cid), "ndim", 0):
@@ -293,6 +295,11 @@ class FormulaBuilder:
         if self._printable(cell):
             return IrFormula(cell, cid, lambda: self.sympy_cell(cid, inline_only))
         return self.sympy_cell(cid, inline_only)
+
+    def _from_not_available(self, failed) -> bool:
+        """Whether an error is only that a cell reads a value written `na` of a known dimension."""
+        cause = failed.cause
+        return cause is not None and self.model.written_na(cause) and self.model.dims.get(cause) is not None
 
     def _printable(self, cell) -> bool:
         """`printable` of a cell's formula; for a cell made from its line's

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import numbers
 
-from ifr.evaluation.evaluate import is_truth_value
+from ifr.evaluation.evaluate import NotAvailableValue, is_truth_value
 from ifr.exporters.excel.names import is_excel_name
 from ifr.exporters.excel.numbers import NotExcel
 from ifr.exporters.xlsx.live import NotLive
@@ -55,7 +55,12 @@ def write_formula(sheet, row: int, col: int, text: str, style, value, note: str 
 
 
 def not_computed(value) -> str:
-    """The note of a value ifr could not compute (inf, nan)."""
+    """The note of a value ifr could not compute (inf, nan), or of one written `na`."""
+    if type(value) is NotAvailableValue and value.error.code == "not-available":
+        because = f": {value.reason}" if value.reason else ""
+        return f"Not available{because} (written `na` in the .ifr). Formulas that read it show #N/A."
+    if type(value) is NotAvailableValue:
+        return f"Not available: it {value.error.message}. It computes once a number is typed there."
     what = "not a number (NaN)" if math.isnan(float(value)) else ("-" if value < 0 else "") + "infinite"
     return f"ifr could not compute this cell: its value is {what}, which a workbook cannot hold as a number."
 

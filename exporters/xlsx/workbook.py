@@ -32,7 +32,7 @@ from xlsxwriter.exceptions import FileCreateError
 import ifr
 from ifr.display import factor
 from ifr.errors import IfrError
-from ifr.evaluation.evaluate import is_truth_value
+from ifr.evaluation.evaluate import NotAvailableValue, is_truth_value
 from ifr.exporters.cells import display_value, exported_cells, source_text, title_and_text
 from ifr.exporters.excel.ir_formula import IrPrinter, NotPrintable
 from ifr.exporters.excel.names import assign_names
@@ -337,6 +337,8 @@ class WorkbookWriter:
             return _ValueCell(value, self.styles("input", input_format(value, written)), note=note)
         found = self.formulas[cid]
         note = str(found) if isinstance(found, NotLive) else None
+        if note is None and cid in self.model.errors:   # a live formula computed from a value written `na`
+            value = NotAvailableValue(self.model.errors[cid].error)
         if note is None:
             try:
                 text = self.formula_text(found)
