@@ -73,6 +73,7 @@ def _is_keyword(tok: Token) -> bool:
 
 
 _WORD_CHAR = re.compile(r"\w")
+_WORD = re.compile(r"\w+")
 
 
 # The parser's tables, built from grammar.lark by `python -m ifr.build` and
@@ -301,7 +302,7 @@ def _is_figure(node) -> bool:
 def _syntax_error(exc: UnexpectedInput, source: str, file: str, brackets: _Brackets) -> IfrError:
     line, column = getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1
     if isinstance(exc, UnexpectedCharacters):
-        glued = _glued_before(exc.pos_in_stream, line, column, source, file)
+        glued = _glued_keyword_at(exc.pos_in_stream, source, file)
         if glued is not None:
             return glued
         ch = source[exc.pos_in_stream] if exc.pos_in_stream < len(source) else ""
@@ -323,13 +324,11 @@ def _syntax_error(exc: UnexpectedInput, source: str, file: str, brackets: _Brack
         mismatched = tok.type in _CLOSERS and _CLOSERS[tok.type] != opener.type
         if mismatched or tok.type in ("_NL", "$END") or tok.line > opener.line:
             return _unclosed(opener, file)
-    if tok is not None and tok.start_pos is not None and tok.type != "$END":   # `in2`: the lexer stopped in a word
-        glued = _glued_before(tok.start_pos, line, column, source, file)
+    if tok is not None and tok.start_pos is not None and tok.type != "$END":
+        # the parse stopped after a keyword that the word goes on from (`in2`), or at one (`by2`)
+        glued = _glued_keyword_at(tok.end_pos if _is_keyword(tok) else tok.start_pos, source, file)
         if glued is not None:
             return glued
-    if tok is not None and _is_keyword(tok) and _WORD_CHAR.match(source, tok.end_pos):   # `by2`: not `by`
-        word = re.compile(r"\w+").match(source, tok.start_pos).group()
-        return _glued_keyword(Token.new_borrow_pos("NAME", word, tok), source, file)
     attached = _attached_prefix(tok, source, file)
     if attached is not None:
         return attached
@@ -352,17 +351,17 @@ _QUANTITY_BEFORE = re.compile(r"(?<![\w.])(\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d
                               r"([^\W\d][\w*/^()]*)\s+$")
 
 
-def _glued_before(pos: int, line: int, column: int, source: str, file: str) -> IfrError | None:
-    """`in2`: the lexer stopped inside a word that a keyword starts."""
+def _glued_keyword_at(pos: int, source: str, file: str) -> IfrError | None:
+    """The error for a word that goes on at ``pos`` from a keyword before it
+    (`in` + `2`), or None."""
     start = pos
     while start > 0 and _WORD_CHAR.match(source, start - 1):
         start -= 1
-    if start == pos or not _WORD_CHAR.match(source, pos) or not source[start:pos].isidentifier():
+    if start == pos or not _WORD_CHAR.match(source, pos) or source[start:pos] not in name_rule()[1]:
         return None
-    if source[start:pos] not in name_rule()[1]:
-        return None
-    word = re.compile(r"\w+").match(source, start).group()
-    column -= pos - start
+    word = _WORD.match(source, start).group()
+    line_start = source.rfind("\n", 0, start) + 1
+    line, column = source.count("\n", 0, start) + 1, start - line_start + 1
     return _glued_keyword(Token("NAME", word, start, line, column, line, column + len(word), start + len(word)),
                           source, file)
 
@@ -441,7 +440,7 @@ def _hint_for(tok: Token | None, expected: list[str], source: str) -> str | None
         return f'a section\'s title is written in quotes: section "{title}"'
     after_quantity = _QUANTITY_BEFORE.search(source[: tok.start_pos].rsplit("\n", 1)[-1])
     if tok.type in ("NAME", "UNIT") and after_quantity:
-        number, space, unit = after_quantity.groups()
+        unit = after_quantity.group(3)
         return f"a unit is written without inner spaces ({unit}*{tok.value}, {unit}/{tok.value}); " \
                f"to multiply by a cell, use *"
     if tok.type == "UNIT" or (tok.type == "NAME" and "`=`" in expected):
