@@ -33,3 +33,14 @@ def errors(tmp_path: Path, text: str) -> list[IfrError]:
     except IfrError as e:
         return [e]
     return [e.error for e in m.errors.values() if e.cause is None]
+
+
+def bound_graph(path: Path):
+    """A file's graph as the binder leaves it, before any later phase has run
+    (for tests that a phase reads the graph without changing it)."""
+    from ifr.errors import Sources
+    from ifr.semantics.bind import Binder
+    from ifr.semantics.loader import Loader
+    from ifr.syntax.parse_cache import parse
+    loader = Loader(parse, Sources())
+    return Binder(loader, loader.load(path, "", None, None)).bind()

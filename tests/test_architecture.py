@@ -18,8 +18,6 @@ def modules() -> dict[str, Path]:
     found = {}
     for package, folder in FOLDERS.items():
         for path in folder.rglob("*.py"):
-            if "exporters" in path.relative_to(folder).parts[:1] and package == "ifr":
-                continue
             parts = list(path.relative_to(folder).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts = parts[:-1]

@@ -12,7 +12,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from helpers import error, errors
+from helpers import bound_graph, error, errors
 from scipy import stats
 
 import ifr
@@ -467,17 +467,12 @@ def test_a_solve_that_fails_for_a_sample_says_which(tmp_path):
 
 
 def test_the_uncertainty_analysis_returns_what_it_found_and_leaves_the_nodes_alone(tmp_path):
-    from ifr.errors import Sources
     from ifr.evaluation.uncertain import annotate
     from ifr.semantics import ir
-    from ifr.semantics.bind import Binder
-    from ifr.semantics.loader import Loader
-    from ifr.syntax.parse_cache import parse
     path = tmp_path / "m.ifr"
     path.write_text("a = 1 s to 2 s\nb = a * 2 + uniform(1 s, 2 s)\nc = 3 s\nm = mean(b)\n"
                     "check percentile(b, 95) < 10 s\n", encoding="utf-8")
-    loader = Loader(parse, Sources())
-    graph = Binder(loader, loader.load(path, "", None, None)).bind()
+    graph = bound_graph(path)
     found = annotate(graph)
     nodes = [n for cid in graph.order for n in ir.walk(graph.cells[cid].expr)] + list(ir.walk(graph.checks[0].expr))
     dists, stats_ = [n for n in nodes if isinstance(n, ir.Dist)], [n for n in nodes if isinstance(n, ir.Stat)]

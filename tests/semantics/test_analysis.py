@@ -7,7 +7,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers import error, model
+from helpers import bound_graph, error, model
 
 import ifr
 from ifr.cli import main
@@ -57,15 +57,11 @@ def test_a_scenario_and_a_table_are_checked_before_anything_runs(tmp_path):
 
 
 def test_the_dimension_check_returns_what_it_found_and_leaves_the_graph_alone(tmp_path):
-    from ifr.semantics.bind import Binder
     from ifr.semantics.dimensions import check_graph
-    from ifr.semantics.loader import Loader
-    from ifr.syntax.parse_cache import parse
     path = tmp_path / "m.ifr"
     path.write_text("x = 1 s\nbad = x + 1 GB\ncheck x == 1 GB\nscenario s: x = 5 GB\n"
                     "table t: vary x over [1 GB] show x\n", encoding="utf-8")
-    loader = Loader(parse, Sources())
-    graph = Binder(loader, loader.load(path, "", None, None)).bind()
+    graph = bound_graph(path)
     found = check_graph(graph)
     assert (graph.checks[0].error, graph.tables[0].error, len(graph.scenarios["s"].overrides)) == (None, None, 1)
     assert "bad" not in graph.cell_errors
