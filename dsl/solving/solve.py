@@ -287,7 +287,10 @@ class Solver:
 
     def _solve_rows(self, cell, env, sides, forms) -> Solution:
         """A table's rows: the cached closed form on the whole column when it gives
-        one verified root in every row, otherwise row by row."""
+        one verified root in every row; otherwise each row as the scalar search
+        would answer it, found for the whole column at once where it can be (the
+        closed form's one verified root, the numeric column pass where none
+        verifies), and the remaining rows one by one."""
         import numpy as np
         inputs = self._inputs(cell)
         size = max(np.size(env[c]) for c in inputs if isinstance(env.get(c), np.ndarray))
@@ -297,8 +300,20 @@ class Solver:
                 return found
         out = np.empty(size)
         settled = np.zeros(size, bool)
-        if forms.candidates is None and not forms.flat:   # no closed form: one numeric pass over every row
-            out, settled = self._numeric_columns(cell, env, sides, inputs, size)
+        if not forms.flat:
+            # the rows the scalar search would answer from one verified closed form without a scan,
+            # and one numeric pass over those where no closed form verifies (there its answer is the search's)
+            searched = np.ones(size, bool)
+            if forms.candidates:
+                out, chosen, twice = self._closed_rows(forms, cell, env, sides, size)
+                if forms.complete and not forms.fresh:
+                    settled = (chosen >= 0) & ~twice
+                searched = chosen < 0
+            if searched.any():
+                values, found = self._numeric_columns(cell, env, sides, inputs, size)
+                found &= searched
+                out = np.where(found, values, out)
+                settled |= found
         uncertain = getattr(self.graph, "uncertain", ())
         for i in np.flatnonzero(~settled).tolist():
             row = {k: (v[i] if k in inputs and isinstance(v, np.ndarray) and v.ndim else v) for k, v in env.items()}
@@ -342,10 +357,14 @@ class Solver:
             found &= sides.sharp(np.where(found, roots, 1.0), each=True)
         return roots, found
 
-    def _closed_columns(self, forms, cell, env, sides, size) -> Solution | None:
+    def _closed_rows(self, forms, cell, env, sides, size):
+        """(values, chosen, twice) of the closed forms over a column: each row's one
+        verified candidate's root and its index (-1: none verified), and whether
+        two different candidates verified in the row."""
         import numpy as np
         chosen = np.full(size, -1)
         values = np.full(size, np.nan)
+        twice = np.zeros(size, bool)
         for index, (tree, condition) in enumerate(forms.candidates):
             x = _evaluate(tree, env)
             if x is None:
@@ -357,12 +376,14 @@ class Solver:
             if cell.bracket is not None:
                 lo, hi = self._bracket(cell, env)
                 ok &= (x >= lo * (1 - 1e-12)) & (x <= hi * (1 + 1e-12))
-            twice = ok & (chosen >= 0) & ~np.isclose(values, x, rtol=1e-7, atol=0)
-            if twice.any():
-                return None
+            twice |= ok & (chosen >= 0) & ~np.isclose(values, x, rtol=1e-7, atol=0)
             new = ok & (chosen < 0)
             chosen[new], values[new] = index, x[new]
-        if (chosen < 0).any():
+        return values, chosen, twice
+
+    def _closed_columns(self, forms, cell, env, sides, size) -> Solution | None:
+        values, chosen, twice = self._closed_rows(forms, cell, env, sides, size)
+        if twice.any() or (chosen < 0).any():
             return None
         # one closed form for every row (or Monte Carlo sample) is that form; else the rows are values only
         tree = None

@@ -94,3 +94,22 @@ def test_rows_the_pass_cannot_settle_are_searched_one_by_one(numeric_first, tmp_
     first = int(np.flatnonzero(d < math.sqrt(1) + math.sqrt(2) + math.sqrt(3) - 1e-9)[0])
     # below x = -1 a square root has no value: the smallest left side is at x = -1
     assert f"(in Monte Carlo sample {first + 1:,} of 10,000)" in failed.message
+
+
+def test_a_column_whatever_sympy_says_equals_the_scalar_search(tmp_path, monkeypatch):
+    """Asking sympy first (as `explain` does): its closed forms, where one
+    verifies, or the column pass, where none does, give each sample the scalar
+    search's value."""
+    from ifr.semantics.units import cache_dir
+    monkeypatch.setenv("IFR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(closed_form_cache, "shipped", lambda: {})
+    cache_dir.cache_clear()
+    try:
+        for name in ("first.ifr", "cached.ifr"):   # sympy asked, then its answer read from the cache
+            m = model(tmp_path, UNCERTAIN, name=name)
+            y, env = m.values["y"], dict(m.values)
+            assert np.isfinite(y).all()
+            for i in range(0, y.size, 499):
+                assert y[i] == pytest.approx(_scalar(m, "y", env, {"d"}, i), rel=1e-13, abs=0)
+    finally:
+        cache_dir.cache_clear()
