@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ifr.errors import IfrError
@@ -98,11 +99,19 @@ class Sides:
         equal sides), with opposite signs.  A root that is not sharp (a term in the
         unknown tiny beside a constant both sides share) is where the numeric
         search and a closed form may part beyond rounding."""
-        import numpy as np
         if not each:
             x = float(x)
             delta = abs(x) * 1e-9 if x != 0 else self.scale * 1e-9
-        else:
+            try:
+                r1, a1, b1 = self.f(x - delta, self.env)
+                r2, a2, b2 = self.f(x + delta, self.env)
+            except FAILURES:
+                return False
+            if _plain(r1, a1, b1, r2, a2, b2):
+                return abs(r1) > 1e-12 * (abs(a1) + abs(b1)) and abs(r2) > 1e-12 * (abs(a2) + abs(b2)) \
+                    and ((r1 < 0) != (r2 < 0)) and r1 != 0 and r2 != 0
+        import numpy as np
+        if each:
             x = np.asarray(x, dtype=float)
             delta = np.where(x != 0, np.abs(x) * 1e-9, self.scale * 1e-9)
         with np.errstate(all="ignore"):
@@ -139,13 +148,7 @@ class Sides:
     def scan(self, bracket: tuple[float, float] | None) -> Scan:
         """Both sides over the bracket, or over ±scale·10^±12 without one."""
         import numpy as np
-        if bracket is not None:
-            lo, hi = bracket
-            grid = np.geomspace(lo, hi, BRACKET_POINTS) if lo > 0 and hi / lo > 1e3 \
-                else np.linspace(lo, hi, BRACKET_POINTS)
-        else:
-            positive = np.geomspace(self.scale * 10.0 ** -DECADES, self.scale * 10.0 ** DECADES, GRID_POINTS)
-            grid = np.concatenate([-positive[::-1], [0.0], positive])
+        grid = np.array(points(bracket, self.scale))   # the points `quick` tries too
         with np.errstate(all="ignore"):
             try:
                 _, a, b = self.f(grid, self.env)
@@ -156,6 +159,41 @@ class Sides:
                 a = np.array([p[0] for p in pairs])
                 b = np.array([p[1] for p in pairs])
         return Scan(grid, a, b, bracket is not None, self.scale)
+
+    def quick(self, bracket: tuple[float, float] | None):
+        """``search(scan(bracket))`` in plain floats, without numpy (which a run
+        that needs no array has not imported: 0.1 s and more), where its answer is
+        plain: the same grid (`grid`), no point where the sides agree to float
+        precision, one sign change, its root (brentq) a verified crossing.  Then
+        (roots, vanishing, stretches) as `search` gives them; None otherwise, and
+        for every other answer (several crossings, none, a stretch) `search`,
+        which also tells why."""
+        values, tried = [], points(bracket, self.scale)
+        for x in tried:
+            try:
+                _, a, b = self.f(x, self.env)
+            except FAILURES:
+                values.append(math.nan)
+                continue
+            if not _plain(a, b):
+                return None
+            v = a - b
+            if math.isfinite(v) and abs(v) <= 1e-12 * (abs(a) + abs(b)):
+                return None
+            values.append(v)
+        changes = [i for i in range(len(values) - 1) if math.isfinite(values[i]) and math.isfinite(values[i + 1])
+                   and (values[i] < 0) != (values[i + 1] < 0)]
+        if len(changes) != 1:
+            return None
+        i = changes[0]
+        try:
+            r = brentq(self._residual, tried[i], tried[i + 1], xtol=1e-300, rtol=1e-14, maxiter=200)
+        except (ValueError, RuntimeError):
+            return None
+        found = self._vanishes_at(r)
+        if found is None or found or not self.holds(r):
+            return None
+        return [float(r)], [], []
 
     def search(self, scan: Scan):
         """(roots, zeros where both sides vanish, stretches where the sides are equal).
@@ -315,6 +353,29 @@ def _crossing(values, size) -> bool:
     steps = np.diff(values)
     ends = np.abs(values[[0, -1]]) > FLOAT_PRECISION * size[[0, -1]]
     return bool(ends.all() and values[0] * values[-1] < 0 and ((steps > 0).all() or (steps < 0).all()))
+
+
+@lru_cache(maxsize=64)
+def points(bracket: tuple[float, float] | None, scale: float) -> tuple[float, ...]:
+    """The values of the unknown the scan tries, ascending: over the bracket
+    (geometric when it spans more than 3 decades above 0, else even steps), or
+    ±scale·10^±12 and 0 without one.  In plain floats, so that the search with
+    numpy (`Sides.scan`) and without it (`Sides.quick`) try the same points."""
+    if bracket is not None:
+        lo, hi = bracket
+        if lo > 0 and hi / lo > 1e3:
+            return tuple(_geomspace(lo, hi, BRACKET_POINTS))
+        step = (hi - lo) / (BRACKET_POINTS - 1)
+        return tuple([i * step + lo for i in range(BRACKET_POINTS - 1)] + [hi])
+    positive = _geomspace(scale * 10.0 ** -DECADES, scale * 10.0 ** DECADES, GRID_POINTS)
+    return tuple([-p for p in reversed(positive)] + [0.0] + positive)
+
+
+def _geomspace(start: float, stop: float, num: int) -> list[float]:
+    """``num`` points from ``start`` to ``stop`` (both > 0), evenly spaced in their logarithm."""
+    low, high = math.log10(start), math.log10(stop)
+    step = (high - low) / (num - 1)
+    return [start] + [10.0 ** (i * step + low) for i in range(1, num - 1)] + [stop]
 
 
 def runs(mask: np.ndarray) -> list[tuple[int, int]]:

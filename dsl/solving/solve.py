@@ -18,6 +18,7 @@ over a whole stretch, the equation says nothing about the unknown.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 
 from ifr.errors import IfrError
@@ -153,8 +154,13 @@ class Solver:
             tree = self._tree(forms, index, env, root)
             if tree is not None:
                 return Solution(root, "closed form", tree, [root], "closed form, verified")
-        scan = sides.scan(self._bracket(cell, env) if cell.bracket is not None else None)
-        numeric, vanishing, stretches = sides.search(scan)
+        bracket = self._bracket(cell, env) if cell.bracket is not None else None
+        quick = sides.quick(bracket) if "numpy" not in sys.modules else None   # no array yet: none needed here
+        if quick is not None:
+            numeric, vanishing, stretches = quick
+        else:
+            scan = sides.scan(bracket)
+            numeric, vanishing, stretches = sides.search(scan)
         if forms.deferred and not (len(numeric) == 1 and not stretches and sides.sharp(numeric[0])):
             # not one crossing that floats pin down: the closed form may say more, so ask for it now
             with deferral.numeric_first(False):
@@ -172,7 +178,7 @@ class Solver:
             raise on_a_stretch(self, cell, stretches)
         if not roots:
             from ifr.solving.diagnosis import no_solution
-            raise no_solution(self, cell, scan, vanishing + self._vanishing_candidates(forms, cell, env, sides))
+            raise no_solution(self, cell, sides.scan(bracket) if quick is not None else scan, vanishing + self._vanishing_candidates(forms, cell, env, sides))
         if len(roots) > 1:
             listed = ", ".join(self.show(cell.unknown, r) for r in roots[:6])
             raise IfrError("several-solutions", f"`{cell.lhs.text} = {cell.rhs.text}` holds for several values of "

@@ -113,3 +113,44 @@ def test_a_column_whatever_sympy_says_equals_the_scalar_search(tmp_path, monkeyp
                 assert y[i] == pytest.approx(_scalar(m, "y", env, {"d"}, i), rel=1e-13, abs=0)
     finally:
         cache_dir.cache_clear()
+
+
+@pytest.mark.parametrize("bracket", [None, (1e-3, 7.0), (-4.0, 9.5), (2.0, 5e7)])
+def test_the_scan_tries_ascending_points_across_the_range(bracket):
+    """The points the search tries with numpy and without it (one list), checked
+    against numpy's own geomspace and linspace to float rounding."""
+    from ifr.solving.roots import DECADES, Sides, points
+    got = Sides(lambda x, env: (x, x, 0.0), {}, 3.7).scan(bracket).grid
+    assert got.tolist() == list(points(bracket, 3.7))
+    assert (np.diff(got) > 0).all()
+    if bracket is None:
+        positive = np.geomspace(3.7 * 10.0 ** -DECADES, 3.7 * 10.0 ** DECADES, (got.size - 1) // 2)
+        expected = np.concatenate([-positive[::-1], [0.0], positive])
+    elif bracket[0] > 0 and bracket[1] / bracket[0] > 1e3:
+        expected = np.geomspace(*bracket, got.size)
+    else:
+        expected = np.linspace(*bracket, got.size)
+    assert np.allclose(got, expected, rtol=1e-14, atol=0)
+
+
+def test_a_run_without_arrays_solves_without_numpy(tmp_path):
+    """A solve with no closed form cached, in a model of plain numbers: the
+    value comes from the plain-float search (numpy is never imported) and is
+    the numpy search's."""
+    import os
+    import subprocess
+    import sys
+    text = "k = 3 s\nt = 2 s\nx = 1 s\ny = solve x: x * exp(x / k) + x^3 / k^2 = t\n"
+    (tmp_path / "m.ifr").write_text(text, encoding="utf-8")
+    env = dict(os.environ, IFR_CACHE_DIR=str(tmp_path / "cache"), IFR_NO_BACKGROUND="1")
+    probe = ("import sys, ifr; from ifr.solving import deferral; deferral.numeric_first(True); "
+             "m = ifr.load(sys.argv[1]); print(repr(m.values['y']), 'numpy' in sys.modules)")
+    plain = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "m.ifr")], env=env, capture_output=True,
+                           text=True)
+    value, numpy_imported = plain.stdout.split()
+    assert numpy_imported == "False", plain.stderr
+    with_numpy = subprocess.run([sys.executable, "-c", "import numpy; " + probe, str(tmp_path / "m.ifr")], env=env,
+                                capture_output=True, text=True)
+    assert with_numpy.stdout.split() == [value, "True"], with_numpy.stderr
+    y = float(value)
+    assert y * math.exp(y / 3) + y ** 3 / 9 == pytest.approx(2, rel=1e-13)

@@ -83,19 +83,24 @@ def test_cli_solve_and_explain(capsys):
 
 
 def test_a_closed_form_is_verified_without_numpy(tmp_path):
-    """numpy is for tables, sweeps, Monte Carlo and the numeric search: a run
-    whose solves have closed forms (the shipped ones) does not import it,
-    and a numeric solve does."""
+    """numpy is for tables, sweeps and Monte Carlo: a run whose solves have
+    closed forms (the shipped ones) does not import it, nor a numeric solve
+    whose search has one plain answer (`Sides.quick`); one that does not (two
+    roots: the error lists them, from the numpy scan) does."""
     env = dict(os.environ, IFR_CACHE_DIR=str(tmp_path / "cache"))
     probe = ("import sys, io, contextlib; from ifr.cli import main\n"
              "with contextlib.redirect_stdout(io.StringIO()): code = main(['run', sys.argv[1]])\n"
              "print(code, 'numpy' in sys.modules)")
     numeric = tmp_path / "numeric.ifr"
     numeric.write_text("x0 = 2\nroot = solve x0: x0 * exp(x0) = 3\n", encoding="utf-8")
+    several = tmp_path / "several.ifr"
+    several.write_text("x0 = 2\nroot = solve x0: x0 * x0 = 3\n", encoding="utf-8")
     for path, uses_numpy in ((ROOT / "models" / "pd_handoff.ifr", "False"),
-                             (ROOT / "models" / "startup_drain.ifr", "False"), (numeric, "True")):
+                             (ROOT / "models" / "startup_drain.ifr", "False"), (numeric, "False")):
         run = subprocess.run([sys.executable, "-c", probe, str(path)], env=env, capture_output=True, text=True)
         assert run.stdout.split() == ["0", uses_numpy], (path, run.stderr)
+    run = subprocess.run([sys.executable, "-c", probe, str(several)], env=env, capture_output=True, text=True)
+    assert run.stdout.split() == ["2", "True"] and "several-solutions" in run.stderr, run.stderr
 
 
 def _own_solve_twice(tmp_path, probe: str):
