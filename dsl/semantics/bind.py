@@ -108,6 +108,7 @@ class Binder(TableRows):
         self.cell_errors: dict[str, IfrError] = {}
         self.cells: dict[str, CellDef] = {}
         self.records: dict[str, RecordDef] = {}
+        self.module_records: dict[str, RecordDef] = {}   # a config.json's module key -> its one record
         self.syntax: dict[str, syntax.Statement] = {}
         self.scopes: dict[str, Scope] = {}
         self.fn_stack: list[str] = []
@@ -168,6 +169,19 @@ class Binder(TableRows):
                 section = self._declare_one(module, stmt, is_main, section, prefix, module_scope)
             except IfrError as e:
                 self.report(e)
+        if module.as_record:
+            self._module_record(module)
+
+    def _module_record(self, module: ModuleDef) -> None:
+        """A config.json's module as the record its `use` names: its cells are the fields."""
+        rec = RecordDef(module.key, module.key, module.key, {}, Span(module.file, 1, 1, 1, 1),
+                        f"from {module.file}")
+        for name, binding in module.namespace.items():
+            if isinstance(binding, str) and binding in self.cells:
+                rec.fields[name] = binding
+                self.cells[binding].record = rec.id
+        self.records[rec.id] = rec
+        self.module_records[module.key] = rec
 
     def _declare_one(self, module: ModuleDef, stmt: syntax.Statement, is_main: bool, section: str,
                      prefix: str, module_scope: Scope) -> str:
@@ -243,7 +257,7 @@ class Binder(TableRows):
             return
         if stmt.names is None:
             name = stmt.alias or stmt.module.split(".")[-1]
-            self._define(module, name, stmt.span, target)
+            self._define(module, name, stmt.span, self.module_records.get(target.key, target))
             return
         for name, span in stmt.names:
             if name not in target.namespace:
