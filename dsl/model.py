@@ -99,7 +99,8 @@ def analyse(path, text: str | None = None, sources: Sources | None = None,
         if not options.editor:
             for module in loader.modules.values():
                 module.program.statements = []
-        expressions = RunTimeExpressions(graph, loader.sources, binder.table_stmts, binder.distributions)
+        expressions = RunTimeExpressions(graph, loader.sources, binder.table_stmts, binder.distributions,
+                                         binder.module_tables_read)
         return Analysis(graph, found.dims, expressions, loader.diagnostics + binder.diagnostics + found.errors,
                         programs, name_spans)
 
