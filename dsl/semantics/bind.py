@@ -6,6 +6,7 @@ import graphlib
 from ifr.errors import IfrError, Span
 from ifr.semantics import ir
 from ifr.semantics.dependencies import Dependencies
+from ifr.semantics.dotted import resolve
 from ifr.semantics.expressions import ExpressionResolver, Scope, field_name_span
 from ifr.semantics.graph import (
     CellDef,
@@ -490,7 +491,7 @@ class Binder(TableRows):
         `case` is a record alias, sets each of its fields to `worst`'s."""
         overrides = []
         for name, span, value in stmt.assignments:
-            target = scope.lookup(name)
+            target = scope.lookup(name) if "." not in name else self._field_target(name, span, scope)
             if isinstance(target, RecordDef) and target.alias_of is not None:
                 other = self._binding(value, scope) if isinstance(value, (syntax.Name, syntax.FieldAccess)) else None
                 if not isinstance(other, RecordDef):
@@ -509,6 +510,21 @@ class Binder(TableRows):
                 continue
             overrides.append((target, self.expr(value, scope), span))
         return overrides
+
+    def _field_target(self, name: str, span: Span, scope: Scope):
+        """The cell a scenario's `gpu.hbm = ...` sets (a mistake is reported: UNRESOLVED)."""
+        try:
+            target = resolve(scope.lookup, name, span)
+        except IfrError as e:
+            self.report(e)
+            return UNRESOLVED
+        if not isinstance(target, str) and target is not UNRESOLVED:
+            self.report(IfrError("not-a-cell", f"`{name}` is {'a record' if isinstance(target, RecordDef) else 'no cell'}"
+                                 ", not a cell a scenario can set", span,
+                                 hint="set one of its fields, e.g. " + f"{name}.{next(iter(target.fields))} = ..."
+                                 if isinstance(target, RecordDef) and target.fields else None))
+            return UNRESOLVED
+        return target
 
     def _functions(self, modules) -> list[FunctionDef]:
         """Every function's body on its own, parameters of any dimension: so a
