@@ -117,27 +117,31 @@ def parse_config(text: str, name: str, span: Span | None) -> dict:
 
 @dataclass
 class _Lines:
-    """The module's text, each field's cell on the line of its key in the config where it can be
-    (so a definition's place is the config's own line), the derived ones after."""
-    positions: dict[str, int]
+    """The module's text, each field's cell at the place of its key in the config where it can be
+    (so a definition's place is the config's own key), the derived ones after."""
+    positions: dict[str, tuple[int, int]]
     lines: dict[int, str] = field(default_factory=dict)
     last: int = 0
 
     def add(self, name: str, value_text: str, note: str, key: str | None = None) -> None:
-        at = self.positions.get(key, 0) if key is not None else 0
-        at = at if at > self.last else self.last + 1
-        self.lines[at] = f"{name} = {value_text}    # {note}"
-        self.last = at
+        line, column = self.positions.get(key, (0, 1)) if key is not None else (0, 1)
+        if line <= self.last:
+            line, column = self.last + 1, 1
+        self.lines[line] = " " * (column - 1) + f"{name} = {value_text}    # {note}"
+        self.last = line
 
     def text(self) -> str:
         return "".join(self.lines.get(i, "") + "\n" for i in range(1, self.last + 1))
 
 
-def key_lines(text: str) -> dict[str, int]:
-    """The line of each key written once in the text (a key also inside a nested object is left out)."""
-    found: dict[str, list[int]] = {}
+def key_places(text: str) -> dict[str, tuple[int, int]]:
+    """The line and column of each key written once in the text (a key also inside a nested
+    object is left out), where its name starts inside the quotes."""
+    found: dict[str, list[tuple[int, int]]] = {}
     for match in re.finditer(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:', text):
-        found.setdefault(match.group(1), []).append(text.count("\n", 0, match.start()) + 1)
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        found.setdefault(match.group(1), []).append((text.count("\n", 0, match.start()) + 1,
+                                                     match.start(1) - line_start + 1))
     return {k: v[0] for k, v in found.items() if len(v) == 1}
 
 
@@ -197,7 +201,7 @@ class _Config:
 def module_text(text: str, name: str, span: Span | None) -> str:
     """The .ifr text of the module a config.json's ``text`` makes (errors name ``name``, at ``span``)."""
     cfg = _Config(parse_config(text, name, span), name, span)
-    out = _Lines(key_lines(text))
+    out = _Lines(key_places(text))
     for key, unsupported in UNSUPPORTED.items():
         if unsupported(cfg.config.get(key)):
             raise cfg.error("unsupported-field", f"`{key}` is {json.dumps(cfg.config[key])[:40]}, which ifr's "
@@ -205,7 +209,7 @@ def module_text(text: str, name: str, span: Span | None) -> str:
                             "write the model's record by hand (see the standard library's llm module)")
     raw = _raw_fields(cfg)
     dtype = raw.pop("_dtype")
-    for key, value in sorted(raw.items(), key=lambda kv: out.positions.get(kv[0], 1 << 30)):
+    for key, value in sorted(raw.items(), key=lambda kv: out.positions.get(kv[0], (1 << 30, 0))):
         out.add(key, _number(value), f"config.json {key}", key)
     for name_, formula, note in _derived(raw, dtype):
         out.add(name_, formula, note)

@@ -306,3 +306,14 @@ def test_the_workbook_computes_the_derived_fields_as_ifr_does(tmp_path, soffice)
         assert name in places
         assert values[places[name]] == pytest.approx(model.value(name), rel=1e-12)
     assert values[places["m.params"]] == pytest.approx(_weights(DEEPSEEK_V3)[0], rel=1e-12)
+
+
+def test_a_fields_definition_is_its_key_in_the_config(tmp_path):
+    """The editor's go-to-definition of `m.hidden_size` lands on the config's `"hidden_size"`."""
+    from ifr.lsp.analysis import analyse
+    path = _use(tmp_path, LLAMA3_8B, "x = m.hidden_size + m.vocab_size\n")
+    config = (tmp_path / "config.json").read_text(encoding="utf-8").splitlines()
+    result = analyse(str(path), path.read_text(encoding="utf-8"), {})
+    for key in ("hidden_size", "vocab_size"):
+        span = result.symbols[f"cell:m.{key}"].span
+        assert config[span.line - 1][span.column - 1:span.end_column - 1] == key
