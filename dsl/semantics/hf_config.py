@@ -45,6 +45,12 @@ UNSUPPORTED = {
 }
 
 
+# Models whose MLP is two matrices (up, down) or whose blocks differ from a Llama-style decoder's:
+# the counts here (a gated MLP of three matrices, RMSNorm, no biases) would be wrong for them.
+UNSUPPORTED_MODEL_TYPES = ("gpt2", "gpt_neox", "gptj", "gpt_bigcode", "opt", "bloom", "falcon", "phi", "mpt",
+                           "starcoder2", "dbrx", "t5", "bert", "mamba", "jamba", "rwkv")
+
+
 def read_config(path: Path, span: Span | None) -> str:
     """The text of a config.json: a regular file named .json (the name of what its
     links lead to) of at most MAX_CONFIG_BYTES, in UTF-8."""
@@ -207,6 +213,12 @@ def module_text(text: str, name: str, span: Span | None) -> str:
             raise cfg.error("unsupported-field", f"`{key}` is {json.dumps(cfg.config[key])[:40]}, which ifr's "
                             "parameter count does not follow", hint="the derived counts would be wrong: "
                             "write the model's record by hand (see the standard library's llm module)")
+    model_type = cfg.config.get("model_type")
+    if model_type in UNSUPPORTED_MODEL_TYPES:
+        raise cfg.error("unsupported-field", f"`model_type` is {json.dumps(model_type)}, whose layers ifr's "
+                        "parameter count does not follow (it counts a Llama-style decoder: a gated MLP of three "
+                        "matrices, no biases)", hint="write the model's record by hand (see the standard library's "
+                        "llm module)")
     raw = _raw_fields(cfg)
     dtype = raw.pop("_dtype")
     for key, value in sorted(raw.items(), key=lambda kv: out.positions.get(kv[0], (1 << 30, 0))):

@@ -228,6 +228,7 @@ def _error(tmp_path, config, body: str = "") -> IfrError:
     ({**MIXTRAL_8X7B, "num_experts": 16}, "bad-field", "two numbers of experts"),
     ({**DEEPSEEK_V3, "qk_rope_head_dim": None}, "missing-field", "`qk_rope_head_dim`"),
     ({**DEEPSEEK_V3, "moe_layer_freq": 2}, "unsupported-field", "`moe_layer_freq`"),
+    ({**LLAMA3_8B, "model_type": "gpt_neox"}, "unsupported-field", "`model_type`"),
     ({**LLAMA3_8B, "rope_theta": float("nan")}, "bad-config", "NaN"),
     ('{"hidden_size": 1e999}', "bad-config", "too large"),
     ('{"hidden_size": ' + "9" * 5000 + "}", "bad-config", "not valid JSON"),
