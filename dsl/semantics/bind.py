@@ -17,10 +17,12 @@ from ifr.semantics.graph import (
     RecordDef,
     ScenarioDef,
     ScenarioName,
+    SearchDef,
     Shaped,
     ShapedCellDef,
     TableDef,
     expressions,
+    search_reads,
 )
 from ifr.semantics.loader import UNRESOLVED, Loader
 from ifr.semantics.shape_ir import template_of
@@ -115,6 +117,7 @@ class Binder(TableRows):
         self.tables: dict[str, TableDef] = {}
         self.table_stmts: dict[str, syntax.Table] = {}
         self.scenarios: dict[str, ScenarioDef] = {}
+        self.searches: dict[str, SearchDef] = {}
         self.distributions = 0      # distributions written (none: nothing is uncertain)
         self.refs: dict[str, set[str]] = {}
         self.resolved: set[str] = set()
@@ -151,6 +154,7 @@ class Binder(TableRows):
         graph = Graph(self.main, self.loader.modules, ordered, self.records, order, deps,
                       checks, tables, scenarios, self.sections, functions, self.cell_errors, self.relations)
         graph.distributions = self.distributions
+        graph.searches = self.searches
         return graph
 
     def _errors_since(self, before: int) -> list[IfrError]:
@@ -194,6 +198,9 @@ class Binder(TableRows):
             case syntax.Table():
                 if is_main:
                     self.table_stmts.setdefault(stmt.name, stmt)
+            case syntax.Search():
+                if is_main and not isinstance(module.namespace.get(stmt.name), ScenarioName):
+                    self._define(module, stmt.name, stmt.name_span, ScenarioName(stmt.name))   # `best.tp`
             case syntax.Check() | syntax.Docstring():
                 pass   # a check is bound with the main file's statements; a docstring declares nothing
             case _:
@@ -356,8 +363,10 @@ class Binder(TableRows):
         roots: set[str] = set()
         for cid in self.resolved:
             roots |= self._reads(self.cells[cid])
-        nodes = [n for statement in (*checks, *functions, *tables, *scenarios.values())
+        nodes = [n for statement in (*checks, *functions, *tables, *scenarios.values(), *self.searches.values())
                  for n in expressions(statement)]
+        for search in self.searches.values():
+            tables = [*tables, *search.axes]
         for table in tables:
             for axis in table.axes:
                 roots.add(axis.var)
@@ -412,6 +421,10 @@ class Binder(TableRows):
                 case syntax.Scenario():
                     scenarios[stmt.name] = ScenarioDef(stmt.name, stmt.span, self._overrides(stmt, scope),
                                                        stmt.description)
+                case syntax.Search() if stmt.name in self.searches or stmt.name in scenarios:
+                    self.report(IfrError("redefinition", f"`{stmt.name}` is defined twice", stmt.name_span))
+                case syntax.Search():
+                    self._guarded(lambda: self.searches.__setitem__(stmt.name, self._search(stmt, scope)))
                 case syntax.Table() | syntax.Use() | syntax.Section() | syntax.Cell() | syntax.SolveCell() | \
                         syntax.Record() | syntax.FnDef() | syntax.Docstring():
                     pass   # bound above, or declared with the module
@@ -443,6 +456,22 @@ class Binder(TableRows):
                 continue
             overrides.append((target, self.expr(value, scope), span))
         return overrides
+
+    def _search(self, stmt: syntax.Search, scope: Scope) -> SearchDef:
+        """A search's varied cells (a range without a step goes by 1), conditions and goals."""
+        axes, stepless = [], set()
+        for i, (var, var_span, values) in enumerate(stmt.axes):
+            if isinstance(values, syntax.RangeExpr) and values.step is None:
+                values = syntax.RangeExpr(values.span, values.lo, values.hi, syntax.Number(values.span, 1.0, "1"))
+                stepless.add(i)
+            axis = self._axis(stmt.name, stmt.span, var, var_span, values, scope)
+            if any(a.var == axis.var for a in axes):
+                raise IfrError("redefinition", f"`{stmt.name}` varies `{var}` twice", var_span)
+            axes.append(axis)
+        where = self.expr(stmt.where, scope) if stmt.where is not None else None
+        goals = [(direction, self.expr(goal, scope)) for direction, goal in stmt.goals]
+        return SearchDef(stmt.name, stmt.span, axes, where, goals, stmt.pareto, stmt.description,
+                         stepless=frozenset(stepless))
 
     def _functions(self, modules) -> list[FunctionDef]:
         """Every function's body on its own, parameters of any dimension: so a
@@ -532,6 +561,8 @@ class Binder(TableRows):
             if isinstance(n, ir.ScenarioValue) and n.scenario in self.scenarios:
                 for _cid, expr, _span in self.scenarios[n.scenario].overrides:
                     out |= ir.refs(expr)
+            elif isinstance(n, ir.ScenarioValue) and n.scenario in self.searches:
+                out |= search_reads(self.searches[n.scenario], self.records)
             elif isinstance(n, ir.TableRow):
                 for key in [n.key, *n.more]:
                     if isinstance(key, RecordDef):

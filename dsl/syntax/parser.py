@@ -650,6 +650,23 @@ class _ToAst(Transformer):
     def assignment(self, meta, items):
         return (str(items[0]), self._tok_span(items[0]), items[1])
 
+    def search(self, meta, items):
+        word, name, *rest = items
+        axes = [(str(v), self._tok_span(v), values) for v, values in (a for a in rest if isinstance(a, tuple))]
+        goals = [g for g in rest if isinstance(g, list)]
+        where = next((x for x in rest if x is not None and not isinstance(x, (tuple, list))), None)
+        return syntax.Search(self._span(meta), str(name), self._tok_span(name), axes, where,
+                             [(direction, expr) for direction, expr in goals], pareto=str(word) == "pareto")
+
+    def search_axis(self, meta, items):
+        return (items[0], items[1])
+
+    def maximize(self, meta, items):
+        return ["maximize", items[0]]
+
+    def minimize(self, meta, items):
+        return ["minimize", items[0]]
+
     # --- expressions
     def number(self, meta, items):
         return syntax.Number(self._span(meta), _number(items[0]), str(items[0]))
