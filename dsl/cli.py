@@ -80,6 +80,12 @@ def _parser() -> argparse.ArgumentParser:
     table.add_argument("--format", choices=["table", "json", "csv"], default="table")
     table.add_argument("--plot", metavar="PNG", help="also draw the table's columns to a PNG file")
 
+    search = sub.add_parser("search", help="the best configurations a search finds, or a Pareto front")
+    model_args(search)
+    search.add_argument("name")
+    search.add_argument("--top", type=_whole(1), default=10, metavar="N", help="how many to show (default 10)")
+    search.add_argument("--format", choices=["table", "json", "csv"], default="table")
+
     sens = sub.add_parser("sensitivity", help="rank the inputs by how far they move a cell (a tornado)")
     model_args(sens)
     sens.add_argument("name", help="the result to explain")
@@ -261,7 +267,7 @@ def _main(argv: list[str], kept: list) -> int:
     model = _what_if(analysis.evaluate(samples=args.samples, seed=args.seed), args)
     kept.append(model)
     code = {"run": _run, "solve": _solve, "explain": _explain, "table": _table, "export": _export,
-            "sensitivity": _sensitivity, "hist": _hist}[args.command](model, args)
+            "sensitivity": _sensitivity, "hist": _hist, "search": _search}[args.command](model, args)
     return 2 if analysis.errors else code
 
 
@@ -608,6 +614,32 @@ def _table(model, args) -> int:
         if t.reasons > len(shown):
             print(f"... and {t.reasons - len(shown)} more reasons cells have no value", file=sys.stderr)
         return 2
+    return 0
+
+
+def _search(model, args) -> int:
+    from ifr.display import format_number
+    from ifr.queries.search import rejection_lines, search_report
+    t, outcome = search_report(model, args.name, args.top)
+    heads = [c + (f" [{u}]" if u else "") for c, u in zip(t.columns, t.units)]
+    if args.format == "json":
+        _write_json({"name": t.name, "columns": t.columns, "units": t.units, "rows": t.rows,
+                     "configurations": outcome.size, "feasible": outcome.feasible,
+                     "excluded": {c.node.text: c.excluded for c in outcome.conditions}})
+    elif args.format == "csv":
+        import csv
+        csv.writer(sys.stdout, lineterminator="\n").writerow(heads)
+        if t.rows:
+            sys.stdout.write("\n".join(t.csv_lines()) + "\n")
+    else:
+        cells = [[v if isinstance(v, str) else format_number(v) for v in row] for row in t.rows]
+        widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(heads)]
+        print("  ".join(h.rjust(w) for h, w in zip(heads, widths)))
+        for r in cells:
+            print("  ".join(v.rjust(w) for v, w in zip(r, widths)))
+        print("\n".join(rejection_lines(outcome)), file=sys.stderr)
+    if not outcome.top:
+        raise outcome.empty_error()
     return 0
 
 

@@ -168,7 +168,7 @@ def run_search(model, name: str, top: int = 1, env: dict | None = None, errors: 
             keys = []
             for (direction, goal), (_d, node) in zip(goals, search.goals):
                 value = _column(goal(out, {}), n, node, float)
-                keys.append(-value if direction == "maximize" else value)
+                keys.append(_rounded(-value if direction == "maximize" else value))
         finite = np.logical_and.reduce([np.isfinite(k) for k in keys])
         outcome.no_value += int(np.count_nonzero(~finite))
         ok &= finite
@@ -207,6 +207,15 @@ class _Pool:
             out.append((index, [-float(k[i]) if direction == "maximize" else float(k[i])
                                 for k, (direction, _g) in zip(self.keys, goals)]))
         return out
+
+
+def _rounded(values: np.ndarray) -> np.ndarray:
+    """Values to 12 significant digits: configurations equal but for a float's last digits
+    (`batch / (batch * t)`) tie, and a tie goes to the first."""
+    with np.errstate(all="ignore"):
+        magnitude = np.floor(np.log10(np.abs(values), where=values != 0, out=np.zeros_like(values)))
+        scale = 10.0 ** (11 - np.where(np.isfinite(magnitude), magnitude, 0))
+        return np.where(np.isfinite(values), np.round(values * scale) / scale, values)
 
 
 def _non_dominated(keys: list) -> np.ndarray:
@@ -329,3 +338,58 @@ def winner(model, name: str, env: dict, errors: dict) -> dict:
 
 def _hashable(value):
     return value.tobytes() if hasattr(value, "tobytes") else value
+
+
+def search_report(model, name: str, top: int = 10):
+    """The best ``top`` configurations of search ``name`` (a Pareto search: its
+    front) as a table: the varied values, each goal, and each condition's
+    left side, in display units; and the outcome (how many each condition excluded)."""
+    from ifr.display import auto_unit
+    from ifr.queries.tables import TableResult
+    from ifr.semantics.dimensions import dim_of
+    outcome = run_search(model, name, top)
+    search, axes = outcome.search, outcome.axes
+    columns = [a.name for a in axes]
+    units = [a.unit for a in axes]
+    data = [[a.shown(i) for i in (outcome.choice(index)[k] for index, _ in outcome.top)] for k, a in enumerate(axes)]
+    for g, (_direction, goal) in enumerate(search.goals):
+        values = np.array([goals[g] for _, goals in outcome.top], dtype=float)
+        unit = _unit_of(model, goal, values, auto_unit, dim_of)
+        columns.append(goal.text)
+        units.append(unit)
+        data.append(values / factor(unit))
+    sides = [c.node.left for c in outcome.conditions if isinstance(c.node, ir.Cmp)
+             and not any(c.node.left.text == t for t in columns)]
+    if sides and outcome.top:
+        rows = []
+        for index, _ in outcome.top:
+            out, _failed = model.evaluator.run(outcome.overrides(index), base=model.values, base_errors=model.errors)
+            with model.evaluator.active():
+                rows.append([float(compile_node(side)(out, {})) for side in sides])
+        for k, side in enumerate(sides):
+            values = np.array([row[k] for row in rows])
+            unit = _unit_of(model, side, values, auto_unit, dim_of)
+            columns.append(side.text)
+            units.append(unit)
+            data.append(values / factor(unit))
+    data = [np.array(column) if not axes[k].is_record else column for k, column in enumerate(data[:len(axes)])] \
+        + data[len(axes):]
+    return TableResult(name, columns[0], columns, units, data, keys=len(axes)), outcome
+
+
+def _unit_of(model, node: ir.Node, values, auto_unit, dim_of) -> str:
+    if isinstance(node, ir.Ref) and node.cell in model.units:
+        return model.units[node.cell]
+    return auto_unit(dim_of(node, model.dims), float(values[0]) if len(values) else 0.0)
+
+
+def rejection_lines(outcome: SearchOutcome) -> list[str]:
+    """How many configurations meet every condition, and how many each condition excludes."""
+    lines = [f"search `{outcome.search.name}`: {outcome.size:,} configurations, {outcome.feasible:,} meet every "
+             "condition" + ("" if outcome.search.pareto else f"; the best {len(outcome.top):,} shown")
+             + (f"; {len(outcome.top):,} on the Pareto front" if outcome.search.pareto else "")]
+    for c in outcome.conditions:
+        lines.append(f"  `{c.node.text}` excludes {c.excluded:,} ({c.excluded / outcome.size:.1%})")
+    if outcome.no_value:
+        lines.append(f"  a goal has no value in {outcome.no_value:,}")
+    return lines
