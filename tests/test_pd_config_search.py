@@ -48,7 +48,7 @@ def brute_front():
         if c["ttft"] <= 0.2 and c["gpus"] <= 32 and c["mem_p"] <= HBM and c["mem_d"] <= HBM:
             points.append((round(c["tok_per_gpu"], 6), round(c["tok_per_user"], 6), key))
     front = set()
-    for a, b, key in points:
+    for a, b, _key in points:
         if not any(x >= a and y >= b and (x, y) != (a, b) for x, y, _ in points):
             front.add((a, b))
     return front
