@@ -5,7 +5,10 @@ Both evaluate the compiled closures over arrays; the search does it in chunks
 (memory bounded) and ranks the rows under its conditions, the table keeps
 every row.  The result is checked against a brute force over the table's rows.
 
-    .venv/bin/python bench/bench_search.py [--cells 100] [--side 1000]
+    .venv/bin/python bench/bench_search.py [--cells 100] [--side 1000] [--export-side 317]
+
+It then exports the workbook of a model that reads a search over 10^5
+configurations, against the model's run (goal: within 3x).
 """
 from __future__ import annotations
 
@@ -45,6 +48,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cells", type=int, default=100)
     parser.add_argument("--side", type=int, default=1000)
+    parser.add_argument("--export-side", type=int, default=317, help="the export's search: side^2 configurations")
     args = parser.parse_args()
     from ifr.queries.search import run_search
     with tempfile.TemporaryDirectory() as tmp:
@@ -66,6 +70,24 @@ def main() -> None:
         print(f"  table of {size:,} rows     {table_time:8.2f} s")
         print(f"  search of {size:,}         {search_time:8.2f} s   -> {search_time / table_time:.2f}x the table "
               "(goal <= 10x)")
+        export(Path(tmp), args.cells, args.export_side)
+
+
+def export(folder: Path, cells: int, side: int) -> None:
+    """The workbook of a model whose cells read a search's optimum, against the
+    model's run (load, check, evaluate with the search): the goal is 3x.  Sympy,
+    which every workbook's checks import once, is imported before either is timed."""
+    import sympy  # noqa: F401
+    text, _last = generated_model(cells, side)
+    text = text.replace("table grid:", "# table grid:") + "at_best = best.rate\ncheck best.rate > rate\n"
+    path = folder / "export.ifr"
+    path.write_text(text)
+    run = best_of(lambda: ifr.load(path))
+    model = ifr.load(path)
+    written = best_of(lambda: model.export(folder / "export.xlsx"))
+    size = side * side
+    print(f"workbook of a search over {size:,} configurations: run {run:.2f} s, export {written:.2f} s "
+          f"-> {written / run:.2f}x the run (goal <= 3x)")
 
 
 if __name__ == "__main__":

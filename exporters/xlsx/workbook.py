@@ -147,6 +147,9 @@ class WorkbookWriter:
         if graph.scenarios:
             from ifr.exporters.xlsx.sheets import ScenariosSheet
             extra.append(ScenariosSheet(self))
+        if graph.searches:   # the best configurations and Pareto fronts, as guarded values
+            from ifr.exporters.xlsx.search import search_sheets
+            extra.extend(search_sheets(self))
         if graph.uncertain:
             from ifr.exporters.xlsx.uncertain import DistributionsSheet, SensitivitySheet, uncertain_cells
             uncertain = uncertain_cells(self)
