@@ -85,6 +85,8 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("name")
     search.add_argument("--top", type=_whole(1), default=10, metavar="N", help="how many to show (default 10)")
     search.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    search.add_argument("--plot", metavar="PNG", help="also draw the first two goals of every feasible "
+                        "configuration, the best (or the Pareto front) highlighted, to a PNG file")
 
     sens = sub.add_parser("sensitivity", help="rank the inputs by how far they move a cell (a tornado)")
     model_args(sens)
@@ -587,6 +589,9 @@ def _explain(model, args) -> int:
 
 def _table(model, args) -> int:
     from ifr.display import format_number
+    if args.name in model.graph.searches and all(t.name != args.name for t in model.graph.tables):
+        args.top = 10   # a search read as a table: its best configurations, or its Pareto front
+        return _search(model, args)
     t = model.table(args.name)
     heads = [c + (f" [{u}]" if u else "") for c, u in zip(t.columns, t.units)]
     if args.format == "json":   # a value an error replaces is null, and the errors say why
@@ -620,7 +625,7 @@ def _table(model, args) -> int:
 def _search(model, args) -> int:
     from ifr.display import format_number
     from ifr.queries.search import rejection_lines, search_report
-    t, outcome = search_report(model, args.name, args.top)
+    t, outcome = search_report(model, args.name, args.top, points=args.plot is not None)
     heads = [c + (f" [{u}]" if u else "") for c, u in zip(t.columns, t.units)]
     if args.format == "json":
         _write_json({"name": t.name, "columns": t.columns, "units": t.units, "rows": t.rows,
@@ -638,6 +643,9 @@ def _search(model, args) -> int:
         for r in cells:
             print("  ".join(v.rjust(w) for v, w in zip(r, widths)))
         print("\n".join(rejection_lines(outcome)), file=sys.stderr)
+    if args.plot is not None:   # `--plot ""` is a mistake, not no plot
+        from ifr.exporters.plot import plot_search
+        plot_search(t, outcome, Path(args.plot))
     if not outcome.top:
         raise outcome.empty_error()
     return 0

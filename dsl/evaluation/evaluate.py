@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from ifr.errors import IfrError
 from ifr.semantics import builtins, ir
 from ifr.semantics.builtins import tidy
+from ifr.semantics.graph import search_named
 
 Env = dict  # cell id -> float | ndarray
 
@@ -807,7 +808,7 @@ class Evaluator:
         graph = self.graph
         if isinstance(node, ir.ScenarioValue):
             scenario = graph.scenarios.get(node.scenario)
-            if scenario is None and node.scenario in graph.searches:   # the best configuration found
+            if scenario is None and search_named(graph.searches, node.scenario) is not None:   # one a search found
                 overrides = self.search_winner(node.scenario, env, self._errors_now[-1] if self._errors_now else {})
             elif scenario is None:
                 raise IfrError("invalid", f"scenario `{node.scenario}` has an error", node.span)

@@ -24,6 +24,7 @@ from ifr.semantics.units import DIMENSIONLESS, suggest
 CHUNK = 1 << 16                    # configurations per vectorised pass: a few MB per cell computed
 MAX_CONFIGURATIONS = 100_000_000   # every combination of the varied values, at most
 MAX_FRONT = 100_000                # a Pareto front's configurations, at most (a table's rows)
+MAX_POINTS = 1_000_000             # feasible configurations kept for a plot, at most (the first ones)
 
 
 @dataclass
@@ -67,6 +68,7 @@ class SearchOutcome:
     feasible: int = 0
     no_value: int = 0                              # configurations where a goal has no value
     top: list = field(default_factory=list)        # (configuration index, [goal values in base SI])
+    points: list = field(default_factory=list)     # when asked: each chunk's feasible goal values (goals x n)
 
     def choice(self, index: int) -> list[int]:
         """The position of each varied value in configuration ``index``."""
@@ -117,8 +119,10 @@ def find_search(model, name: str) -> SearchDef:
     return searches[name]
 
 
-def run_search(model, name: str, top: int = 1, env: dict | None = None, errors: dict | None = None) -> SearchOutcome:
-    """Search ``name`` over the model's values (or ``env``, a what-if's), keeping the best ``top``."""
+def run_search(model, name: str, top: int = 1, env: dict | None = None, errors: dict | None = None,
+               points: bool = False) -> SearchOutcome:
+    """Search ``name`` over the model's values (or ``env``, a what-if's), keeping the best ``top``
+    (and, if ``points``, the goals of the first MAX_POINTS feasible configurations, for a plot)."""
     search = find_search(model, name)
     if search.error is not None:
         raise search.error
@@ -165,15 +169,18 @@ def run_search(model, name: str, top: int = 1, env: dict | None = None, errors: 
                 holds = _column(test(out, {}), n, condition.node, bool)
                 condition.excluded += int(np.count_nonzero(~holds))
                 ok &= holds
-            keys = []
+            keys, raw = [], []
             for (direction, goal), (_d, node) in zip(goals, search.goals):
                 value = _column(goal(out, {}), n, node, float)
+                raw.append(value)
                 keys.append(_rounded(-value if direction == "maximize" else value))
         finite = np.logical_and.reduce([np.isfinite(k) for k in keys])
         outcome.no_value += int(np.count_nonzero(~finite))
         ok &= finite
         outcome.feasible += int(np.count_nonzero(ok))
         rows = np.flatnonzero(ok)
+        if points and sum(p.shape[1] for p in outcome.points) < MAX_POINTS:
+            outcome.points.append(np.stack([v[rows] for v in raw]))
         pool.add([k[rows] for k in keys], rows + start, front=search.pareto)
     outcome.top = pool.ranked(goals, front=search.pareto)
     return outcome
@@ -311,7 +318,10 @@ def _one(node: ir.Node, env: dict, name: str) -> float:
 def winner(model, name: str, env: dict, errors: dict) -> dict:
     """The values the best configuration of search ``name`` sets, over ``env``
     (computed once for each set of the values it reads beneath the varied ones)."""
-    search = find_search(model, name)
+    scenario, _, row = name.partition("[")
+    row = int(row.rstrip("]") or 0)
+    search = find_search(model, scenario)
+    name = scenario
     graph = model.graph
     key_cells = model.search_keys.get(name)
     if key_cells is None:
@@ -322,15 +332,22 @@ def winner(model, name: str, env: dict, errors: dict) -> dict:
                 varied |= set(graph.records[a.var].fields.values())
         ancestors = graph.relations.ancestors(reads)
         key_cells = model.search_keys[name] = sorted(ancestors - graph.relations.needed_for(varied, reads) - varied)
-    key = (name, *(_hashable(env.get(c)) for c in key_cells))
+    key = (name, row, *(_hashable(env.get(c)) for c in key_cells))
     found = model.search_cache.get(key)
     if found is None:
-        outcome = run_search(model, name, 1, env, errors)
-        if search.pareto:
+        if search.pareto and not row:
             raise IfrError("not-a-search", f"`{name}` is a Pareto front, a table of configurations, not one",
-                           search.span, hint=f"read its rows with `ifr search FILE {name}`")
-        found = model.search_cache[key] = outcome.overrides(outcome.top[0][0]) if outcome.top \
-            else outcome.empty_error()
+                           search.span, hint=f"read a row of it: {name}[1].x is cell x at its first configuration")
+        outcome = run_search(model, name, max(row, 1), env, errors)
+        if not outcome.top:
+            found = outcome.empty_error()
+        elif len(outcome.top) < max(row, 1):
+            found = IfrError("unknown-row", f"search `{name}` has {len(outcome.top):,} configuration(s)"
+                             f"{' on its front' if search.pareto else ' that meet its conditions'}, so no row "
+                             f"{row}", search.span, hint=f"read a row from 1 to {len(outcome.top):,}")
+        else:
+            found = outcome.overrides(outcome.top[max(row, 1) - 1][0])
+        model.search_cache[key] = found
     if isinstance(found, IfrError):
         raise found
     return found
@@ -340,14 +357,14 @@ def _hashable(value):
     return value.tobytes() if hasattr(value, "tobytes") else value
 
 
-def search_report(model, name: str, top: int = 10):
+def search_report(model, name: str, top: int = 10, points: bool = False):
     """The best ``top`` configurations of search ``name`` (a Pareto search: its
     front) as a table: the varied values, each goal, and each condition's
     left side, in display units; and the outcome (how many each condition excluded)."""
     from ifr.display import auto_unit
     from ifr.queries.tables import TableResult
     from ifr.semantics.dimensions import dim_of
-    outcome = run_search(model, name, top)
+    outcome = run_search(model, name, top, points=points)
     search, axes = outcome.search, outcome.axes
     columns = [a.name for a in axes]
     units = [a.unit for a in axes]

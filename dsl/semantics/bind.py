@@ -22,6 +22,7 @@ from ifr.semantics.graph import (
     ShapedCellDef,
     TableDef,
     expressions,
+    search_named,
     search_reads,
 )
 from ifr.semantics.loader import UNRESOLVED, Loader
@@ -41,6 +42,8 @@ class TableRows(ExpressionResolver):
         index = node.obj
         name = index.obj.id if isinstance(index.obj, syntax.Name) else None
         stmt = self.table_stmts.get(name) if scope.module is self.main else None
+        if stmt is None and name in self.search_stmts and scope.module is self.main:
+            return self._ranked_row(node, scope)
         if name is not None and stmt is not None and name not in self.tables and self.in_check:
             return ir.Invalid(node.span, self._text(node))   # the table has a mistake of its own
         if name in self.main.program.broken and scope.module is self.main:
@@ -118,6 +121,7 @@ class Binder(TableRows):
         self.table_stmts: dict[str, syntax.Table] = {}
         self.scenarios: dict[str, ScenarioDef] = {}
         self.searches: dict[str, SearchDef] = {}
+        self.search_stmts: dict[str, syntax.Search] = {}
         self.distributions = 0      # distributions written (none: nothing is uncertain)
         self.refs: dict[str, set[str]] = {}
         self.resolved: set[str] = set()
@@ -199,6 +203,8 @@ class Binder(TableRows):
                 if is_main:
                     self.table_stmts.setdefault(stmt.name, stmt)
             case syntax.Search():
+                if is_main:
+                    self.search_stmts.setdefault(stmt.name, stmt)
                 if is_main and not isinstance(module.namespace.get(stmt.name), ScenarioName):
                     self._define(module, stmt.name, stmt.name_span, ScenarioName(stmt.name))   # `best.tp`
             case syntax.Check() | syntax.Docstring():
@@ -457,6 +463,20 @@ class Binder(TableRows):
             overrides.append((target, self.expr(value, scope), span))
         return overrides
 
+    def _ranked_row(self, node: syntax.FieldAccess, scope: Scope) -> ir.Node:
+        """`front[2].x`: cell `x` at a search's second configuration (a Pareto front's second row)."""
+        index, name = node.obj, node.obj.obj.id
+        key = index.key
+        if index.more or not isinstance(key, syntax.Number) or key.value != int(key.value) or key.value < 1:
+            raise IfrError("unknown-row", f"a row of search `{name}` is a whole number from 1", index.span,
+                           hint=f"write {name}[1].{node.name} for its first configuration")
+        cell = scope.lookup(node.name)
+        if not isinstance(cell, str):
+            raise IfrError("unknown-name", f"`{node.name}` is not a cell of this file, so search `{name}` has no "
+                           "value of it", field_name_span(node))
+        self.what_ifs += 1
+        return ir.ScenarioValue(node.span, self._text(node), f"{name}[{int(key.value)}]", cell)
+
     def _search(self, stmt: syntax.Search, scope: Scope) -> SearchDef:
         """A search's varied cells (a range without a step goes by 1), conditions and goals."""
         axes, stepless = [], set()
@@ -561,8 +581,8 @@ class Binder(TableRows):
             if isinstance(n, ir.ScenarioValue) and n.scenario in self.scenarios:
                 for _cid, expr, _span in self.scenarios[n.scenario].overrides:
                     out |= ir.refs(expr)
-            elif isinstance(n, ir.ScenarioValue) and n.scenario in self.searches:
-                out |= search_reads(self.searches[n.scenario], self.records)
+            elif isinstance(n, ir.ScenarioValue) and search_named(self.searches, n.scenario) is not None:
+                out |= search_reads(search_named(self.searches, n.scenario), self.records)
             elif isinstance(n, ir.TableRow):
                 for key in [n.key, *n.more]:
                     if isinstance(key, RecordDef):

@@ -179,6 +179,11 @@ class Graph:
     searches: dict = field(default_factory=dict)  # name -> SearchDef, the main file's, in order
 
 
+def search_named(searches: dict, scenario: str) -> SearchDef | None:
+    """The search a scenario value reads: `best` of `best.x`, or `front` of `front[2].x` (its second row)."""
+    return searches.get(scenario.split("[", 1)[0])
+
+
 def search_reads(search: SearchDef, records: dict) -> set[str]:
     """The cells a search reads besides the cell a `best.x` names: those its
     values, conditions and goals name, and the fields of the records it varies."""

@@ -105,3 +105,28 @@ def test_a_value_range_and_the_command_line(tmp_path, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "bw [GB/s],cost,t [s]"
     assert [line.split(",")[:2] for line in out[1:]] == [["20.0", "70.0"], ["21.0", "73.0"]]
+
+
+def test_rows_of_a_search_and_of_a_front_read_as_scenarios(tmp_path):
+    path = tmp_path / "rows.ifr"
+    path.write_text("x = 1\ny = 10 - (x - 3)^2\nz = x * 2\n"
+                    "search s: vary x over 0..6 maximize y\n"
+                    "pareto f: vary x over 0..6 maximize y, minimize z\n"
+                    "second = s[2].x\nfront_first = f[1].x\nfront_last = f[3].z\n", encoding="utf-8")
+    model = ifr.load(path)
+    # y: x=0..6 -> 1, 6, 9, 10, 9, 6, 1: best 3, then 2 (a tie with 4: the first written)
+    assert model.value(model.cell_id("second")) == 2
+    # the front (max y, min z = 2x): x = 3, 2, 1, 0 are not beaten; sorted by y first: 3, 2, 1, 0
+    assert model.value(model.cell_id("front_first")) == 3
+    assert model.value(model.cell_id("front_last")) == 2
+
+
+def test_a_front_is_a_table_and_plots(tmp_path, capsys):
+    path = tmp_path / "f.ifr"
+    path.write_text("x = 1\ny = 10 - (x - 3)^2\nz = x * 2\npareto f: vary x over 0..6 maximize y, minimize z\n",
+                    encoding="utf-8")
+    png = tmp_path / "f.png"
+    assert main(["table", str(path), "f", "--format", "csv", "--plot", str(png)]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows == ["x,y,z", "3.0,10.0,6.0", "2.0,9.0,4.0", "1.0,6.0,2.0", "0.0,1.0,0.0"]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
