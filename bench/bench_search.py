@@ -5,10 +5,11 @@ Both evaluate the compiled closures over arrays; the search does it in chunks
 (memory bounded) and ranks the rows under its conditions, the table keeps
 every row.  The result is checked against a brute force over the table's rows.
 
-    .venv/bin/python bench/bench_search.py [--cells 100] [--side 1000] [--export-side 317]
+    .venv/bin/python bench/bench_search.py [--cells 100] [--side 1000] [--export-side 317] [--dask-workers 2]
 
 It then exports the workbook of a model that reads a search over 10^5
-configurations, against the model's run (goal: within 3x).
+configurations, against the model's run (goal: within 3x), and runs the
+search on a local Dask cluster, against in process (the same result).
 """
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ def main() -> None:
     parser.add_argument("--cells", type=int, default=100)
     parser.add_argument("--side", type=int, default=1000)
     parser.add_argument("--export-side", type=int, default=317, help="the export's search: side^2 configurations")
+    parser.add_argument("--dask-workers", type=int, default=2, help="also on a local Dask cluster (0: not)")
     args = parser.parse_args()
     from ifr.queries.search import run_search
     with tempfile.TemporaryDirectory() as tmp:
@@ -71,6 +73,28 @@ def main() -> None:
         print(f"  search of {size:,}         {search_time:8.2f} s   -> {search_time / table_time:.2f}x the table "
               "(goal <= 10x)")
         export(Path(tmp), args.cells, args.export_side)
+        if args.dask_workers:
+            on_dask(model, path, found, search_time, args.dask_workers)
+
+
+def on_dask(model, path: Path, here, in_process: float, workers: int) -> None:
+    """The same search on a local Dask cluster: the same result, and its time against in process."""
+    from dask.distributed import Client, LocalCluster
+
+    from ifr.queries.search import run_search
+    from ifr.search_dask import dask_parts
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    client = Client(cluster)
+    try:
+        parts = dask_parts(client, path, path.read_text(), "best")
+        there = run_search(model, "best", parts=parts)   # (the workers load the model once: not timed)
+        assert there.top == here.top and there.feasible == here.feasible
+        seconds = best_of(lambda: run_search(model, "best", parts=parts))
+        print(f"  on a {workers}-worker local Dask cluster {seconds:6.2f} s   -> {seconds / in_process:.2f}x "
+              "in process (the same result)")
+    finally:
+        client.close()
+        cluster.close()
 
 
 def export(folder: Path, cells: int, side: int) -> None:

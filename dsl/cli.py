@@ -87,6 +87,10 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--format", choices=["table", "json", "csv"], default="table")
     search.add_argument("--plot", metavar="PNG", help="also draw the first two goals of every feasible "
                         "configuration, the best (or the Pareto front) highlighted, to a PNG file")
+    search.add_argument("--dask", metavar="ADDRESS", help="compute the configurations on the Dask scheduler at "
+                        "ADDRESS (pip install 'ifr[dask]'; the workers read the same files)")
+    search.add_argument("--workers", type=_whole(1), metavar="N", help="compute them on a local Dask cluster "
+                        "of N processes")
 
     sens = sub.add_parser("sensitivity", help="rank the inputs by how far they move a cell (a tornado)")
     model_args(sens)
@@ -625,7 +629,9 @@ def _table(model, args) -> int:
 def _search(model, args) -> int:
     from ifr.display import format_number
     from ifr.queries.search import rejection_lines, search_report
-    t, outcome = search_report(model, args.name, args.top, points=args.plot is not None)
+    parts = _dask_parts(model, args)
+    t, outcome = search_report(model, args.name, args.top, points=args.plot is not None and parts is None,
+                               parts=parts)
     heads = [c + (f" [{u}]" if u else "") for c, u in zip(t.columns, t.units)]
     if args.format == "json":
         _write_json({"name": t.name, "columns": t.columns, "units": t.units, "rows": t.rows,
@@ -649,6 +655,23 @@ def _search(model, args) -> int:
     if not outcome.top:
         raise outcome.empty_error()
     return 0
+
+
+def _dask_parts(model, args):
+    """Where `--dask` or `--workers` asks for it, how a search's configurations are computed on Dask."""
+    address, workers = getattr(args, "dask", None), getattr(args, "workers", None)
+    if address is None and workers is None:
+        return None
+    if address is not None and workers is not None:
+        raise IfrError("usage", "--dask and --workers are both given", None,
+                       hint="--dask ADDRESS for a running cluster, or --workers N for a local one")
+    if args.set or args.scenario or args.inputs_from:
+        raise IfrError("usage", "a search on Dask runs the file as written: --set, --scenario and --inputs-from "
+                       "are not sent to its workers", None, hint="write the values in the file, or search in process")
+    from ifr.search_dask import client_for, dask_parts
+    client = client_for(address, workers)
+    _KEPT.append(client)
+    return dask_parts(client, Path(model.file), model.graph.main.program.text, args.name)
 
 
 def _hist(model, args) -> int:

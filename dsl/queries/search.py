@@ -120,9 +120,55 @@ def find_search(model, name: str) -> SearchDef:
 
 
 def run_search(model, name: str, top: int = 1, env: dict | None = None, errors: dict | None = None,
-               points: bool = False) -> SearchOutcome:
+               points: bool = False, parts=None) -> SearchOutcome:
     """Search ``name`` over the model's values (or ``env``, a what-if's), keeping the best ``top``
-    (and, if ``points``, the goals of the first MAX_POINTS feasible configurations, for a plot)."""
+    (and, if ``points``, the goals of the first MAX_POINTS feasible configurations, for a plot).
+    ``parts(run, top)``, if given, computes the configurations elsewhere (Dask): the SearchParts of
+    consecutive ranges of them, in order, each as `search_part` makes it."""
+    run = prepare_search(model, name, env, errors)
+    found = [search_part(run, 0, run.size, top, points)] if parts is None else parts(run, top)
+    outcome = SearchOutcome(run.search, run.axes, run.size, [Condition(c) for c in conditions_of(run.search.where)])
+    pool = _Pool(top, len(run.goals))
+    for part in found:
+        for condition, excluded in zip(outcome.conditions, part.excluded):
+            condition.excluded += excluded
+        outcome.no_value += part.no_value
+        outcome.feasible += part.feasible
+        outcome.points += part.points
+        pool.add(part.keys, part.index, front=run.search.pareto)
+    outcome.top = pool.ranked(run.goals, front=run.search.pareto)
+    return outcome
+
+
+@dataclass
+class SearchRun:
+    """What a search needs to evaluate a range of its configurations: its values, the cells to
+    compute, and its conditions and goals compiled."""
+    model: object
+    search: SearchDef
+    axes: list
+    sizes: list
+    size: int
+    needed: set
+    env: dict
+    errors: dict
+    tests: list
+    goals: list
+
+
+@dataclass
+class SearchPart:
+    """What a range of configurations gave: how many each condition excluded, how many had a goal
+    without a value and how many are feasible, and its best (or non-dominated) configurations."""
+    excluded: list
+    no_value: int
+    feasible: int
+    keys: list          # the kept configurations' goals as keys to minimise (12 significant digits)
+    index: object       # their indices
+    points: list = field(default_factory=list)
+
+
+def prepare_search(model, name: str, env: dict | None = None, errors: dict | None = None) -> SearchRun:
     search = find_search(model, name)
     if search.error is not None:
         raise search.error
@@ -144,46 +190,53 @@ def run_search(model, name: str, top: int = 1, env: dict | None = None, errors: 
         cell = graph.cells[sorted(uncertain)[0]].name
         raise IfrError("uncertain-value", f"search `{name}` reads `{cell}`, which is uncertain; a search compares "
                        "single values", search.span, hint=f"search over median({cell}) or a percentile of it")
-    outcome = SearchOutcome(search, axes, size, [Condition(c) for c in conditions_of(search.where)])
     with evaluator.active():
-        tests = [compile_node(c.node) for c in outcome.conditions]
+        tests = [compile_node(c) for c in conditions_of(search.where)]
         goals = [(direction, compile_node(goal)) for direction, goal in search.goals]
-    pool = _Pool(top, len(goals))
-    for start in range(0, size, CHUNK):
-        stop = min(size, start + CHUNK)
-        picks = np.unravel_index(np.arange(start, stop), sizes)
+    return SearchRun(model, search, axes, sizes, size, needed, env, errors, tests, goals)
+
+
+def search_part(run: SearchRun, begin: int, end: int, top: int, points: bool = False) -> SearchPart:
+    """Configurations ``begin`` to ``end`` (excluded) of a search, CHUNK at a time."""
+    search, evaluator, graph = run.search, run.model.evaluator, run.model.graph
+    conditions = conditions_of(search.where)
+    part = SearchPart([0] * len(conditions), 0, 0, [], None)
+    pool = _Pool(top, len(run.goals))
+    for start in range(begin, end, CHUNK):
+        stop = min(end, start + CHUNK)
+        picks = np.unravel_index(np.arange(start, stop), run.sizes)
         overrides = {}
-        for axis, pick in zip(axes, picks):
+        for axis, pick in zip(run.axes, picks):
             if axis.is_record:
                 overrides.update({cid: values[pick] for cid, values in axis.fields.items()})
             else:
                 overrides[axis.var] = axis.values[pick]
-        out, failed = evaluator.run(overrides, only=needed, base=env, base_errors=errors)
-        new = [cid for cid in needed if cid in failed and cid not in errors]
+        out, failed = evaluator.run(overrides, only=run.needed, base=run.env, base_errors=run.errors)
+        new = [cid for cid in run.needed if cid in failed and cid not in run.errors]
         if new:
             raise _chunk_error(search, graph, failed, new[0])
         n = stop - start
         ok = np.ones(n, dtype=bool)
         with evaluator.active(failed):
-            for condition, test in zip(outcome.conditions, tests):
-                holds = _column(test(out, {}), n, condition.node, bool)
-                condition.excluded += int(np.count_nonzero(~holds))
+            for k, (node, test) in enumerate(zip(conditions, run.tests)):
+                holds = _column(test(out, {}), n, node, bool)
+                part.excluded[k] += int(np.count_nonzero(~holds))
                 ok &= holds
             keys, raw = [], []
-            for (direction, goal), (_d, node) in zip(goals, search.goals):
+            for (direction, goal), (_d, node) in zip(run.goals, search.goals):
                 value = _column(goal(out, {}), n, node, float)
                 raw.append(value)
                 keys.append(_rounded(-value if direction == "maximize" else value))
         finite = np.logical_and.reduce([np.isfinite(k) for k in keys])
-        outcome.no_value += int(np.count_nonzero(~finite))
+        part.no_value += int(np.count_nonzero(~finite))
         ok &= finite
-        outcome.feasible += int(np.count_nonzero(ok))
+        part.feasible += int(np.count_nonzero(ok))
         rows = np.flatnonzero(ok)
-        if points and sum(p.shape[1] for p in outcome.points) < MAX_POINTS:
-            outcome.points.append(np.stack([v[rows] for v in raw]))
+        if points and sum(p.shape[1] for p in part.points) < MAX_POINTS:
+            part.points.append(np.stack([v[rows] for v in raw]))
         pool.add([k[rows] for k in keys], rows + start, front=search.pareto)
-    outcome.top = pool.ranked(goals, front=search.pareto)
-    return outcome
+    part.keys, part.index = pool.keys, pool.index
+    return part
 
 
 class _Pool:
@@ -357,14 +410,14 @@ def _hashable(value):
     return value.tobytes() if hasattr(value, "tobytes") else value
 
 
-def search_report(model, name: str, top: int = 10, points: bool = False):
+def search_report(model, name: str, top: int = 10, points: bool = False, parts=None):
     """The best ``top`` configurations of search ``name`` (a Pareto search: its
     front) as a table: the varied values, each goal, and each condition's
     left side, in display units; and the outcome (how many each condition excluded)."""
     from ifr.display import auto_unit
     from ifr.queries.tables import TableResult
     from ifr.semantics.dimensions import dim_of
-    outcome = run_search(model, name, top, points=points)
+    outcome = run_search(model, name, top, points=points, parts=parts)
     search, axes = outcome.search, outcome.axes
     columns = [a.name for a in axes]
     units = [a.unit for a in axes]
