@@ -809,7 +809,12 @@ class Evaluator:
         if isinstance(node, ir.ScenarioValue):
             scenario = graph.scenarios.get(node.scenario)
             if scenario is None and search_named(graph.searches, node.scenario) is not None:   # one a search found
-                overrides = self.search_winner(node.scenario, env, self._errors_now[-1] if self._errors_now else {})
+                try:
+                    overrides = self.search_winner(node.scenario, env, self._errors_now[-1] if self._errors_now else {})
+                except IfrError as e:
+                    if e.code not in ("not-a-search", "unknown-row"):   # (else where it is read, not the search)
+                        raise
+                    raise IfrError(e.code, e.message, node.span, hint=e.hint) from None
             elif scenario is None:
                 raise IfrError("invalid", f"scenario `{node.scenario}` has an error", node.span)
             else:
