@@ -422,29 +422,38 @@ def search_report(model, name: str, top: int = 10, points: bool = False, parts=N
     columns = [a.name for a in axes]
     units = [a.unit for a in axes]
     data = [[a.shown(i) for i in (outcome.choice(index)[k] for index, _ in outcome.top)] for k, a in enumerate(axes)]
-    for g, (_direction, goal) in enumerate(search.goals):
-        values = np.array([goals[g] for _, goals in outcome.top], dtype=float)
-        unit = _unit_of(model, goal, values, auto_unit, dim_of)
-        columns.append(goal.text)
+    shown = [goal for _direction, goal in search.goals]
+    for c in outcome.conditions:   # each condition's left side, once, unless a goal shows it
+        if isinstance(c.node, ir.Cmp) and all(c.node.left.text != n.text for n in shown):
+            shown.append(c.node.left)
+    for node, values in zip(shown, _at_best(model, outcome, shown)):
+        unit = _unit_of(model, node, values, auto_unit, dim_of)
+        columns.append(node.text)
         units.append(unit)
         data.append(values / factor(unit))
-    sides = [c.node.left for c in outcome.conditions if isinstance(c.node, ir.Cmp)
-             and not any(c.node.left.text == t for t in columns)]
-    if sides and outcome.top:
-        rows = []
-        for index, _ in outcome.top:
-            out, _failed = model.evaluator.run(outcome.overrides(index), base=model.values, base_errors=model.errors)
-            with model.evaluator.active():
-                rows.append([float(compile_node(side)(out, {})) for side in sides])
-        for k, side in enumerate(sides):
-            values = np.array([row[k] for row in rows])
-            unit = _unit_of(model, side, values, auto_unit, dim_of)
-            columns.append(side.text)
-            units.append(unit)
-            data.append(values / factor(unit))
     data = [np.array(column) if not axes[k].is_record else column for k, column in enumerate(data[:len(axes)])] \
         + data[len(axes):]
     return TableResult(name, columns[0], columns, units, data, keys=len(axes)), outcome
+
+
+def _at_best(model, outcome: SearchOutcome, nodes: list) -> list:
+    """Each expression's value (base SI) at each kept configuration, in one vectorised pass."""
+    count = len(outcome.top)
+    if not count:
+        return [np.empty(0) for _ in nodes]
+    picks = np.unravel_index(np.array([index for index, _ in outcome.top], dtype=np.int64),
+                             [len(a) for a in outcome.axes])
+    overrides = {}
+    for axis, pick in zip(outcome.axes, picks):
+        if axis.is_record:
+            overrides.update({cid: values[pick] for cid, values in axis.fields.items()})
+        else:
+            overrides[axis.var] = axis.values[pick]
+    reads = set().union(*(ir.refs(n) for n in nodes))
+    only = model.graph.relations.needed_for(set(overrides) | model.evaluator.under_cells, reads)
+    out, _failed = model.evaluator.run(overrides, only=only, base=model.values, base_errors=model.errors)
+    with model.evaluator.active():
+        return [np.broadcast_to(np.asarray(compile_node(n)(out, {}), dtype=float), (count,)) for n in nodes]
 
 
 def _unit_of(model, node: ir.Node, values, auto_unit, dim_of) -> str:
