@@ -146,3 +146,53 @@ def _guarded(sheet: Sheet, row: int, col: int, value, note: str, sources: list) 
     def not_live():
         raise NotLive(note)
     sheet.live(row, col, not_live, sheet.w.refs, float(value), sources=sources)
+
+
+def searched_scenarios(model) -> list[str]:
+    """The searches the Scenarios sheet gives a column: those that find a configuration."""
+    from ifr.queries.search import winner
+    found = []
+    for search in model.graph.searches.values():
+        if search.pareto:
+            continue
+        try:
+            winner(model, search.name, model.values, model.errors)
+        except IfrError:
+            continue   # (the Searches sheet says why it has none)
+        found.append(search.name)
+    return found
+
+
+def search_column(sheet: Sheet, col: int, name: str, position: dict[str, int]) -> None:
+    """A search's column of the Scenarios sheet: its winning inputs as guarded values (bold, as a
+    scenario's overrides), every cell they change a live formula reading them."""
+    from xlsxwriter.utility import xl_col_to_name
+
+    from ifr.exporters.xlsx.layout import in_unit
+    from ifr.exporters.xlsx.sheet import write_formula
+    from ifr.exporters.xlsx.style import number_format
+    from ifr.queries.search import winner
+    model = sheet.w.model
+    search = model.graph.searches[name]
+    overrides = winner(model, name, model.values, model.errors)
+    result = model.scenario(name)
+    affected: set[str] = set()
+    for cid in overrides:
+        affected |= model.affected(cid)
+    letter = xl_col_to_name(col)
+    refs = dict(sheet.w.refs)
+    refs.update({cid: f"{letter}{r + 1}" for cid, r in position.items()})
+    sources = sorted(search_reads(search, model.graph.records))
+    note = f"The best configuration search `{name}` finds, computed by ifr: a value, not a formula."
+    for cid, r in position.items():
+        value = in_unit(result, cid, model.units[cid])
+        if cid in overrides:
+            def not_live():
+                raise NotLive(note)
+            sheet.live(r, col, not_live, sheet.w.refs, value, "override", sources=sources)
+        elif cid not in affected:
+            write_formula(sheet.sheet, r, col, f"={sheet.w.names[cid]}", sheet.st("formula", number_format(value)),
+                          value)
+        else:
+            sheet.live(r, col, lambda c=cid: sheet.scenario_formula(c, {}), refs, value,
+                       sources=[cid, *overrides])

@@ -53,6 +53,13 @@ def test_the_best_configuration_is_in_the_workbook_and_goes_stale(tmp_path: Path
     value, tp_p, n_p, n_d, batch = brute()
     assert [shown[n] for n in ("tp_p", "n_p", "n_d", "batch")] == [tp_p, n_p, n_d, batch]
     assert abs(shown["tok_per_card"] - value) <= 1e-9 * value
+    # the Scenarios sheet's column of the search: its winning inputs, the cells they change live formulas
+    rows = {values[("Scenarios", f"A{r}")]: r for r in range(1, 40) if ("Scenarios", f"A{r}") in values}
+    assert values[("Scenarios", f"D{rows['batch']}")] == batch
+    assert abs(values[("Scenarios", f"D{rows['tok_per_card']}")] - value) <= 1e-9 * value
+    book = load_workbook(exported)
+    assert book["Scenarios"][f"D{rows['tok_per_card']}"].value == f"=1024*D{rows['rate']}/D{rows['cards']}"
+    book.close()
     with zipfile.ZipFile(exported) as z:
         assert any(n.startswith("xl/charts/") for n in z.namelist())   # the front's scatter chart
     book = load_workbook(exported)
