@@ -291,7 +291,8 @@ def _what_if(model, args):
     if len(scenarios) > 1:
         raise IfrError("usage", "--scenario is given " + f"{len(scenarios)} times: " + ", ".join(scenarios), None,
                        hint="apply one scenario; add --set NAME=VALUE for more changes")
-    if scenarios:
+    searched = bool(scenarios) and scenarios[0] in model.graph.searches
+    if scenarios and not searched:
         model = model.scenario(scenarios[0])
     if getattr(args, "set", None):
         overrides = {}
@@ -310,6 +311,8 @@ def _what_if(model, args):
                 remember_source(origin, item[:start] + spaced)
             overrides[cid] = model.parse_value(cid, spaced, origin=origin, column=start + 1)
         model = model.with_overrides(overrides)
+    if searched:   # a search finds its best configuration over the values set
+        model = model.scenario(scenarios[0])
     return model
 
 

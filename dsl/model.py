@@ -560,7 +560,9 @@ class Model:
     def scenario(self, name: str) -> Model:
         """A new model with a scenario's overrides on top of this one's values;
         they stay formulas, read again under every later what-if."""
-        if name in self.graph.searches:   # the best configuration a search finds, as values
+        # A search's best configuration is found over this model's values and set as values:
+        # a later what-if does not search again (the command line applies --set first).
+        if name in self.graph.searches:
             from ifr.queries.search import winner
             found = winner(self, name, self.values, self.errors)
             return Model(self.analysis, sampling=self.sampling, layers=(*self.layers, found))

@@ -130,3 +130,13 @@ def test_a_front_is_a_table_and_plots(tmp_path, capsys):
     rows = capsys.readouterr().out.splitlines()
     assert rows == ["x,y,z", "3.0,10.0,6.0", "2.0,9.0,4.0", "1.0,6.0,2.0", "0.0,1.0,0.0"]
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_command_line_searches_over_the_values_set(tmp_path, capsys):
+    path = tmp_path / "lim.ifr"
+    path.write_text("x = 1\nlimit = 5\nsearch best: vary x over 1..10 where x <= limit maximize x\n",
+                    encoding="utf-8")
+    assert main(["run", str(path), "--scenario", "best", "--set", "limit=3", "--format", "json"]) == 0
+    import json
+    cells = {c["name"]: c["value"] for c in json.loads(capsys.readouterr().out)["cells"]}
+    assert cells == {"x": 3.0, "limit": 3.0}
