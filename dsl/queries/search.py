@@ -55,6 +55,19 @@ class Condition:
     configurations it excludes."""
     node: ir.Node
     excluded: int = 0
+    passes: list = field(default_factory=list)   # for each varied cell, how many configurations pass, by value
+
+    def regions(self, axes: list) -> list[str]:
+        """The values of a varied cell at which this condition fails in every configuration:
+        `tp_p = 1, 2` (the regions it rejects whole)."""
+        found = []
+        for axis, passes in zip(axes, self.passes):
+            never = [i for i, n in enumerate(passes.tolist()) if n == 0]
+            if never and len(never) < len(axis):
+                shown = ", ".join(axis.text(i) for i in never[:6]) + (f" and {len(never) - 6} more"
+                                                                       if len(never) > 6 else "")
+                found.append(f"{axis.name} = {shown}")
+        return found
 
 
 @dataclass
@@ -130,8 +143,9 @@ def run_search(model, name: str, top: int = 1, env: dict | None = None, errors: 
     outcome = SearchOutcome(run.search, run.axes, run.size, [Condition(c) for c in conditions_of(run.search.where)])
     pool = _Pool(top, len(run.goals))
     for part in found:
-        for condition, excluded in zip(outcome.conditions, part.excluded):
+        for condition, excluded, passes in zip(outcome.conditions, part.excluded, part.passes):
             condition.excluded += excluded
+            condition.passes = [a + b for a, b in zip(condition.passes, passes)] if condition.passes else passes
         outcome.no_value += part.no_value
         outcome.feasible += part.feasible
         outcome.points += part.points
@@ -163,6 +177,7 @@ class SearchPart:
     excluded: list
     no_value: int
     feasible: int
+    passes: list        # for each condition, for each varied cell: configurations that pass, by value
     keys: list          # the kept configurations' goals as keys to minimise (12 significant digits)
     index: object       # their indices
     points: list = field(default_factory=list)
@@ -200,7 +215,8 @@ def search_part(run: SearchRun, begin: int, end: int, top: int, points: bool = F
     """Configurations ``begin`` to ``end`` (excluded) of a search, CHUNK at a time."""
     search, evaluator, graph = run.search, run.model.evaluator, run.model.graph
     conditions = conditions_of(search.where)
-    part = SearchPart([0] * len(conditions), 0, 0, [], None)
+    part = SearchPart([0] * len(conditions), 0, 0,
+                      [[np.zeros(len(a), dtype=np.int64) for a in run.axes] for _ in conditions], [], None)
     pool = _Pool(top, len(run.goals))
     for start in range(begin, end, CHUNK):
         stop = min(end, start + CHUNK)
@@ -221,6 +237,8 @@ def search_part(run: SearchRun, begin: int, end: int, top: int, points: bool = F
             for k, (node, test) in enumerate(zip(conditions, run.tests)):
                 holds = _column(test(out, {}), n, node, bool)
                 part.excluded[k] += int(np.count_nonzero(~holds))
+                for j, (axis, pick) in enumerate(zip(run.axes, picks)):
+                    part.passes[k][j] += np.bincount(pick[holds], minlength=len(axis))
                 ok &= holds
             keys, raw = [], []
             for (direction, goal), (_d, node) in zip(run.goals, search.goals):
@@ -468,7 +486,9 @@ def rejection_lines(outcome: SearchOutcome) -> list[str]:
              "condition" + ("" if outcome.search.pareto else f"; the best {len(outcome.top):,} shown")
              + (f"; {len(outcome.top):,} on the Pareto front" if outcome.search.pareto else "")]
     for c in outcome.conditions:
-        lines.append(f"  `{c.node.text}` excludes {c.excluded:,} ({c.excluded / outcome.size:.1%})")
+        regions = c.regions(outcome.axes)
+        lines.append(f"  `{c.node.text}` excludes {c.excluded:,} ({c.excluded / outcome.size:.1%})"
+                     + (": all with " + "; all with ".join(regions) if regions else ""))
     if outcome.no_value:
         lines.append(f"  a goal has no value in {outcome.no_value:,}")
     return lines

@@ -140,3 +140,14 @@ def test_the_command_line_searches_over_the_values_set(tmp_path, capsys):
     import json
     cells = {c["name"]: c["value"] for c in json.loads(capsys.readouterr().out)["cells"]}
     assert cells == {"x": 3.0, "limit": 3.0}
+
+
+def test_a_condition_names_the_values_it_rejects_whole(tmp_path, capsys):
+    path = tmp_path / "regions.ifr"
+    path.write_text("a = 1\nb = 1\nsearch s: vary a over 1..4, b over 1..3 where a <= 2 and a * b <= 6 maximize a * b\n",
+                    encoding="utf-8")
+    assert main(["search", str(path), "s", "--top", "1"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    # a <= 2 fails for every b at a = 3, 4; a * b <= 6 fails at (3, 3), (4, 2), (4, 3) only: no whole region
+    assert err[1] == "  `a <= 2` excludes 6 (50.0%): all with a = 3, 4"
+    assert err[2] == "  `a * b <= 6` excludes 3 (25.0%)"
