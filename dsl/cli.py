@@ -639,7 +639,8 @@ def _search(model, args) -> int:
     if args.format == "json":
         _write_json({"name": t.name, "columns": t.columns, "units": t.units, "rows": t.rows,
                      "configurations": outcome.size, "feasible": outcome.feasible,
-                     "excluded": {c.node.text: c.excluded for c in outcome.conditions}})
+                     "excluded": {c.node.text: c.excluded for c in outcome.conditions},
+                     "rejected_whole": {c.node.text: c.regions(outcome.axes) for c in outcome.conditions}})
     elif args.format == "csv":
         import csv
         csv.writer(sys.stdout, lineterminator="\n").writerow(heads)

@@ -65,7 +65,8 @@ def _search(model, name: str) -> dict:
         return {"pareto": search.pareto, "error": {"code": e.code, "message": e.message}}
     found = {"pareto": search.pareto, "columns": table.columns, "units": table.units, "rows": table.rows,
              "configurations": outcome.size, "feasible": outcome.feasible,
-             "excluded": {c.node.text: c.excluded for c in outcome.conditions}}
+             "excluded": {c.node.text: c.excluded for c in outcome.conditions},
+             "rejected_whole": {c.node.text: c.regions(outcome.axes) for c in outcome.conditions}}
     if not outcome.top:
         error = outcome.empty_error()
         found["error"] = {"code": error.code, "message": error.message}
