@@ -631,7 +631,14 @@ def _table(model, args) -> int:
 
 def _search(model, args) -> int:
     from ifr.display import format_number
-    from ifr.queries.search import rejection_lines, search_report
+    from ifr.queries.search import find_search, rejection_lines, search_report
+    if args.name not in model.graph.searches:   # the mistake is the argument: placed there, as --set's are
+        remember_source("NAME", args.name)
+        try:
+            find_search(model, args.name)
+        except IfrError as e:
+            e.span = _arg_span("NAME", args.name, 0, len(args.name))
+            raise
     parts = _dask_parts(model, args)
     t, outcome = search_report(model, args.name, args.top, points=args.plot is not None and parts is None,
                                parts=parts)
