@@ -631,7 +631,8 @@ def _table(model, args) -> int:
 
 def _search(model, args) -> int:
     from ifr.display import format_number
-    from ifr.queries.search import find_search, rejection_lines, search_report
+    from ifr.queries.search import find_search
+    from ifr.queries.search_report import rejection_lines, search_report
     if args.name not in model.graph.searches:   # the mistake is the argument: placed there, as --set's are
         remember_source("NAME", args.name)
         try:

@@ -57,7 +57,7 @@ def _search(model, name: str) -> dict:
     left sides in display units, how many configurations it took and how many each condition excluded;
     or the error that it has none."""
     from ifr.errors import IfrError
-    from ifr.queries.search import search_report
+    from ifr.queries.search_report import search_report
     search = model.graph.searches[name]
     try:
         table, outcome = search_report(model, name, 1)

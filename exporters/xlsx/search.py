@@ -46,7 +46,7 @@ def _free_title(wanted: str, taken: set) -> str:
 
 
 def _report(model, name: str, top: int):
-    from ifr.queries.search import search_report
+    from ifr.queries.search_report import search_report
     try:
         return search_report(model, name, top)
     except IfrError as e:
