@@ -80,6 +80,18 @@ def _parser() -> argparse.ArgumentParser:
     table.add_argument("--format", choices=["table", "json", "csv"], default="table")
     table.add_argument("--plot", metavar="PNG", help="also draw the table's columns to a PNG file")
 
+    search = sub.add_parser("search", help="the best configurations a search finds, or a Pareto front")
+    model_args(search)
+    search.add_argument("name")
+    search.add_argument("--top", type=_whole(1), default=10, metavar="N", help="how many to show (default 10)")
+    search.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    search.add_argument("--plot", metavar="PNG", help="also draw the first two goals of every feasible "
+                        "configuration, the best (or the Pareto front) highlighted, to a PNG file")
+    search.add_argument("--dask", metavar="ADDRESS", help="compute the configurations on the Dask scheduler at "
+                        "ADDRESS (pip install 'ifr[dask]'; the workers read the same files)")
+    search.add_argument("--workers", type=_whole(1), metavar="N", help="compute them on a local Dask cluster "
+                        "of N processes")
+
     sens = sub.add_parser("sensitivity", help="rank the inputs by how far they move a cell (a tornado)")
     model_args(sens)
     sens.add_argument("name", help="the result to explain")
@@ -269,7 +281,7 @@ def _command(args, kept: list) -> int:
     model = _what_if(analysis.evaluate(samples=args.samples, seed=args.seed), args)
     kept.append(model)
     code = {"run": _run, "solve": _solve, "explain": _explain, "table": _table, "export": _export,
-            "sensitivity": _sensitivity, "hist": _hist}[args.command](model, args)
+            "sensitivity": _sensitivity, "hist": _hist, "search": _search}[args.command](model, args)
     return 2 if analysis.errors else code
 
 
@@ -287,7 +299,8 @@ def _what_if(model, args):
     if len(scenarios) > 1:
         raise IfrError("usage", "--scenario is given " + f"{len(scenarios)} times: " + ", ".join(scenarios), None,
                        hint="apply one scenario; add --set NAME=VALUE for more changes")
-    if scenarios:
+    searched = bool(scenarios) and scenarios[0] in model.graph.searches
+    if scenarios and not searched:
         model = model.scenario(scenarios[0])
     if getattr(args, "set", None):
         overrides = {}
@@ -306,6 +319,8 @@ def _what_if(model, args):
                 remember_source(origin, item[:start] + spaced)
             overrides[cid] = model.parse_value(cid, spaced, origin=origin, column=start + 1)
         model = model.with_overrides(overrides)
+    if searched:   # a search finds its best configuration over the values set
+        model = model.scenario(scenarios[0])
     return model
 
 
@@ -589,6 +604,9 @@ def _explain(model, args) -> int:
 
 def _table(model, args) -> int:
     from ifr.display import format_number
+    if args.name in model.graph.searches and all(t.name != args.name for t in model.graph.tables):
+        args.top = 10   # a search read as a table: its best configurations, or its Pareto front
+        return _search(model, args)
     t = model.table(args.name)
     heads = [c + (f" [{u}]" if u else "") for c, u in zip(t.columns, t.units)]
     if args.format == "json":   # a value an error replaces is null, and the errors say why
@@ -617,6 +635,63 @@ def _table(model, args) -> int:
             print(f"... and {t.reasons - len(shown)} more reasons cells have no value", file=sys.stderr)
         return 2
     return 0
+
+
+def _search(model, args) -> int:
+    from ifr.display import format_number
+    from ifr.queries.search import find_search
+    from ifr.queries.search_report import rejection_lines, search_report
+    if args.name not in model.graph.searches:   # the mistake is the argument: placed there, as --set's are
+        remember_source("NAME", args.name)
+        try:
+            find_search(model, args.name)
+        except IfrError as e:
+            e.span = _arg_span("NAME", args.name, 0, len(args.name))
+            raise
+    parts = _dask_parts(model, args)
+    t, outcome = search_report(model, args.name, args.top, points=args.plot is not None and parts is None,
+                               parts=parts)
+    heads = [c + (f" [{u}]" if u else "") for c, u in zip(t.columns, t.units)]
+    if args.format == "json":
+        _write_json({"name": t.name, "columns": t.columns, "units": t.units, "rows": t.rows,
+                     "configurations": outcome.size, "feasible": outcome.feasible,
+                     "excluded": {c.node.text: c.excluded for c in outcome.conditions},
+                     "rejected_whole": {c.node.text: c.regions(outcome.axes) for c in outcome.conditions}})
+    elif args.format == "csv":
+        import csv
+        csv.writer(sys.stdout, lineterminator="\n").writerow(heads)
+        if t.rows:
+            sys.stdout.write("\n".join(t.csv_lines()) + "\n")
+    else:
+        cells = [[v if isinstance(v, str) else format_number(v) for v in row] for row in t.rows]
+        widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(heads)]
+        print("  ".join(h.rjust(w) for h, w in zip(heads, widths)))
+        for r in cells:
+            print("  ".join(v.rjust(w) for v, w in zip(r, widths)))
+        print("\n".join(rejection_lines(outcome)), file=sys.stderr)
+    if args.plot is not None:   # `--plot ""` is a mistake, not no plot
+        from ifr.exporters.plot import plot_search
+        plot_search(t, outcome, Path(args.plot))
+    if not outcome.top:
+        raise outcome.empty_error()
+    return 0
+
+
+def _dask_parts(model, args):
+    """Where `--dask` or `--workers` asks for it, how a search's configurations are computed on Dask."""
+    address, workers = getattr(args, "dask", None), getattr(args, "workers", None)
+    if address is None and workers is None:
+        return None
+    if address is not None and workers is not None:
+        raise IfrError("usage", "--dask and --workers are both given", None,
+                       hint="--dask ADDRESS for a running cluster, or --workers N for a local one")
+    if args.set or args.scenario or args.inputs_from:
+        raise IfrError("usage", "a search on Dask runs the file as written: --set, --scenario and --inputs-from "
+                       "are not sent to its workers", None, hint="write the values in the file, or search in process")
+    from ifr.search_dask import client_for, dask_parts
+    client = client_for(address, workers)
+    _KEPT.append(client)
+    return dask_parts(client, Path(model.file), model.graph.main.program.text, args.name)
 
 
 def _hist(model, args) -> int:

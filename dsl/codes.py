@@ -58,7 +58,7 @@ CODES: dict[str, ErrorCode] = {
     "no-such-file": ErrorCode("a file or folder given on the command line does not exist"),
     "no-value": ErrorCode("a `first`, `argmax` or reduction finds nothing to give"),
     "not-a-cell": ErrorCode("a name that is not a cell is used where a cell is needed"),
-    "not-a-condition": ErrorCode("`prob()` is given a value, not a condition"),
+    "not-a-condition": ErrorCode("`prob()` is given a value, or a search's `where` is not a condition"),
     "not-available": ErrorCode("a value written `na` (`na \"OOM\"`: a published table does not give it) is read, "
                                "compared with or varied over"),
     "not-a-number": ErrorCode("a value is NaN (0/0, inf - inf), or a workbook's value is not a finite number"),
@@ -66,6 +66,9 @@ CODES: dict[str, ErrorCode] = {
     "not-a-value": ErrorCode("a function, table or scenario is used as a value"),
     "not-an-input": ErrorCode("an edited workbook changes a cell that only the .ifr file sets"),
     "not-here": ErrorCode("an expression cannot be computed where it is written"),
+    "not-a-goal": ErrorCode("a search maximizes or minimizes a condition, not a number"),
+    "not-a-search": ErrorCode("a Pareto front is read as one configuration"),
+    "no-configuration": ErrorCode("no configuration of a search meets its conditions"),
     "not-plotted": ErrorCode("a table varies more values than a plot can show"),
     "not-uncertain": ErrorCode("a distribution is asked of a cell that is a single value"),
     "offset-unit": ErrorCode("an offset or logarithmic unit (degC, dB), which ifr does not compute with"),
@@ -97,6 +100,7 @@ CODES: dict[str, ErrorCode] = {
     "unknown-row": ErrorCode("a table has no row of that key"),
     "unknown-scenario": ErrorCode("no scenario of that name"),
     "unknown-table": ErrorCode("no table of that name"),
+    "unknown-search": ErrorCode("no search of that name"),
     "unknown-unit": ErrorCode("no unit of that name"),
     "unreadable": ErrorCode("a file or workbook cannot be read"),
     "unsupported-field": ErrorCode("a model's config.json has a field whose effect on the parameter count ifr does "

@@ -48,6 +48,7 @@ from ifr.semantics.dimensions import check_graph, dim_of
 from ifr.semantics.dotted import resolve
 from ifr.semantics.graph import Graph, expressions
 from ifr.semantics.loader import Loader
+from ifr.semantics.search_dims import check_searches
 from ifr.semantics.units import Dim, suggest
 from ifr.syntax import nodes as syntax
 from ifr.syntax.parse_cache import parse
@@ -95,6 +96,10 @@ def analyse(path, text: str | None = None, sources: Sources | None = None,
         graph = binder.bind()
         found = check_graph(graph)
         found.record(graph)
+        for name, error in check_searches(graph, found.dims).items():
+            graph.searches[name].error = error
+            if type(error) is IfrError and error not in found.errors:   # (an unknown dimension is reported elsewhere)
+                found.errors.append(error)
         annotate(graph).record(graph)   # which cells hold samples; how each statistic reads its argument
         name_spans = {cid: stmt.name_span for cid, stmt in binder.syntax.items()} if options.editor else {}
         if not options.editor:
@@ -202,6 +207,9 @@ class Model:
         self._beneath = {len(self.layers) - 1: beneath} if beneath is not None else {}
         with _no_collection():
             self.evaluator = Evaluator(analysis.graph, lambda cell, env: self.solver(cell, env), sampling)
+            self.search_cache: dict = {}   # a search's best configuration, by the values it reads
+            self.search_keys: dict = {}    # a search's name -> the cells those values are of
+            self.evaluator.search_winner = self._search_winner
             self.sampling = self.evaluator.sampling
             self.overrides = self._what_ifs()
             if any(isinstance(layer, str) for layer in self.layers):   # a what-if of it keeps the scenario live
@@ -252,6 +260,10 @@ class Model:
                 varied |= {cid for cid, _node, _span in self.graph.scenarios[layer].overrides}
         return self.evaluator.run(overrides, only=self.graph.relations.needed_for(varied, reads), base=env,
                                   base_errors=errors, as_given=True)[0]
+
+    def _search_winner(self, name: str, env: dict, errors: dict) -> dict:
+        from ifr.queries.search import winner
+        return winner(self, name, env, errors)
 
     @property
     def solver(self):
@@ -557,6 +569,12 @@ class Model:
     def scenario(self, name: str) -> Model:
         """A new model with a scenario's overrides on top of this one's values;
         they stay formulas, read again under every later what-if."""
+        # A search's best configuration is found over this model's values and set as values:
+        # a later what-if does not search again (the command line applies --set first).
+        if name in self.graph.searches:
+            from ifr.queries.search import winner
+            found = winner(self, name, self.values, self.errors)
+            return Model(self.analysis, sampling=self.sampling, layers=(*self.layers, found))
         if name not in self.graph.scenarios:
             close = suggest(name, self.graph.scenarios)
             raise IfrError("unknown-scenario", f"no scenario named `{name}`", None,

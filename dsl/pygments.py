@@ -12,8 +12,8 @@ from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation
 __all__ = ["IfrLexer"]
 
 _KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", "vary", "over", "by", "to", "show",
-             "scenario", "if", "then", "else", "for", "in", "as", "na")
-_NOT_KEYWORD = r"(?!(?:use|section|fn|solve|on|check|within|table|vary|over|by|to|show|scenario|if|then|else|and|or" \
+             "scenario", "where", "maximize", "minimize", "if", "then", "else", "for", "in", "as", "na")
+_NOT_KEYWORD = r"(?!(?:use|section|fn|solve|on|check|within|table|vary|over|by|to|show|scenario|where|maximize|minimize|if|then|else|and|or" \
                r"|not|for|in|as|na)\b)"
 _NUMBER = r"(?:\d[\d_]*(?:\.[\d_]+)?|(?<![\w.])\.\d[\d_]*)(?:[eE][+-]?\d+)?"
 _UNIT = r"[^\W\d]\w*(?:[*/^][\w.^]+)*"

@@ -47,7 +47,30 @@ def document(model) -> dict:
         "checks": [r.as_json() for r in model.check()],
         "tables": [_table(model, t.name) for t in model.graph.tables],
         "scenarios": {name: _scenario(model, name, cells) for name in model.graph.scenarios},
+        **({"searches": {name: _search(model, name) for name in model.graph.searches}} if model.graph.searches
+           else {}),
     }
+
+
+def _search(model, name: str) -> dict:
+    """A search's best configuration (a Pareto search: its front) with its goals and its conditions'
+    left sides in display units, how many configurations it took and how many each condition excluded;
+    or the error that it has none."""
+    from ifr.errors import IfrError
+    from ifr.queries.search_report import search_report
+    search = model.graph.searches[name]
+    try:
+        table, outcome = search_report(model, name, 1)
+    except IfrError as e:
+        return {"pareto": search.pareto, "error": {"code": e.code, "message": e.message}}
+    found = {"pareto": search.pareto, "columns": table.columns, "units": table.units, "rows": table.rows,
+             "configurations": outcome.size, "feasible": outcome.feasible,
+             "excluded": {c.node.text: c.excluded for c in outcome.conditions},
+             "rejected_whole": {c.node.text: c.regions(outcome.axes) for c in outcome.conditions}}
+    if not outcome.top:
+        error = outcome.empty_error()
+        found["error"] = {"code": error.code, "message": error.message}
+    return found
 
 
 def _kind(model, cid: str, shown: str) -> str:

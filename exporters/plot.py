@@ -109,3 +109,33 @@ def plot_tornado(result, path: Path) -> None:
     ax.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
     save_png(fig, path, plt)
+
+
+def plot_search(table, outcome, path: Path) -> None:
+    """A search's first two goals (or its goal against its first varied value) over every
+    feasible configuration, in grey, with the best ones (a Pareto front: the front) highlighted."""
+    import numpy as np
+    plt = load_pyplot()
+    goals = outcome.search.goals
+    first = table.keys                       # the goals' columns follow the varied ones
+    if len(goals) < 2:
+        raise IfrError("not-plotted", f"search `{outcome.search.name}` has one goal; a plot draws two against "
+                       "each other", None, hint="add a second goal (a pareto search), or print the search")
+    x_unit, y_unit = table.units[first], table.units[first + 1]
+    from ifr.display import factor
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    if outcome.points:
+        every = np.concatenate(outcome.points, axis=1)
+        ax.scatter(every[0] / factor(x_unit), every[1] / factor(y_unit), s=6, color="#B0B0B0",
+                   label=f"feasible ({outcome.feasible:,})")
+    xs, ys = np.asarray(table.data[first], dtype=float), np.asarray(table.data[first + 1], dtype=float)
+    order = np.argsort(xs)
+    label = "Pareto front" if outcome.search.pareto else "best"
+    ax.plot(xs[order], ys[order], marker="o", color="#C44E52", label=f"{label} ({len(xs):,})")
+    ax.set_xlabel(table.columns[first] + (f" [{x_unit}]" if x_unit else ""))
+    ax.set_ylabel(table.columns[first + 1] + (f" [{y_unit}]" if y_unit else ""))
+    ax.set_title(f"{outcome.search.name}: {outcome.size:,} configurations")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    save_png(fig, path, plt)

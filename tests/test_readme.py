@@ -28,3 +28,17 @@ def test_a_readme_example_runs_and_its_checks_pass(tmp_path, index):
     assert not model.errors, {c: e.message for c, e in model.errors.items()}
     failed = [r.source for r in model.check() if not r.passed]
     assert not failed
+
+
+def test_the_search_example_prints_what_readme_shows(tmp_path, capsys):
+    """README's `ifr search` output is the search of its example, line for line."""
+    from ifr.cli import main
+    text = README.read_text(encoding="utf-8")
+    example = next(b for b in BLOCKS if "search best:" in b)
+    shown = text[text.index("$ ifr search plan.ifr best --top 3"):]
+    shown = shown[:shown.index("```")].splitlines()
+    path = tmp_path / "plan.ifr"
+    path.write_text(example, encoding="utf-8")
+    assert main(["search", str(path), "best", "--top", "3"]) == 0
+    out, err = capsys.readouterr()
+    assert (out + err).splitlines() == shown[1:]

@@ -20,12 +20,17 @@ from dataclasses import dataclass, field
 from ifr.errors import IfrError
 from ifr.semantics import builtins, ir
 from ifr.semantics.builtins import tidy
+from ifr.semantics.graph import search_named
 
 Env = dict  # cell id -> float | ndarray
 
 
 def _no_what_if(node, env, var):
     raise IfrError("not-here", f"`{node.text}` cannot be computed here", node.span)
+
+
+def _no_search(name, env, errors):
+    raise IfrError("not-here", f"search `{name}` cannot be computed here", None)
 
 
 # A table's row or a scenario's value needs the cells evaluated again with
@@ -747,6 +752,8 @@ class Evaluator:
         self.under = None    # a table's row's values -> every value it sets, under the model's scenarios
         self.under_cells: frozenset = frozenset()   # the cells those scenarios set
         self._solve_deps: dict[str, set] = {}         # solve -> the cells whose errors it takes
+        # a search's best configuration over an environment: the values it sets (the model's, queries/search.py)
+        self.search_winner = _no_search
 
     def _closure(self, cid: str, cell) -> Fn:
         fn = self.compiled.get(cid)
@@ -801,9 +808,17 @@ class Evaluator:
         graph = self.graph
         if isinstance(node, ir.ScenarioValue):
             scenario = graph.scenarios.get(node.scenario)
-            if scenario is None:
+            if scenario is None and search_named(graph.searches, node.scenario) is not None:   # one a search found
+                try:
+                    overrides = self.search_winner(node.scenario, env, self._errors_now[-1] if self._errors_now else {})
+                except IfrError as e:
+                    if e.code not in ("not-a-search", "unknown-row"):   # (else where it is read, not the search)
+                        raise
+                    raise IfrError(e.code, e.message, node.span, hint=e.hint) from None
+            elif scenario is None:
                 raise IfrError("invalid", f"scenario `{node.scenario}` has an error", node.span)
-            overrides = {cid: override_value(expr, env) for cid, expr, _span in scenario.overrides}
+            else:
+                overrides = {cid: override_value(expr, env) for cid, expr, _span in scenario.overrides}
             target, varied = node.cell, overrides.keys()
         else:
             value_of = lambda x: env[x] if isinstance(x, str) else compile_node(x)(env, var)   # noqa: E731

@@ -196,6 +196,16 @@ class _Walker:
                 for name, span, value in stmt.assignments:
                     self.add(span, key_of(ns.get(name) if "." not in name else _dotted(ns, name)))
                     self.expr(value, module, None, set())
+            elif isinstance(stmt, syntax.Search):   # read as a scenario: `best.x`
+                key = "scenario:" + stmt.name
+                symbols[key] = Symbol(key, "scenario", stmt.name, _absolute(stmt.name_span))
+                self.add(stmt.name_span, key, definition=True)
+                for var, var_span, values in stmt.axes:
+                    self.add(var_span, key_of(ns.get(var)))
+                    self.expr(values, module, None, set())
+                for node in (stmt.where, *(goal for _direction, goal in stmt.goals)):
+                    if node is not None:
+                        self.expr(node, module, None, set(), tables)
             elif not isinstance(stmt, (syntax.Docstring, syntax.Section)):
                 raise TypeError(f"no occurrences for a {type(stmt).__name__} statement")
 

@@ -18,10 +18,13 @@ from ifr.semantics.graph import (
     RecordDef,
     ScenarioDef,
     ScenarioName,
+    SearchDef,
     Shaped,
     ShapedCellDef,
     TableDef,
     expressions,
+    search_named,
+    search_reads,
 )
 from ifr.semantics.loader import UNRESOLVED, Loader
 from ifr.semantics.shape_ir import template_of
@@ -44,6 +47,8 @@ class TableRows(ExpressionResolver):
             return ir.Invalid(node.span, self._text(node))   # the module could not be loaded: reported
         stmts = self.table_stmts if home is self.main else self.module_table_stmts.get(home.key, {})
         stmt = stmts.get(name) if name is not None else None
+        if stmt is None and home is self.main and scope.module is self.main and name in self.search_stmts:
+            return self._ranked_row(node, scope)
         qualified = name if home is self.main else f"{home.key}.{name}"
         if stmt is not None and home is self.main and name not in self.tables and self.in_check:
             return ir.Invalid(node.span, self._text(node))   # the table has a mistake of its own
@@ -154,6 +159,8 @@ class Binder(TableRows):
         self.module_table_stmts: dict[str, dict[str, syntax.Table]] = {}   # module key -> its tables
         self.module_tables_read: dict[str, tuple] = {}   # `db.speedups` -> (module, statement), once a row is read
         self.scenarios: dict[str, ScenarioDef] = {}
+        self.searches: dict[str, SearchDef] = {}
+        self.search_stmts: dict[str, syntax.Search] = {}
         self.distributions = 0      # distributions written (none: nothing is uncertain)
         self.refs: dict[str, set[str]] = {}
         self.resolved: set[str] = set()
@@ -190,6 +197,7 @@ class Binder(TableRows):
         graph = Graph(self.main, self.loader.modules, ordered, self.records, order, deps,
                       checks, tables, scenarios, self.sections, functions, self.cell_errors, self.relations)
         graph.distributions = self.distributions
+        graph.searches = self.searches
         return graph
 
     def _errors_since(self, before: int) -> list[IfrError]:
@@ -248,6 +256,11 @@ class Binder(TableRows):
                     self.table_stmts.setdefault(stmt.name, stmt)
                 else:   # read as module.table[value].column
                     self.module_table_stmts.setdefault(module.key, {}).setdefault(stmt.name, stmt)
+            case syntax.Search():
+                if is_main:
+                    self.search_stmts.setdefault(stmt.name, stmt)
+                if is_main and not isinstance(module.namespace.get(stmt.name), ScenarioName):
+                    self._define(module, stmt.name, stmt.name_span, ScenarioName(stmt.name))   # `best.tp`
             case syntax.Check() | syntax.Docstring():
                 pass   # a check is bound with the main file's statements; a docstring declares nothing
             case _:
@@ -410,8 +423,10 @@ class Binder(TableRows):
         roots: set[str] = set()
         for cid in self.resolved:
             roots |= self._reads(self.cells[cid])
-        nodes = [n for statement in (*checks, *functions, *tables, *scenarios.values())
+        nodes = [n for statement in (*checks, *functions, *tables, *scenarios.values(), *self.searches.values())
                  for n in expressions(statement)]
+        for search in self.searches.values():
+            tables = [*tables, *search.axes]
         for table in tables:
             for axis in table.axes:
                 roots.add(axis.var)
@@ -466,6 +481,10 @@ class Binder(TableRows):
                 case syntax.Scenario():
                     scenarios[stmt.name] = ScenarioDef(stmt.name, stmt.span, self._overrides(stmt, scope),
                                                        stmt.description)
+                case syntax.Search() if stmt.name in self.searches or stmt.name in scenarios:
+                    self.report(IfrError("redefinition", f"`{stmt.name}` is defined twice", stmt.name_span))
+                case syntax.Search():
+                    self._guarded(lambda: self.searches.__setitem__(stmt.name, self._search(stmt, scope)))
                 case syntax.Table() | syntax.Use() | syntax.Section() | syntax.Cell() | syntax.SolveCell() | \
                         syntax.Record() | syntax.FnDef() | syntax.Docstring():
                     pass   # bound above, or declared with the module
@@ -525,6 +544,35 @@ class Binder(TableRows):
                                  if isinstance(target, RecordDef) and target.fields else None))
             return UNRESOLVED
         return target
+    def _ranked_row(self, node: syntax.FieldAccess, scope: Scope) -> ir.Node:
+        """`front[2].x`: cell `x` at a search's second configuration (a Pareto front's second row)."""
+        index, name = node.obj, node.obj.obj.id
+        key = index.key
+        if index.more or not isinstance(key, syntax.Number) or key.value != int(key.value) or key.value < 1:
+            raise IfrError("unknown-row", f"a row of search `{name}` is a whole number from 1", index.span,
+                           hint=f"write {name}[1].{node.name} for its first configuration")
+        cell = scope.lookup(node.name)
+        if not isinstance(cell, str):
+            raise IfrError("unknown-name", f"`{node.name}` is not a cell of this file, so search `{name}` has no "
+                           "value of it", field_name_span(node))
+        self.what_ifs += 1
+        return ir.ScenarioValue(node.span, self._text(node), f"{name}[{int(key.value)}]", cell)
+
+    def _search(self, stmt: syntax.Search, scope: Scope) -> SearchDef:
+        """A search's varied cells (a range without a step goes by 1), conditions and goals."""
+        axes, stepless = [], set()
+        for i, (var, var_span, values) in enumerate(stmt.axes):
+            if isinstance(values, syntax.RangeExpr) and values.step is None:
+                values = syntax.RangeExpr(values.span, values.lo, values.hi, syntax.Number(values.span, 1.0, "1"))
+                stepless.add(i)
+            axis = self._axis(stmt.name, stmt.span, var, var_span, values, scope)
+            if any(a.var == axis.var for a in axes):
+                raise IfrError("redefinition", f"`{stmt.name}` varies `{var}` twice", var_span)
+            axes.append(axis)
+        where = self.expr(stmt.where, scope) if stmt.where is not None else None
+        goals = [(direction, self.expr(goal, scope)) for direction, goal in stmt.goals]
+        return SearchDef(stmt.name, stmt.span, axes, where, goals, stmt.pareto, stmt.description,
+                         stepless=frozenset(stepless))
 
     def _functions(self, modules) -> list[FunctionDef]:
         """Every function's body on its own, parameters of any dimension: so a
@@ -615,6 +663,8 @@ class Binder(TableRows):
             if isinstance(n, ir.ScenarioValue) and n.scenario in self.scenarios:
                 for _cid, expr, _span in self.scenarios[n.scenario].overrides:
                     out |= ir.refs(expr)
+            elif isinstance(n, ir.ScenarioValue) and search_named(self.searches, n.scenario) is not None:
+                out |= search_reads(search_named(self.searches, n.scenario), self.records)
             elif isinstance(n, ir.TableRow):
                 for key in [n.key, *n.more]:
                     if isinstance(key, RecordDef):

@@ -129,6 +129,23 @@ class ScenarioDef:
 
 
 @dataclass(eq=False)
+class SearchDef:
+    """`search best: vary ... where ... maximize ...`: the configuration, of every
+    combination of the varied cells' values, that best meets the goals under the
+    conditions; read as a scenario (`best.x`).  A `pareto` search keeps every
+    configuration no other beats on all its goals."""
+    name: str
+    span: Span
+    axes: list[TableDef]                   # the varied cells, in the order written (ties: the first)
+    where: ir.Node | None
+    goals: list[tuple[str, ir.Node]]       # ("maximize" | "minimize", expression) each
+    pareto: bool = False
+    description: str = ""
+    error: IfrError | None = None          # a mistake found before evaluation
+    stepless: frozenset = frozenset()      # the axes whose range is written without a step (by 1)
+
+
+@dataclass(eq=False)
 class ScenarioName:
     """A scenario's name in the main file's namespace: `fast.t_exp` reads a cell under it."""
     name: str
@@ -160,18 +177,38 @@ class Graph:
     relations: object = None           # dependencies.Dependencies: who needs whom, computed once
     uncertain: set = field(default_factory=set)   # cells holding Monte Carlo samples (uncertain.annotate)
     distributions: int = 1                        # how many distributions the files write (0: none)
+    searches: dict = field(default_factory=dict)  # name -> SearchDef, the main file's, in order
+
+
+def search_named(searches: dict, scenario: str) -> SearchDef | None:
+    """The search a scenario value reads: `best` of `best.x`, or `front` of `front[2].x` (its second row)."""
+    return searches.get(scenario.split("[", 1)[0])
+
+
+def search_reads(search: SearchDef, records: dict) -> set[str]:
+    """The cells a search reads besides the cell a `best.x` names: those its
+    values, conditions and goals name, and the fields of the records it varies."""
+    out: set[str] = set()
+    for node in expressions(search):
+        out |= ir.refs(node)
+    for axis in search.axes:
+        if axis.var_is_record:
+            out |= set(records[axis.var].fields.values())
+            for record in axis.values:
+                out |= set(record.fields.values())
+    return out
 
 
 # --- the walk over every statement's expressions -----------------------------------
 
-Statement = CellDef | CheckDef | TableDef | ScenarioDef | FunctionDef
+Statement = CellDef | CheckDef | TableDef | ScenarioDef | FunctionDef | SearchDef
 
 
 def expressions(statement: Statement) -> Iterator[ir.Node]:
     """Every expression a statement of the graph holds, in the order it is
     written: a cell's formula (a solve's sides, then its bracket), a check's
     sides and tolerance, a table's ranges and listed values (of each varied
-    cell), a scenario's values, a function's body.  A new statement kind
+    cell), a scenario's values, a function's body, a search's values, conditions and goals.  A new statement kind
     fails here until it says what it holds."""
     match statement:
         case CellDef():
@@ -188,5 +225,11 @@ def expressions(statement: Statement) -> Iterator[ir.Node]:
             yield from (node for _cid, node, _span in statement.overrides)
         case FunctionDef():
             yield statement.body
+        case SearchDef():
+            for axis in statement.axes:
+                yield from (n for n in (*(axis.range or ()), *axis.values) if isinstance(n, ir.Node))
+            if statement.where is not None:
+                yield statement.where
+            yield from (goal for _direction, goal in statement.goals)
         case _:
             ir.assert_never(statement)

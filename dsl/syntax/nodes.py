@@ -272,6 +272,19 @@ class Scenario(Statement):
 
 
 @dataclass(eq=False, slots=True)
+class Search(Statement):
+    """`search best: vary x over [...], y over 1..8 where c maximize v`, or
+    `pareto front: ... maximize a, minimize b`."""
+    name: str
+    name_span: Span
+    axes: list                     # (name, span, ListExpr | RangeExpr) of each varied cell, in order
+    where: Expr | None
+    goals: list                    # ("maximize" | "minimize", Expr) each, in order
+    pareto: bool = False
+    description: str = ""
+
+
+@dataclass(eq=False, slots=True)
 class Program:
     file: str
     text: str

@@ -24,7 +24,7 @@ _READABLE = {
     "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`",
     "RBRACE": "`}`", "COMMA": "`,`", "COLON": "`:`", "DOT": "`.`", "ADD_OP": "`+` or `-`",
     "MUL_OP": "`*` or `/`", "POW_OP": "`^`", "COMP_OP": "a comparison", "PERCENT": "a percentage",
-    "LONG_STRING": 'a docstring """..."""', "MINUS": "`-`", "PLUS": "`+`", "__ANON_0": "`..`",
+    "LONG_STRING": 'a docstring """..."""', "_CONT": "an indented line of the search", "SEARCH_WORD": "`search`", "MINUS": "`-`", "PLUS": "`+`", "__ANON_0": "`..`",
 }
 
 
@@ -652,6 +652,26 @@ class _ToAst(Transformer):
         first, last = self._tok_span(names[0]), self._tok_span(names[-1])
         span = Span(self.file, first.line, first.column, last.end_line, last.end_column)
         return (".".join(str(n) for n in names), span, value)
+
+    def search(self, meta, items):
+        word, name, *rest = items
+        axes = [(str(v), self._tok_span(v), values) for v, values in (a for a in rest if isinstance(a, tuple))]
+        goals = [g for g in rest if isinstance(g, list)]
+        parts = [x for x in rest if x is not None and not isinstance(x, (tuple, list))]
+        where = parts[0] if len(parts) == 1 else syntax.BoolOp(
+            Span(parts[0].span.file, parts[0].span.line, parts[0].span.column, parts[-1].span.end_line,
+                 parts[-1].span.end_column), "and", parts) if parts else None
+        return syntax.Search(self._span(meta), str(name), self._tok_span(name), axes, where,
+                             [(direction, expr) for direction, expr in goals], pareto=str(word) == "pareto")
+
+    def search_axis(self, meta, items):
+        return (items[0], items[1])
+
+    def maximize(self, meta, items):
+        return ["maximize", items[0]]
+
+    def minimize(self, meta, items):
+        return ["minimize", items[0]]
 
     # --- expressions
     def number(self, meta, items):

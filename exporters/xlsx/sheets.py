@@ -23,6 +23,7 @@ from ifr.exporters.xlsx.layout import (
     scenario_rows,
 )
 from ifr.exporters.xlsx.live import NotLive
+from ifr.exporters.xlsx.search import search_column, searched_scenarios
 from ifr.exporters.xlsx.sheet import Sheet, merged_text, setup_print, sheet_reference, write_formula, write_number
 from ifr.exporters.xlsx.solves import recached
 from ifr.exporters.xlsx.style import column_format, input_format, number_format, text_width
@@ -40,7 +41,7 @@ class ScenariosSheet(Sheet):
 
     def write(self) -> None:
         model, sheet, graph = self.w.model, self.sheet, self.w.model.graph
-        names = list(graph.scenarios)
+        names = list(graph.scenarios) + searched_scenarios(model)
         headers = ["Name", "Unit", "Base"] + names
         merged_text(sheet, 0, 0, max(len(headers) - 1, 4), "One live column per scenario: bold cells are the "
                     "scenario's overrides (change them in the .ifr file); every other cell recalculates from them "
@@ -93,6 +94,9 @@ class ScenariosSheet(Sheet):
     def _column(self, col: int, name: str, position: dict[str, int]) -> None:
         from xlsxwriter.utility import xl_col_to_name
         model = self.w.model
+        if name in model.graph.searches:
+            search_column(self, col, name, position)
+            return
         scenario = model.graph.scenarios[name]
         result = model.scenario(name)
         overrides = {cid: node for cid, node, _ in scenario.overrides}
@@ -118,10 +122,10 @@ class ScenariosSheet(Sheet):
                 write_formula(self.sheet, r, col, f"={self.w.names[cid]}", self.st("formula", number_format(value)),
                               value)
             else:
-                self.live(r, col, lambda c=cid: self._scenario_formula(c, context), refs, value,
+                self.live(r, col, lambda c=cid: self.scenario_formula(c, context), refs, value,
                           sources=[cid, *overrides, *(ref for node in overrides.values() for ref in ir.refs(node))])
 
-    def _scenario_formula(self, cid: str, context: dict):
+    def scenario_formula(self, cid: str, context: dict):
         """A cell's formula in a scenario's column: inline, or the Model sheet's
         formula reading the scenario's own helper rows."""
         builder = self.w.builder

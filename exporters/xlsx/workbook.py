@@ -144,9 +144,12 @@ class WorkbookWriter:
             titles = table_titles(self.model)
             for table in graph.tables:
                 extra.append(TableSheet(self, table, titles[table.name]))
-        if graph.scenarios:
+        if graph.scenarios or any(not s.pareto for s in graph.searches.values()):   # a search is a column too
             from ifr.exporters.xlsx.sheets import ScenariosSheet
             extra.append(ScenariosSheet(self))
+        if graph.searches:   # the best configurations and Pareto fronts, as guarded values
+            from ifr.exporters.xlsx.search import search_sheets
+            extra.extend(search_sheets(self))
         if graph.uncertain:
             from ifr.exporters.xlsx.uncertain import DistributionsSheet, SensitivitySheet, uncertain_cells
             uncertain = uncertain_cells(self)

@@ -14,7 +14,7 @@ from ifr.lsp.analysis import analyse
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("name", ["pd_handoff", "ch9_kv_sharing"])
+@pytest.mark.parametrize("name", ["pd_handoff", "ch9_kv_sharing", "pd_config_search"])
 def test_a_result_pickles_back_to_an_equal_one(name):
     path = ROOT / "models" / f"{name}.ifr"
     text = path.read_text(encoding="utf-8")
