@@ -3,7 +3,7 @@ navigation, completion and formatting for .ifr files, over stdio.
 
     analysis      the only door to the engine: a buffer -> a Result (plain data)
     occurrences   where each name is defined and used (used by analysis)
-    positions     spans <-> LSP ranges
+    positions     spans <-> LSP ranges, in the position encoding agreed with the client
     navigation    definition, references, rename, outline
     presentation  diagnostics, hover, inlay hints, completion, quick fixes
     documents     the open documents, their lines split as the editor splits them

@@ -17,13 +17,13 @@ from ifr.lsp.analysis import (
     unit_suggestions,
 )
 from ifr.lsp.navigation import occurrence_at
-from ifr.lsp.positions import Lines, contains
+from ifr.lsp.positions import UTF16, Lines, contains
 
 _SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning}
 
 
-def diagnostics(result: Result) -> list[types.Diagnostic]:
-    lines = Lines(result.texts)
+def diagnostics(result: Result, encoding: str = UTF16) -> list[types.Diagnostic]:
+    lines = Lines(result.texts, encoding)
     out = []
     for d in result.diagnostics:
         related = [types.DiagnosticRelatedInformation(
@@ -49,9 +49,9 @@ def quick_fixes(uri: str, params: types.CodeActionParams) -> list[types.CodeActi
 
 # --- hover ---------------------------------------------------------------------
 
-def hover(result: Result, line: int, column: int) -> types.Hover | None:
+def hover(result: Result, line: int, column: int, encoding: str = UTF16) -> types.Hover | None:
     """What the name (or the check) under the cursor is."""
-    lines = Lines(result.texts)
+    lines = Lines(result.texts, encoding)
     occ = occurrence_at(result, line, column)
     text = None
     if occ is not None and occ.key is None and occ.unit:
@@ -121,11 +121,11 @@ def _where(span) -> str:
 
 # --- inlay hints ---------------------------------------------------------------
 
-def inlay_hints(result: Result, shown: types.Range) -> list[types.InlayHint]:
+def inlay_hints(result: Result, shown: types.Range, encoding: str = UTF16) -> list[types.InlayHint]:
     """Each computed cell's value at the end of its line (a field's: after the field),
     each check's ✓/✗ and actual value at the end of its line, in the ``shown`` range."""
     first_line, last_line = shown.start.line + 1, shown.end.line + 1
-    lines = Lines(result.texts)
+    lines = Lines(result.texts, encoding)
     hints = []
     for cell in result.cells.values():
         if cell.statement.file != result.path or cell.kind == "input" or cell.value_text is None:
@@ -226,10 +226,10 @@ TOKEN_MODIFIERS = ["declaration"]
 _TOKEN_OF_KIND = {"cell": 0, "field": 1, "function": 2, "record": 3, "module": 4, "table": 6, "scenario": 6}
 
 
-def semantic_tokens(result: Result) -> types.SemanticTokens:
+def semantic_tokens(result: Result, encoding: str = UTF16) -> types.SemanticTokens:
     """Each name of the file as what it resolved to: `token` in `elem / token` is a unit
     (type), `elem` a cell (variable); a TextMate grammar cannot tell them apart."""
-    lines = Lines(result.texts)
+    lines = Lines(result.texts, encoding)
     found = []
     for occ in result.occurrences:
         s = occ.span

@@ -29,9 +29,10 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from ifr import __version__
-from ifr.lsp import navigation, presentation
+from ifr.lsp import navigation, positions, presentation
 from ifr.lsp.analysis import Result, too_large
 from ifr.lsp.documents import SYNC_KIND, Document, utf8_size_over_limit
+from ifr.lsp.positions import Lines
 from ifr.lsp.protocol import IfrProtocol, serve
 from ifr.lsp.worker import AnalysisWorker, Stopped
 
@@ -72,6 +73,14 @@ class IfrServer(LanguageServer):
         finally:
             self.shutdown()
 
+    @property
+    def encoding(self) -> str:
+        """The position encoding agreed with the client at ``initialize`` (UTF-16 before it)."""
+        if not self.protocol.initialized:
+            return positions.UTF16
+        encoding = self.workspace.position_encoding
+        return str(getattr(encoding, "value", encoding) or positions.UTF16)
+
     def open_document(self, uri: str) -> Document | None:
         """The text the editor opened at ``uri``; None before ``initialize`` and for a document not open."""
         if not self.protocol.initialized:
@@ -91,7 +100,7 @@ class IfrServer(LanguageServer):
         if doc.too_large:
             doc.task, doc.result, doc.scope_result = None, too_large(to_fs_path(uri), size), None
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-                uri=uri, diagnostics=presentation.diagnostics(doc.result), version=document.version))
+                uri=uri, diagnostics=presentation.diagnostics(doc.result, self.encoding), version=document.version))
             return
         doc.task = asyncio.ensure_future(self._analyse(uri, doc.version, debounce, cascade))
 
@@ -116,7 +125,7 @@ class IfrServer(LanguageServer):
             # (the line being typed defines nothing yet).
             doc.scope_result = result
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=uri, diagnostics=presentation.diagnostics(result), version=text_version))
+            uri=uri, diagnostics=presentation.diagnostics(result, self.encoding), version=text_version))
         if not cascade:
             return
         for other, odoc in list(self.documents.items()):  # files that import this one see the new text
@@ -179,9 +188,8 @@ class IfrServer(LanguageServer):
 server = IfrServer()
 
 
-def _cursor(result: Result, position: types.Position) -> tuple[int, int]:
-    from ifr.lsp.positions import Lines
-    return Lines(result.texts).column(result.path, position)
+def _cursor(ls: IfrServer, result: Result, position: types.Position) -> tuple[int, int]:
+    return Lines(result.texts, ls.encoding).column(result.path, position)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -210,7 +218,7 @@ async def hover(ls: IfrServer, params: types.HoverParams):
     result = await ls.current(params.text_document.uri)
     if result is None:
         return None
-    return presentation.hover(result, *_cursor(result, params.position))
+    return presentation.hover(result, *_cursor(ls, result, params.position), ls.encoding)
 
 
 @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
@@ -218,13 +226,13 @@ async def inlay_hint(ls: IfrServer, params: types.InlayHintParams):
     result = await ls.current(params.text_document.uri)
     if result is None:
         return []
-    return presentation.inlay_hints(result, params.range)
+    return presentation.inlay_hints(result, params.range, ls.encoding)
 
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
 async def definition(ls: IfrServer, params: types.DefinitionParams):
     result = await ls.current(params.text_document.uri)
-    return navigation.definition(result, *_cursor(result, params.position)) if result else None
+    return navigation.definition(result, *_cursor(ls, result, params.position), ls.encoding) if result else None
 
 
 @server.feature(types.TEXT_DOCUMENT_REFERENCES)
@@ -232,8 +240,8 @@ async def references(ls: IfrServer, params: types.ReferenceParams):
     result = await ls.current(params.text_document.uri)
     if result is None:
         return []
-    return navigation.references(result, await ls.results(), *_cursor(result, params.position),
-                                 params.context.include_declaration)
+    return navigation.references(result, await ls.results(), *_cursor(ls, result, params.position),
+                                 params.context.include_declaration, ls.encoding)
 
 
 def _open_files(ls: IfrServer) -> set[str]:
@@ -245,7 +253,8 @@ async def prepare_rename(ls: IfrServer, params: types.PrepareRenameParams):
     result = await ls.current(params.text_document.uri)
     if result is None:
         return None
-    answer = navigation.prepare_rename(result, *_cursor(result, params.position), _open_files(ls))
+    answer = navigation.prepare_rename(result, *_cursor(ls, result, params.position), _open_files(ls),
+                                       ls.encoding)
     if isinstance(answer, str):
         raise JsonRpcException(answer, code=int(types.LSPErrorCodes.RequestFailed))
     return answer
@@ -256,8 +265,8 @@ async def rename(ls: IfrServer, params: types.RenameParams):
     result = await ls.current(params.text_document.uri)
     if result is None:
         return None
-    answer = navigation.rename(result, await ls.results(), *_cursor(result, params.position), params.new_name,
-                               _open_files(ls))
+    answer = navigation.rename(result, await ls.results(), *_cursor(ls, result, params.position), params.new_name,
+                               _open_files(ls), ls.encoding)
     if isinstance(answer, str):
         raise JsonRpcException(answer, code=int(types.LSPErrorCodes.RequestFailed))
     return answer
@@ -274,31 +283,22 @@ async def completion(ls: IfrServer, params: types.CompletionParams):
         return []   # closed while its analysis was awaited
     lines = document.lines
     line = lines[params.position.line] if params.position.line < len(lines) else ""
-    prefix = _utf16_prefix(line, params.position.character)
+    prefix = positions.prefix(line, params.position.character, ls.encoding)
     return types.CompletionList(is_incomplete=False,
                                 items=presentation.completion(result, doc.scope_result or result, prefix))
-
-
-def _utf16_prefix(line: str, units: int) -> str:
-    count = 0
-    for i, ch in enumerate(line):
-        if count >= units:
-            return line[:i]
-        count += len(ch.encode("utf-16-le", "surrogatepass")) // 2   # a lone surrogate (JSON carries them) is one
-    return line.rstrip("\r\n")
 
 
 @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, types.SemanticTokensLegend(
     token_types=presentation.TOKEN_TYPES, token_modifiers=presentation.TOKEN_MODIFIERS))
 async def semantic_tokens(ls: IfrServer, params: types.SemanticTokensParams):
     result = await ls.current(params.text_document.uri)
-    return presentation.semantic_tokens(result) if result else types.SemanticTokens(data=[])
+    return presentation.semantic_tokens(result, ls.encoding) if result else types.SemanticTokens(data=[])
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 async def document_symbol(ls: IfrServer, params: types.DocumentSymbolParams):
     result = await ls.current(params.text_document.uri)
-    return navigation.document_symbols(result) if result else []
+    return navigation.document_symbols(result, ls.encoding) if result else []
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
