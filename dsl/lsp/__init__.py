@@ -8,6 +8,7 @@ navigation, completion and formatting for .ifr files, over stdio.
     presentation  diagnostics, hover, inlay hints, completion, quick fixes
     documents     the open documents, their lines split as the editor splits them
     protocol      reading messages within bounds; the JSON-RPC errors pygls leaves out
+    worker        the warm analysis processes, stopped cooperatively
     server        documents, scheduling off the event loop, the handlers
 """
 from __future__ import annotations

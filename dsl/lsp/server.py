@@ -6,10 +6,11 @@ document that is not open gets an empty answer (null, or an empty list), and
 nothing is read from its URI.  The messages themselves are read by
 :mod:`ifr.lsp.protocol`, within bounds.
 
-Analyses run in one worker process (the engine keeps shared parser state, so
-one owner runs it, and a process can be stopped when an analysis of an old
-text runs long), after a short debounce; a result for a version that has
-since changed is dropped.  Requests wait for the analysis of the latest
+Analyses run in one warm worker process (the engine keeps shared parser
+state, so one owner runs it; :mod:`ifr.lsp.worker` stops an analysis of an old
+text that runs long, cooperatively, and keeps a warm reserve), after a short
+debounce; a result for a version that has since changed is dropped, and the
+latest version is always analysed (a stop that hits it is retried).  Requests wait for the analysis of the latest
 version, so an answer never describes text the editor no longer shows.
 """
 from __future__ import annotations
@@ -138,15 +139,18 @@ class IfrServer(LanguageServer):
         doc = self.documents[uri]
 
         def run() -> Result | None:
-            if doc.version != version:
-                return None  # superseded while it waited for the worker
-            self.running = (uri, version)
-            try:
-                return self.analysis.analyse(to_fs_path(uri), text, buffers)
-            except Stopped:
-                return None
-            finally:
-                self.running = None
+            for _attempt in range(3):   # a text that kills its process each time is not tried forever
+                if doc.version != version or uri not in self.documents:
+                    return None   # superseded while it waited for the worker
+                self.running = (uri, version)
+                try:
+                    return self.analysis.analyse(to_fs_path(uri), text, buffers)
+                except Stopped:
+                    continue   # a stop meant for the analysis before it, or its process died: the latest
+                    # text is always analysed
+                finally:
+                    self.running = None
+            return None
 
         if self.analysis is None:
             self.analysis = AnalysisWorker()
