@@ -9,8 +9,9 @@ nothing is read from its URI.  The messages themselves are read by
 Analyses run in one warm worker process (the engine keeps shared parser
 state, so one owner runs it; :mod:`ifr.lsp.worker` stops an analysis of an old
 text that runs long, cooperatively, and keeps a warm reserve), after a short
-debounce; a result for a version that has since changed is dropped, and the
-latest version is always analysed (a stop that hits it is retried).  Requests wait for the analysis of the latest
+debounce; a result for a version that has since changed is still published
+(with its version: it is newer than what the editor shows), and the latest
+version is always analysed (a stop that hits it is retried).  Requests wait for the analysis of the latest
 version, so an answer never describes text the editor no longer shows.
 """
 from __future__ import annotations
@@ -117,8 +118,13 @@ class IfrServer(LanguageServer):
         text_version = document.version
         buffers = {to_fs_path(u): self.open_document(u).source for u in self._buffers()}
         result = await self._in_worker(uri, version, document.source, buffers)
-        if result is None or doc.version != version or uri not in self.documents:
-            return  # stale
+        if result is None or uri not in self.documents:
+            return  # stopped, or the document was closed
+        # An analysis of a text typed over since is still newer than what the editor shows: it is
+        # published with its version (while someone types faster than analyses run, every result
+        # would otherwise be dropped and no diagnostics arrive until the typing stops); the newer
+        # text's analysis follows.
+        stale = doc.version != version
         doc.result = result
         mid_statement = any(d.code in ("syntax", "unclosed-bracket") for d in result.diagnostics)
         if result.scope and not (mid_statement and doc.scope_result is not None):
@@ -127,7 +133,7 @@ class IfrServer(LanguageServer):
             doc.scope_result = result
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, diagnostics=presentation.diagnostics(result, self.encoding), version=text_version))
-        if not cascade:
+        if stale or not cascade:
             return
         for other, odoc in list(self.documents.items()):  # files that import this one see the new text
             if other != uri and odoc.result is not None and result.path in odoc.result.files:

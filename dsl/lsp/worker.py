@@ -6,7 +6,9 @@ can.  The server sends (ticket, path, text, buffers) and receives (ticket,
 Result or None); a Result is plain data.
 
 Stopping is cooperative first: when a newer text is waiting and the running
-analysis has taken longer than ``PATIENCE`` seconds, the server names that
+analysis has taken longer than its patience (``PATIENCE`` seconds, or twice
+the median time of the last analyses if that is longer: an analysis about
+to finish is worth its diagnostics, the server publishes them), the server names that
 analysis's ticket in a shared value and sends the process SIGINT; the
 process's handler raises only if the named ticket is the one it is running
 (so a late signal never stops the next analysis), the analysis unwinds, the
@@ -22,10 +24,12 @@ import logging
 import multiprocessing
 import os
 import signal
+import statistics
 import sys
 import tempfile
 import threading
 import time
+from collections import deque
 
 from ifr.lsp.analysis import Result
 
@@ -116,6 +120,7 @@ class AnalysisWorker:
         self.interrupted_at: float | None = None
         self.restarts = 0                   # processes killed (a cooperative stop is no restart)
         self.stops = 0                      # analyses stopped cooperatively
+        self.durations: deque[float] = deque(maxlen=5)   # of the last analyses that finished
         self.current = _Process(self.context)
         self.reserve: _Process | None = None
 
@@ -155,6 +160,8 @@ class AnalysisWorker:
                 raise Stopped() from None
             finally:
                 with self.state:
+                    if self.started_at is not None and self.interrupted_at is None:
+                        self.durations.append(time.monotonic() - self.started_at)
                     self.started_at = None
             if self.reserve is None:   # after the first analysis, not competing with it
                 with self.state:
@@ -163,13 +170,17 @@ class AnalysisWorker:
                 raise Stopped()
             return result
 
+    def patience(self) -> float:
+        """How long an analysis of an outdated text may run before it is asked to stop."""
+        return max(PATIENCE, 2 * statistics.median(self.durations)) if self.durations else PATIENCE
+
     def stop_if_slow(self) -> bool:
         """Stop the running analysis if it has run longer than PATIENCE: ask it to stop, and kill its
         process if it has not within GRACE seconds of being asked; whether it did either."""
         with self.state:
             started = self.started_at
             now = time.monotonic()
-            if started is None or now - started < PATIENCE:
+            if started is None or now - started < self.patience():
                 return False
             if self.interrupted_at is None:
                 self.interrupted_at = now
