@@ -282,7 +282,7 @@ async def rename(ls: IfrServer, params: types.RenameParams):
     return answer
 
 
-@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", " "]))
+@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", "/", "*"]))
 async def completion(ls: IfrServer, params: types.CompletionParams):
     uri = params.text_document.uri
     result = await ls.current(uri)
@@ -295,7 +295,8 @@ async def completion(ls: IfrServer, params: types.CompletionParams):
     line = lines[params.position.line] if params.position.line < len(lines) else ""
     prefix = positions.prefix(line, params.position.character, ls.encoding)
     return types.CompletionList(is_incomplete=False,
-                                items=presentation.completion(result, doc.scope_result or result, prefix))
+                                items=presentation.completion(result, doc.scope_result or result, prefix,
+                                                              params.position.line, ls.encoding))
 
 
 @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, types.SemanticTokensLegend(

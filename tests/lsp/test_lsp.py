@@ -341,7 +341,7 @@ async def test_completion_offers_a_function_with_its_parameters(client: Language
     answer = await client.text_document_completion_async(types.CompletionParams(
         text_document=doc(uri), position=types.Position(line=line, character=len("t_handoff    = "))))
     items = {i.label: i for i in answer.items}
-    assert items["transfer_time"].insert_text.startswith("transfer_time(${1:")
+    assert items["transfer_time"].text_edit.new_text.startswith("transfer_time(${1:")
     assert items["kv_state"].detail == "1.125 GiB"
 
 
