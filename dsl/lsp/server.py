@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from lsprotocol import types
+from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
@@ -41,6 +42,7 @@ from ifr.lsp.worker import AnalysisWorker, Stopped
 logger = logging.getLogger(__name__)
 
 DEBOUNCE_SECONDS = 0.02
+REFRESH_SECONDS = 0.05   # refresh requests wait this long, to be sent once for a burst of re-analyses
 # A request waits this long for the analysis of the latest text, then answers from the one before.
 WAIT_SECONDS = 2.0
 
@@ -61,6 +63,7 @@ class IfrServer(LanguageServer):
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ifr-analysis")  # waits on the process
         self.analysis: AnalysisWorker | None = None
         self.running: tuple[str, int] | None = None   # (uri, version) being analysed
+        self._refresh_pending = False
 
     def start_io(self, stdin=None, stdout=None) -> None:
         """Serve over stdio until the input ends or the client says exit (pygls' loop, with a bounded reader)."""
@@ -133,7 +136,10 @@ class IfrServer(LanguageServer):
             doc.scope_result = result
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, diagnostics=presentation.diagnostics(result, self.encoding), version=text_version))
-        if stale or not cascade:
+        if stale:
+            return
+        if not cascade:   # analysed again because a file it reads changed: hints and colours too
+            self.refresh_views()
             return
         for other, odoc in list(self.documents.items()):  # files that import this one see the new text
             if other != uri and odoc.result is not None and result.path in odoc.result.files:
@@ -167,6 +173,29 @@ class IfrServer(LanguageServer):
                 self.analysis.stop_if_slow()
             await asyncio.wait([pending], timeout=0.1)
         return pending.result()
+
+    def refresh_views(self) -> None:
+        """Ask the client to ask again for inlay hints and semantic tokens (all documents: the
+        protocol has no finer request), once for a burst of re-analyses, if it can."""
+        if self._refresh_pending:
+            return
+        self._refresh_pending = True
+
+        def send() -> None:
+            self._refresh_pending = False
+            capabilities = self.protocol.client_capabilities
+            if get_capability(capabilities, "workspace.inlay_hint.refresh_support", False):
+                self.workspace_inlay_hint_refresh(None)
+            if get_capability(capabilities, "workspace.semantic_tokens.refresh_support", False):
+                self.workspace_semantic_tokens_refresh(None)
+
+        asyncio.get_running_loop().call_later(REFRESH_SECONDS, send)
+
+    def reanalyse_readers(self, path: str) -> None:
+        """Analyse again the open documents that read ``path`` (a file changed on disk or in its buffer)."""
+        for other, doc in list(self.documents.items()):
+            if doc.result is not None and path in doc.result.files and os.path.abspath(to_fs_path(other)) != path:
+                self.schedule(other, cascade=False)
 
     def _buffers(self) -> list[str]:
         """The open documents other analyses read from their buffers (not one too large to analyse)."""
@@ -210,6 +239,37 @@ def did_open(ls: IfrServer, params: types.DidOpenTextDocumentParams):
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: IfrServer, params: types.DidChangeTextDocumentParams):
     ls.schedule(params.text_document.uri)
+
+
+@server.feature(types.INITIALIZED)
+async def initialized(ls: IfrServer, params: types.InitializedParams):
+    """Watch the workspace's .ifr files, if the client can register watchers."""
+    if get_capability(ls.protocol.client_capabilities, "workspace.did_change_watched_files.dynamic_registration",
+                      False):
+        try:
+            await ls.client_register_capability_async(types.RegistrationParams(registrations=[types.Registration(
+                id="ifr-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                    watchers=[types.FileSystemWatcher(glob_pattern="**/*.ifr")]))]))
+        except Exception as exc:   # a client that refuses: files changed on disk are seen on the next edit
+            logger.warning("the client did not register file watchers: %s", exc)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: IfrServer, params: types.DidChangeWatchedFilesParams):
+    """A file changed on disk: the open documents that read it are analysed again (a document open
+    in the editor is read from its buffer, so its own change on disk is not its text); a file created
+    or deleted may be a module a `use` names, so then every open document is."""
+    created_or_deleted = False
+    for change in params.changes:
+        if not change.uri.startswith("file:"):
+            continue
+        if change.type != types.FileChangeType.Changed:
+            created_or_deleted = True
+        ls.reanalyse_readers(os.path.abspath(to_fs_path(change.uri)))
+    if created_or_deleted:
+        for uri in list(ls.documents):
+            ls.schedule(uri, cascade=False)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
