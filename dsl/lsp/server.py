@@ -123,11 +123,14 @@ class IfrServer(LanguageServer):
         result = await self._in_worker(uri, version, document.source, buffers)
         if result is None or uri not in self.documents:
             return  # stopped, or the document was closed
-        # An analysis of a text typed over since is still newer than what the editor shows: it is
-        # published with its version (while someone types faster than analyses run, every result
-        # would otherwise be dropped and no diagnostics arrive until the typing stops); the newer
-        # text's analysis follows.
-        stale = doc.version != version
+        if doc.version != version:
+            # A text typed over since is still newer than what the editor shows: its diagnostics are
+            # published with its version (while someone types faster than analyses run, every result
+            # would otherwise be dropped and none arrive until the typing stops); requests keep
+            # waiting for the newer text's analysis, which follows.
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                uri=uri, diagnostics=presentation.diagnostics(result, self.encoding), version=text_version))
+            return
         doc.result = result
         mid_statement = any(d.code in ("syntax", "unclosed-bracket") for d in result.diagnostics)
         if result.scope and not (mid_statement and doc.scope_result is not None):
@@ -136,8 +139,6 @@ class IfrServer(LanguageServer):
             doc.scope_result = result
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, diagnostics=presentation.diagnostics(result, self.encoding), version=text_version))
-        if stale:
-            return
         if not cascade:   # analysed again because a file it reads changed: hints and colours too
             self.refresh_views()
             return
