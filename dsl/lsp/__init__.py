@@ -5,6 +5,7 @@ navigation, completion and formatting for .ifr files, over stdio.
     occurrences   where each name is defined and used (used by analysis)
     positions     spans <-> LSP ranges, in the position encoding agreed with the client
     navigation    definition, references, rename, outline
+    workspace_files  the .ifr files under the workspace folders (rename and references reach closed ones)
     presentation  diagnostics, hover, inlay hints, completion, quick fixes
     documents     the open documents, their lines split as the editor splits them
     protocol      reading messages within bounds; the JSON-RPC errors pygls leaves out

@@ -80,14 +80,17 @@ def prepare_rename(result: Result, line: int, column: int, open_files: set[str],
     symbol = result.symbols.get(occ.key) if occ is not None and occ.key else None
     if symbol is None or symbol.kind not in RENAMEABLE:
         return "only a cell, a field, a record or a function can be renamed"
+    if _in_stdlib(symbol.span.file):
+        return f"`{symbol.name}` is a name of the standard library ({symbol.span.file}); it is not renamed"
     if symbol.span.file not in open_files:
-        return f"`{symbol.name}` is defined in {symbol.span.file}, which is not open"
+        return f"`{symbol.name}` is defined in {symbol.span.file}, which is neither open nor in the workspace"
     return Lines(result.texts, encoding).range(occ.span)
 
 
 def rename(result: Result, results: list[Result], line: int, column: int, new_name: str,
            open_files: set[str], encoding: str = UTF16) -> types.WorkspaceEdit | str:
-    """Edits renaming the symbol under the cursor in every open file, or why not."""
+    """Edits renaming the symbol under the cursor in every file of ``open_files`` (the files that may be
+    edited: the open ones and the workspace's), or why not."""
     checked = prepare_rename(result, line, column, open_files, encoding)
     if isinstance(checked, str):
         return checked
@@ -171,6 +174,13 @@ def _name_rule() -> tuple[str, frozenset[str]]:
 def _stdlib_modules() -> frozenset[str]:
     return frozenset(f.name[: -len(".ifr")] for f in resources.files("ifr.stdlib").iterdir()
                      if f.name.endswith(".ifr"))
+
+
+def _in_stdlib(file: str) -> bool:
+    import os
+
+    from ifr import stdlib
+    return os.path.dirname(os.path.abspath(file)) == os.path.dirname(os.path.abspath(stdlib.__file__))
 
 
 def _is_unit(name: str) -> bool:

@@ -32,7 +32,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from ifr import __version__
-from ifr.lsp import navigation, positions, presentation
+from ifr.lsp import navigation, positions, presentation, workspace_files
 from ifr.lsp.analysis import Result, too_large
 from ifr.lsp.documents import SYNC_KIND, Document, utf8_size_over_limit
 from ifr.lsp.positions import Lines
@@ -198,6 +198,41 @@ class IfrServer(LanguageServer):
             if doc.result is not None and path in doc.result.files and os.path.abspath(to_fs_path(other)) != path:
                 self.schedule(other, cascade=False)
 
+    def folders(self) -> list[str]:
+        """The workspace folders' paths (the root's when the client named no folder)."""
+        if not self.protocol.initialized:
+            return []
+        folders = [to_fs_path(f.uri) for f in self.workspace.folders.values()]
+        if not folders and self.workspace.root_path:
+            folders = [self.workspace.root_path]
+        return [f for f in folders if f]
+
+    async def workspace_results(self, result: Result, line: int, column: int) -> list[Result]:
+        """The open documents' analyses, and those of the workspace's files not open whose text names
+        the symbol at (line, column): a rename or a search for references reaches a closed importer."""
+        results = await self.results()
+        symbol = navigation.symbol_at(result, line, column)
+        if symbol is None:
+            return results
+        opened = {os.path.abspath(to_fs_path(u)) for u in self.documents}
+        word = symbol.name.rsplit(".", 1)[-1]
+        module = os.path.splitext(os.path.basename(symbol.span.file))[0]   # a file that reads it names it
+        closed = [f for f in workspace_files.ifr_files(self.folders()) if _absolute(f) not in opened]
+        if module != word:
+            named = {f for f, _text in workspace_files.naming(closed, module)}
+            closed = [f for f in closed if f in named or _absolute(f) == _absolute(symbol.span.file)]
+        buffers = {to_fs_path(u): self.open_document(u).source for u in self._buffers()}
+        loop = asyncio.get_running_loop()
+        if self.analysis is None:
+            self.analysis = AnalysisWorker()
+        for path, text in workspace_files.naming(closed, word):
+            try:
+                results.append(await loop.run_in_executor(
+                    self.worker, lambda p=path, t=text: self.analysis.analyse(p, t, buffers)))
+            except Stopped:
+                continue
+        return results
+
     def _buffers(self) -> list[str]:
         """The open documents other analyses read from their buffers (not one too large to analyse)."""
         return [u for u, d in self.documents.items() if not d.too_large and self.open_document(u) is not None]
@@ -311,12 +346,22 @@ async def references(ls: IfrServer, params: types.ReferenceParams):
     result = await ls.current(params.text_document.uri)
     if result is None:
         return []
-    return navigation.references(result, await ls.results(), *_cursor(ls, result, params.position),
+    line, column = _cursor(ls, result, params.position)
+    return navigation.references(result, await ls.workspace_results(result, line, column), line, column,
                                  params.context.include_declaration, ls.encoding)
+
+
+def _absolute(path: str) -> str:
+    return os.path.normpath(os.path.abspath(path))
 
 
 def _open_files(ls: IfrServer) -> set[str]:
     return {os.path.abspath(to_fs_path(u)) for u in ls.documents}
+
+
+def _editable(ls: IfrServer) -> set[str]:
+    """The files a rename may edit: the open ones and every .ifr under the workspace folders."""
+    return _open_files(ls) | {_absolute(f) for f in workspace_files.ifr_files(ls.folders())}
 
 
 @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
@@ -324,7 +369,7 @@ async def prepare_rename(ls: IfrServer, params: types.PrepareRenameParams):
     result = await ls.current(params.text_document.uri)
     if result is None:
         return None
-    answer = navigation.prepare_rename(result, *_cursor(ls, result, params.position), _open_files(ls),
+    answer = navigation.prepare_rename(result, *_cursor(ls, result, params.position), _editable(ls),
                                        ls.encoding)
     if isinstance(answer, str):
         raise JsonRpcException(answer, code=int(types.LSPErrorCodes.RequestFailed))
@@ -333,11 +378,13 @@ async def prepare_rename(ls: IfrServer, params: types.PrepareRenameParams):
 
 @server.feature(types.TEXT_DOCUMENT_RENAME)
 async def rename(ls: IfrServer, params: types.RenameParams):
+    """Rename across the workspace: every file that uses the name is edited, open or not."""
     result = await ls.current(params.text_document.uri)
     if result is None:
         return None
-    answer = navigation.rename(result, await ls.results(), *_cursor(ls, result, params.position), params.new_name,
-                               _open_files(ls), ls.encoding)
+    line, column = _cursor(ls, result, params.position)
+    answer = navigation.rename(result, await ls.workspace_results(result, line, column), line, column,
+                               params.new_name, _editable(ls), ls.encoding)
     if isinstance(answer, str):
         raise JsonRpcException(answer, code=int(types.LSPErrorCodes.RequestFailed))
     return answer

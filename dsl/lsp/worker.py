@@ -145,12 +145,12 @@ class AnalysisWorker:
                 with self.state:
                     self._replace()
             process = self.current
-            with self.state:
-                self.ticket += 1
-                ticket = self.ticket
-                self.started_at, self.interrupted_at = time.monotonic(), None
             try:
-                process.wait_ready(None)
+                process.wait_ready(None)   # warming up is not the analysis's time: it is not stopped for it
+                with self.state:
+                    self.ticket += 1
+                    ticket = self.ticket
+                    self.started_at, self.interrupted_at = time.monotonic(), None
                 process.connection.send((ticket, path, text, buffers))
                 while True:
                     answer_ticket, result = process.connection.recv()
