@@ -75,3 +75,35 @@ def test_a_rename_leaves_valid_text_with_the_right_result(seen):
 
 def test_formatting_through_neovim(seen):
     assert seen["formatted"][-2:] == ["zz = 1+2", "yy = zz*3 GB"]
+
+
+def test_the_readmes_neovim_setup_attaches_the_server(tmp_path):
+    """The README's `init.lua`, as a user pastes it (the paths made this repository's), opens a model with
+    its filetype, its syntax, the server attached and inlay hints on."""
+    readme = (HERE.parents[1] / "README.md").read_text(encoding="utf-8")
+    setup = readme.split("```lua\n", 1)[1].split("```", 1)[0]
+    setup = setup.replace("/path/to/ifr", str(HERE.parents[1]))
+    server = ", ".join(json.dumps(part) for part in [sys.executable, "-m", "ifr.cli", "lsp"])
+    assert '{ "ifr", "lsp" }' in setup
+    setup = setup.replace('{ "ifr", "lsp" }', "{ " + server + " }")
+    model = tmp_path / "m.ifr"
+    model.write_text(TEXT, encoding="utf-8")
+    out = tmp_path / "out.txt"
+    init = tmp_path / "init.lua"
+    init.write_text(setup + f'''
+vim.api.nvim_create_autocmd("VimEnter", {{ nested = true, callback = function()
+  vim.cmd.edit({json.dumps(str(model))})
+  local ok = vim.wait(60000, function()
+    return #vim.lsp.get_clients({{ bufnr = 0 }}) > 0 and #vim.diagnostic.get(0) > 0 end, 50)
+  local f = io.open({json.dumps(str(out))}, "w")
+  f:write(table.concat({{ tostring(ok), vim.bo.filetype, tostring(vim.b.current_syntax),
+    tostring(vim.lsp.inlay_hint.is_enabled({{ bufnr = 0 }})) }}, " "))
+  f:close()
+  vim.cmd("qa!")
+end }})
+''', encoding="utf-8")
+    env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state"), XDG_DATA_HOME=str(tmp_path / "data"),
+               XDG_CONFIG_HOME=str(tmp_path / "config"))
+    subprocess.run([NVIM, "--headless", "-n", "-u", str(init)], env=env, timeout=300, check=False,
+                   capture_output=True)
+    assert out.read_text(encoding="utf-8") == "true ifr ifr true"
