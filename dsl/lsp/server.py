@@ -32,7 +32,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from ifr import __version__
-from ifr.lsp import navigation, positions, presentation, workspace_files
+from ifr.lsp import extras, navigation, positions, presentation, workspace_files
 from ifr.lsp.analysis import Result, too_large
 from ifr.lsp.documents import SYNC_KIND, Document, utf8_size_over_limit
 from ifr.lsp.positions import Lines
@@ -418,6 +418,42 @@ async def semantic_tokens(ls: IfrServer, params: types.SemanticTokensParams):
 async def document_symbol(ls: IfrServer, params: types.DocumentSymbolParams):
     result = await ls.current(params.text_document.uri)
     return navigation.document_symbols(result, ls.encoding) if result else []
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
+async def document_highlight(ls: IfrServer, params: types.DocumentHighlightParams):
+    result = await ls.current(params.text_document.uri)
+    return extras.highlights(result, *_cursor(ls, result, params.position), ls.encoding) if result else []
+
+
+@server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
+async def folding_range(ls: IfrServer, params: types.FoldingRangeParams):
+    result = await ls.current(params.text_document.uri)
+    return extras.folding_ranges(result) if result else []
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
+async def document_link(ls: IfrServer, params: types.DocumentLinkParams):
+    result = await ls.current(params.text_document.uri)
+    return extras.document_links(result, ls.encoding) if result else []
+
+
+@server.feature(types.WORKSPACE_SYMBOL)
+async def workspace_symbol(ls: IfrServer, params: types.WorkspaceSymbolParams):
+    return extras.workspace_symbols(await ls.results(), params.query, ls.encoding)
+
+
+@server.feature(types.TEXT_DOCUMENT_SIGNATURE_HELP, types.SignatureHelpOptions(trigger_characters=["(", ","]))
+async def signature_help(ls: IfrServer, params: types.SignatureHelpParams):
+    uri = params.text_document.uri
+    result = await ls.current(uri)
+    doc, document = ls.documents.get(uri), ls.open_document(uri)
+    if result is None or doc is None or document is None:
+        return None
+    lines = document.lines
+    line = lines[params.position.line] if params.position.line < len(lines) else ""
+    return extras.signature_help(doc.scope_result or result, positions.prefix(line, params.position.character,
+                                                                              ls.encoding))
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
