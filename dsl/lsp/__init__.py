@@ -7,6 +7,7 @@ navigation, completion and formatting for .ifr files, over stdio.
     navigation    definition, references, rename, outline
     workspace_files  the .ifr files under the workspace folders (rename and references reach closed ones)
     presentation  diagnostics, hover, inlay hints, completion, quick fixes
+    lenses        code lenses that run explain, table and check
     extras        document highlight, folding ranges, links on `use`, workspace symbols, signature help
     documents     the open documents, their lines split as the editor splits them
     protocol      reading messages within bounds; the JSON-RPC errors pygls leaves out

@@ -32,7 +32,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from ifr import __version__
-from ifr.lsp import extras, navigation, positions, presentation, workspace_files
+from ifr.lsp import extras, lenses, navigation, positions, presentation, workspace_files
 from ifr.lsp.analysis import Result, too_large
 from ifr.lsp.documents import SYNC_KIND, Document, utf8_size_over_limit
 from ifr.lsp.positions import Lines
@@ -454,6 +454,33 @@ async def signature_help(ls: IfrServer, params: types.SignatureHelpParams):
     line = lines[params.position.line] if params.position.line < len(lines) else ""
     return extras.signature_help(doc.scope_result or result, positions.prefix(line, params.position.character,
                                                                               ls.encoding))
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+async def code_lens(ls: IfrServer, params: types.CodeLensParams):
+    result = await ls.current(params.text_document.uri)
+    return lenses.code_lenses(result, ls.encoding) if result else []
+
+
+async def _run_lens(ls: IfrServer, command: str, arguments) -> str:
+    said = await asyncio.get_running_loop().run_in_executor(None, lenses.run, command, list(arguments or []))
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=said))
+    return said
+
+
+@server.command("ifr.explain")
+async def explain_command(ls: IfrServer, *arguments):
+    return await _run_lens(ls, "ifr.explain", arguments)
+
+
+@server.command("ifr.table")
+async def table_command(ls: IfrServer, *arguments):
+    return await _run_lens(ls, "ifr.table", arguments)
+
+
+@server.command("ifr.check")
+async def check_command(ls: IfrServer, *arguments):
+    return await _run_lens(ls, "ifr.check", arguments)
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
