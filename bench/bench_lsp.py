@@ -9,13 +9,23 @@ process on the same file (unedited, so its parse is cached: the baseline is
 favoured), as many times, interleaved with the edits.  Goal: the server's
 median at most 0.5x the baseline's.
 
-    .venv/bin/python bench/bench_lsp.py [--edits 20] [--model models/x.ifr]
+Then typing: ``--keys`` keystrokes (200) at random intervals of 100-300 ms,
+each one character typed at the end of the file as an incremental change
+(new lines `typed_N = <a cell> * N`, half-typed most of the time).  For each
+keystroke, its latency is the time until diagnostics of its text or a later
+one arrive; printed are their median and maximum, the longest gap without
+fresh diagnostics while an edit was waiting, whether the final text's
+diagnostics arrived (they must, every time), and how many worker processes
+were replaced (a stop that is honoured replaces none).
+
+    .venv/bin/python bench/bench_lsp.py [--edits 20] [--keys 200] [--model models/x.ifr]
 """
 from __future__ import annotations
 
 import argparse
 import json
 import queue
+import random
 import re
 import statistics
 import subprocess
@@ -105,9 +115,61 @@ def edits(text: str, count: int) -> list[str]:
     return out
 
 
+def type_keys(server: Server, uri: str, text: str, version: int, keys: int) -> tuple[list[float], float, bool, float]:
+    """Type ``keys`` characters at the end of the document (its text is ``text``, its version
+    ``version - 1``), one every 100-300 ms; (latencies, longest gap, final diagnostics arrived, their delay)."""
+    names = re.findall(r"^([^\W\d]\w*)\s*=", text, flags=re.M)
+    typed = "".join(f"typed_{i} = {names[i % len(names)]} * {i + 2}\n" for i in range(keys))[:keys]
+    server.send("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                           "contentChanges": [{"text": text}]})
+    server.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"].get("version") == version)
+    line, column = len(text.splitlines()), 0
+    sent: list[tuple[int, float]] = []
+    arrivals: list[tuple[float, int]] = []
+    stop = threading.Event()
+    rng = random.Random(33)
+
+    def collect() -> None:
+        while not stop.is_set():
+            try:
+                at, m = server.messages.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri:
+                arrivals.append((at, m["params"].get("version") or 0))
+
+    reader = threading.Thread(target=collect, daemon=True)
+    reader.start()
+    for ch in typed:
+        version += 1
+        position = {"line": line, "character": column}
+        sent.append((version, server.send("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"range": {"start": position, "end": position}, "text": ch}]})))
+        line, column = (line + 1, 0) if ch == "\n" else (line, column + 1)
+        time.sleep(rng.uniform(0.1, 0.3))
+    last = time.perf_counter()
+    deadline = last + 60
+    while not any(v == version for _at, v in arrivals) and time.perf_counter() < deadline:
+        time.sleep(0.02)
+    stop.set()
+    reader.join()
+    final = [at for at, v in arrivals if v == version]
+    latencies = []
+    for v, at in sent:
+        fresh = [a for a, av in arrivals if av >= v and a >= at]
+        latencies.append((fresh[0] if fresh else deadline) - at)
+    # a gap: from the first moment an edit was waiting to the next diagnostics, or between two diagnostics
+    # while one was waiting
+    times = [sent[0][1]] + sorted(a for a, _v in arrivals)
+    gap = max(b - a for a, b in zip(times, times[1:])) if len(times) > 1 else deadline - sent[0][1]
+    return latencies, gap, bool(final), (final[0] - last) if final else float("inf")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--edits", type=int, default=20)
+    parser.add_argument("--keys", type=int, default=200)
     parser.add_argument("--model", default=None)
     args = parser.parse_args()
     model = Path(args.model).resolve() if args.model else largest_model()
@@ -137,6 +199,8 @@ def main() -> None:
         start = time.perf_counter()
         subprocess.run(check, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         check_times.append(time.perf_counter() - start)
+    typing = type_keys(server, uri, edits(text, 1)[0], len(edits(text, args.edits)) + 2, args.keys) \
+        if args.keys else None
     server.close()
 
     s, b = statistics.median(lsp_times), statistics.median(check_times)
@@ -145,6 +209,17 @@ def main() -> None:
     print(f"didChange -> publishDiagnostics: median {s * 1000:7.1f} ms over {len(lsp_times)} edits")
     print(f"fresh `ifr check FILE`         : median {b * 1000:7.1f} ms over {len(check_times)} runs")
     print(f"ratio server / fresh check     : {s / b:.2f}x  (goal <= 0.50x)")
+    if typing is not None:
+        latencies, gap, final, took = typing
+        replaced = b"".join(server.stderr).count(b"replaced by a warm one")
+        print(f"typing, {len(latencies)} keys at 100-300 ms   : latency median {statistics.median(latencies) * 1000:7.1f} ms,"
+              f" max {max(latencies) * 1000:7.1f} ms")
+        print(f"longest gap without fresh diagnostics: {gap * 1000:7.1f} ms")
+        print(f"final text's diagnostics      : {'arrived' if final else 'NEVER ARRIVED'}"
+              f" ({took * 1000:.1f} ms after the last key)")
+        print(f"worker processes replaced     : {replaced}")
+        if not final:
+            sys.exit(1)
 
 
 if __name__ == "__main__":

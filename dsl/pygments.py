@@ -16,9 +16,12 @@ _KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", 
 _NOT_KEYWORD = r"(?!(?:use|section|fn|solve|on|check|within|table|vary|over|by|to|show|scenario|where|maximize|minimize|if|then|else|and|or" \
                r"|not|for|in|as|na)\b)"
 _NUMBER = r"(?:\d[\d_]*(?:\.[\d_]+)?|(?<![\w.])\.\d[\d_]*)(?:[eE][+-]?\d+)?"
-_UNIT = r"[^\W\d]\w*(?:[*/^][\w.^]+)*"
+# After `*`, `/` or `^`: letters, digits, `^` and a dot only before a digit (`s^0.5`), so that the
+# range `1 GB/s..1 TB/s` ends the unit at `s`.
+_UNIT_PART = r"(?:[\w^]|\.(?=\d))+"
+_UNIT = r"[^\W\d]\w*(?:[*/^]" + _UNIT_PART + r")*"
 # A display unit may also be a reciprocal and bracketed: `in 1/s`, `in 1/(GPU*h)`.
-_DISPLAY_UNIT = r"(?:1/)?(?:[^\W\d]\w*|\([\w*/^]+\))(?:[*/^](?:[\w.^]+|\([\w*/^]+\)))*"
+_DISPLAY_UNIT = r"(?:1/)?(?:[^\W\d]\w*|\([\w*/^]+\))(?:[*/^](?:" + _UNIT_PART + r"|\([\w*/^]+\)))*"
 
 
 class IfrLexer(RegexLexer):

@@ -18,6 +18,11 @@ SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "ifr.cli", "ls
 
 
 async def start(client: LanguageClient) -> None:
+    for method in (types.CLIENT_REGISTER_CAPABILITY, types.WORKSPACE_INLAY_HINT_REFRESH,
+                   types.WORKSPACE_SEMANTIC_TOKENS_REFRESH):
+        # the capabilities below say the client registers file watchers and refreshes when asked: it does
+        if method not in client.protocol.fm.features:
+            client.feature(method)(lambda _params: None)
     await client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=ROOT.as_uri()))
 

@@ -59,6 +59,7 @@ class Diagnostic:
     notes: list[str] = field(default_factory=list)
     related: list[tuple[Span, str]] = field(default_factory=list)   # (where, what)
     replacement: str | None = None   # a did-you-mean fix for ``span``
+    replaced: Span | None = None     # the word in ``span`` the fix replaces, when the span is wider
 
 
 @pickled_by_fields
@@ -217,8 +218,28 @@ def _diagnostic(path: str, program, error: IfrError, severity: str) -> Diagnosti
         span = _use_leading_to(span.file, program) or Span(path, 1, 1, 1, 1)
         match = None
     message = "\n".join([error.message] + [f"note: {n}" for n in error.notes] + ([f"hint: {hint}"] if hint else []))
-    return Diagnostic(severity, error.code, message, span, hint, list(error.notes), related,
-                      match.group(1) if match else None)
+    replacement = match.group(1) if match else None
+    replaced = None
+    if replacement is not None and program is not None:
+        replaced = _misspelt_word(span, program.text, error.message)
+    return Diagnostic(severity, error.code, message, span, hint, list(error.notes), related, replacement, replaced)
+
+
+def _misspelt_word(span: Span, text: str, message: str) -> Span | None:
+    """Within a span wider than one word (`use hardwre: a100`), the word the message names in backticks
+    (`hardwre`), so that a did-you-mean fix replaces only that word; None if it is not found once."""
+    if span.line != span.end_line:
+        return None
+    lines = text.splitlines()
+    if not 0 < span.line <= len(lines):
+        return None
+    inside = lines[span.line - 1][span.column - 1: span.end_column - 1]
+    for word in re.findall(r"`([^`\s]+)`", message):
+        found = [m.start() for m in re.finditer(r"(?<![\w.])" + re.escape(word) + r"(?![\w])", inside)]
+        if len(found) == 1 and inside != word:
+            start = span.column + found[0]
+            return Span(span.file, span.line, start, span.line, start + len(word))
+    return None
 
 
 def _use_leading_to(file: str, program) -> Span | None:
@@ -308,8 +329,18 @@ def describe_unit(text: str) -> str | None:
         return None
     if dim.dimensionless:
         return f"`{text}`: a plain number, {format_number(size, 6)}"
-    base = auto_unit(dim, 1.0)
-    return f"`{text}`: {dim}; 1 {text} = {format_number(size, 6)} {base}"
+    # The size in a readable unit of the dimension, the number converted to it (never a count of bits
+    # labelled with another unit); a thousandth of a byte reads better as bits.
+    shown = auto_unit(dim, size)
+    if shown.startswith("mB"):
+        shown = "bit" + shown[2:]
+    try:
+        factor = unit(shown)[0] if shown else 0.0
+    except IfrError:
+        factor = 0.0
+    if not factor or shown == text:
+        return f"`{text}`: {dim}"
+    return f"`{text}`: {dim}; 1 {text} = {format_number(size / factor, 6)} {shown}"
 
 
 _UNIT_BASES = ("B", "bit", "FLOP", "s", "W", "J", "Hz")

@@ -9,7 +9,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from ifr.lsp.analysis import BUILTIN_FUNCTIONS, Occurrence, Result, Symbol
-from ifr.lsp.positions import Lines, contains
+from ifr.lsp.positions import UTF16, Lines, contains
 
 RENAMEABLE = ("cell", "field", "function", "record")
 
@@ -33,11 +33,11 @@ def location(symbol_span, lines: Lines) -> types.Location:
     return types.Location(uri=from_fs_path(symbol_span.file), range=lines.range(symbol_span))
 
 
-def definition(result: Result, line: int, column: int) -> types.Location | None:
+def definition(result: Result, line: int, column: int, encoding: str = UTF16) -> types.Location | None:
     symbol = symbol_at(result, line, column)
     if symbol is None:
         return None
-    return location(symbol.span, Lines(result.texts))
+    return location(symbol.span, Lines(result.texts, encoding))
 
 
 def _identity(symbol: Symbol) -> tuple:
@@ -62,33 +62,36 @@ def occurrences_of(symbol: Symbol, results: list[Result], include_definition: bo
 
 
 def references(result: Result, results: list[Result], line: int, column: int,
-               include_declaration: bool) -> list[types.Location]:
+               include_declaration: bool, encoding: str = UTF16) -> list[types.Location]:
     symbol = symbol_at(result, line, column)
     if symbol is None:
         return []
     texts = {}
     for r in results:
         texts.update(r.texts)
-    lines = Lines(texts)
+    lines = Lines(texts, encoding)
     found = occurrences_of(symbol, results, include_declaration)
     return [location(o.span, lines) for o in sorted(found, key=lambda o: (o.span.file, o.span.line, o.span.column))]
 
 
-def prepare_rename(result: Result, line: int, column: int, open_files: set[str]):
+def prepare_rename(result: Result, line: int, column: int, open_files: set[str], encoding: str = UTF16):
     """The range of the name to rename, or an error message saying why it cannot be."""
     occ = occurrence_at(result, line, column)
     symbol = result.symbols.get(occ.key) if occ is not None and occ.key else None
     if symbol is None or symbol.kind not in RENAMEABLE:
         return "only a cell, a field, a record or a function can be renamed"
+    if _in_stdlib(symbol.span.file):
+        return f"`{symbol.name}` is a name of the standard library ({symbol.span.file}); it is not renamed"
     if symbol.span.file not in open_files:
-        return f"`{symbol.name}` is defined in {symbol.span.file}, which is not open"
-    return Lines(result.texts).range(occ.span)
+        return f"`{symbol.name}` is defined in {symbol.span.file}, which is neither open nor in the workspace"
+    return Lines(result.texts, encoding).range(occ.span)
 
 
 def rename(result: Result, results: list[Result], line: int, column: int, new_name: str,
-           open_files: set[str]) -> types.WorkspaceEdit | str:
-    """Edits renaming the symbol under the cursor in every open file, or why not."""
-    checked = prepare_rename(result, line, column, open_files)
+           open_files: set[str], encoding: str = UTF16) -> types.WorkspaceEdit | str:
+    """Edits renaming the symbol under the cursor in every file of ``open_files`` (the files that may be
+    edited: the open ones and the workspace's), or why not."""
+    checked = prepare_rename(result, line, column, open_files, encoding)
     if isinstance(checked, str):
         return checked
     symbol = symbol_at(result, line, column)
@@ -98,7 +101,7 @@ def rename(result: Result, results: list[Result], line: int, column: int, new_na
     texts = {}
     for r in results:
         texts.update(r.texts)
-    lines = Lines(texts)
+    lines = Lines(texts, encoding)
     changes: dict[str, list[types.TextEdit]] = {}
     for occ in occurrences_of(symbol, results):
         if occ.span.file in open_files:
@@ -173,6 +176,13 @@ def _stdlib_modules() -> frozenset[str]:
                      if f.name.endswith(".ifr"))
 
 
+def _in_stdlib(file: str) -> bool:
+    import os
+
+    from ifr import stdlib
+    return os.path.dirname(os.path.abspath(file)) == os.path.dirname(os.path.abspath(stdlib.__file__))
+
+
 def _is_unit(name: str) -> bool:
     from ifr.errors import IfrError
     from ifr.semantics.units import unit
@@ -188,9 +198,9 @@ _KINDS = {"cell": types.SymbolKind.Variable, "field": types.SymbolKind.Field, "r
           "scenario": types.SymbolKind.Namespace}
 
 
-def document_symbols(result: Result) -> list[types.DocumentSymbol]:
+def document_symbols(result: Result, encoding: str = UTF16) -> list[types.DocumentSymbol]:
     """Sections holding their cells, records (with fields), functions, tables, scenarios and checks."""
-    lines = Lines(result.texts)
+    lines = Lines(result.texts, encoding)
     own = [s for s in result.symbols.values() if s.span.file == result.path and s.kind in _KINDS
            and s.kind != "field"]
     items = []

@@ -17,13 +17,13 @@ from ifr.lsp.analysis import (
     unit_suggestions,
 )
 from ifr.lsp.navigation import occurrence_at
-from ifr.lsp.positions import Lines, contains
+from ifr.lsp.positions import UTF16, Lines, contains, units
 
 _SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning}
 
 
-def diagnostics(result: Result) -> list[types.Diagnostic]:
-    lines = Lines(result.texts)
+def diagnostics(result: Result, encoding: str = UTF16) -> list[types.Diagnostic]:
+    lines = Lines(result.texts, encoding)
     out = []
     for d in result.diagnostics:
         related = [types.DiagnosticRelatedInformation(
@@ -31,17 +31,33 @@ def diagnostics(result: Result) -> list[types.Diagnostic]:
             for span, text in d.related]
         out.append(types.Diagnostic(range=lines.range(d.span), message=d.message, severity=_SEVERITY[d.severity],
                                     code=d.code, source="ifr", related_information=related or None,
-                                    data={"replacement": d.replacement} if d.replacement else None))
+                                    data=_fix_data(d, lines)))
     return out
 
 
+def _fix_data(d, lines: Lines) -> dict | None:
+    if not d.replacement:
+        return None
+    data = {"replacement": d.replacement}
+    if d.replaced is not None:   # `use hardwre: a100`: only `hardwre` is replaced
+        r = lines.range(d.replaced)
+        data["range"] = [r.start.line, r.start.character, r.end.line, r.end.character]
+    return data
+
+
 def quick_fixes(uri: str, params: types.CodeActionParams) -> list[types.CodeAction]:
-    """`did you mean X?` -> replace the underlined text with X."""
+    """`did you mean X?` -> replace the misspelt word (the underlined text, or the word in it) with X."""
     out = []
     for d in params.context.diagnostics:
-        replacement = d.data.get("replacement") if isinstance(d.data, dict) else None
-        if replacement:
-            edit = types.WorkspaceEdit(changes={uri: [types.TextEdit(range=d.range, new_text=replacement)]})
+        data = d.data if isinstance(d.data, dict) else {}
+        replacement = data.get("replacement")
+        if replacement and isinstance(replacement, str):
+            where = data.get("range")
+            target = d.range
+            if isinstance(where, list) and len(where) == 4 and all(isinstance(n, int) and n >= 0 for n in where):
+                target = types.Range(start=types.Position(line=where[0], character=where[1]),
+                                     end=types.Position(line=where[2], character=where[3]))
+            edit = types.WorkspaceEdit(changes={uri: [types.TextEdit(range=target, new_text=replacement)]})
             out.append(types.CodeAction(title=f"Replace with `{replacement}`", kind=types.CodeActionKind.QuickFix,
                                         diagnostics=[d], edit=edit, is_preferred=True))
     return out
@@ -49,9 +65,9 @@ def quick_fixes(uri: str, params: types.CodeActionParams) -> list[types.CodeActi
 
 # --- hover ---------------------------------------------------------------------
 
-def hover(result: Result, line: int, column: int) -> types.Hover | None:
+def hover(result: Result, line: int, column: int, encoding: str = UTF16) -> types.Hover | None:
     """What the name (or the check) under the cursor is."""
-    lines = Lines(result.texts)
+    lines = Lines(result.texts, encoding)
     occ = occurrence_at(result, line, column)
     text = None
     if occ is not None and occ.key is None and occ.unit:
@@ -121,11 +137,11 @@ def _where(span) -> str:
 
 # --- inlay hints ---------------------------------------------------------------
 
-def inlay_hints(result: Result, shown: types.Range) -> list[types.InlayHint]:
+def inlay_hints(result: Result, shown: types.Range, encoding: str = UTF16) -> list[types.InlayHint]:
     """Each computed cell's value at the end of its line (a field's: after the field),
     each check's ✓/✗ and actual value at the end of its line, in the ``shown`` range."""
     first_line, last_line = shown.start.line + 1, shown.end.line + 1
-    lines = Lines(result.texts)
+    lines = Lines(result.texts, encoding)
     hints = []
     for cell in result.cells.values():
         if cell.statement.file != result.path or cell.kind == "input" or cell.value_text is None:
@@ -164,22 +180,79 @@ _KIND = {"cell": types.CompletionItemKind.Variable, "field": types.CompletionIte
          "scenario": types.CompletionItemKind.Variable}
 
 
-def completion(result: Result, scope_result: Result, line_text: str) -> list[types.CompletionItem]:
-    """What may come at the end of ``line_text``; names come from ``scope_result``,
-    the latest analysis of the file in which the names resolved."""
+def completion(result: Result, scope_result: Result, line_text: str, line: int = 0,
+               encoding: str = UTF16) -> list[types.CompletionItem]:
+    """What may come at the end of ``line_text`` (line ``line`` up to the cursor), each item with the
+    edit that replaces the word being typed (`3 GB/` + `GB/s` gives `3 GB/s`); nothing inside a comment
+    or a string.  Names come from ``scope_result``, the latest analysis of the file in which the names
+    resolved."""
+    if _in_comment_or_string(line_text):
+        return []
+    items, typed = _completion(result, scope_result, line_text)
+    start = types.Position(line=line, character=units(line_text[: len(line_text) - typed], encoding))
+    end = types.Position(line=line, character=units(line_text, encoding))
+    for item in items:
+        item.text_edit = types.TextEdit(range=types.Range(start=start, end=end),
+                                        new_text=item.insert_text or item.label)
+        item.insert_text = None
+    return items
+
+
+def _in_comment_or_string(line_text: str) -> bool:
+    """Whether the end of ``line_text`` is in a `# comment` or a `"string"` (or a docstring's line)."""
+    if line_text.count('"""') % 2 == 1:
+        return True
+    quoted = False
+    i = 0
+    while i < len(line_text):
+        ch = line_text[i]
+        if quoted and ch == "\\":
+            i += 2
+            continue
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "#" and not quoted:
+            return True
+        i += 1
+    return quoted
+
+
+_WORD = re.compile(r"\w*$")
+_UNIT_TAIL = re.compile(r"[\w/*^%µ]*$")
+
+
+def _completion(result: Result, scope_result: Result, line_text: str) -> tuple[list[types.CompletionItem], int]:
+    """The items, and how many characters at the end of ``line_text`` they replace."""
+    word = len(_WORD.search(line_text).group())
     if _USE.match(line_text):
         return [types.CompletionItem(label=name, kind=types.CompletionItemKind.Module, detail=path)
-                for name, path in available_modules(result.path)]
+                for name, path in available_modules(result.path)], len(re.search(r"[\w.]*$", line_text).group())
     m = _USE_NAMES.match(line_text)
     if m:
         module = scope_result.symbols.get(f"module:{m.group(1).replace('.', '_')}")
-        return _items(scope_result, module.members if module else {})
+        return _items(scope_result, module.members if module else {}), word
     m = _DOTTED.search(line_text)
     if m:
-        return _items(scope_result, _members(scope_result, m.group(1).split(".")))
+        return _items(scope_result, _members(scope_result, m.group(1).split("."))), len(m.group(2))
     if _UNIT_PLACE.search(line_text) and not _LOOP_RANGE.search(line_text):
+        tail = _UNIT_TAIL.search(line_text).group()
         return [types.CompletionItem(label=u, kind=types.CompletionItemKind.Unit, detail=describe_unit(u))
-                for u in unit_suggestions()]
+                for u in _units_for(tail)], len(tail)
+    return _names(scope_result), word
+
+
+def _units_for(tail: str) -> list[str]:
+    """Units that complete ``tail``: after `GB/` or `GPU*`, the unit so far with each unit after it."""
+    suggestions = unit_suggestions()
+    cut = max(tail.rfind("/"), tail.rfind("*"))
+    if cut < 0:
+        return suggestions
+    head = tail[: cut + 1]
+    after = [u for u in suggestions if "/" not in u and "*" not in u and u != "%"]
+    return list(dict.fromkeys([u for u in suggestions if u.startswith(tail)] + [head + u for u in after]))
+
+
+def _names(scope_result: Result) -> list[types.CompletionItem]:
     items = _items(scope_result, scope_result.scope or {})
     items += [types.CompletionItem(label=k, kind=types.CompletionItemKind.Keyword) for k in KEYWORDS]
     items += [types.CompletionItem(label=name, kind=types.CompletionItemKind.Function, detail=f"{name}({params})",
@@ -226,10 +299,10 @@ TOKEN_MODIFIERS = ["declaration"]
 _TOKEN_OF_KIND = {"cell": 0, "field": 1, "function": 2, "record": 3, "module": 4, "table": 6, "scenario": 6}
 
 
-def semantic_tokens(result: Result) -> types.SemanticTokens:
+def semantic_tokens(result: Result, encoding: str = UTF16) -> types.SemanticTokens:
     """Each name of the file as what it resolved to: `token` in `elem / token` is a unit
     (type), `elem` a cell (variable); a TextMate grammar cannot tell them apart."""
-    lines = Lines(result.texts)
+    lines = Lines(result.texts, encoding)
     found = []
     for occ in result.occurrences:
         s = occ.span

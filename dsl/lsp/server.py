@@ -6,10 +6,12 @@ document that is not open gets an empty answer (null, or an empty list), and
 nothing is read from its URI.  The messages themselves are read by
 :mod:`ifr.lsp.protocol`, within bounds.
 
-Analyses run in one worker process (the engine keeps shared parser state, so
-one owner runs it, and a process can be stopped when an analysis of an old
-text runs long), after a short debounce; a result for a version that has
-since changed is dropped.  Requests wait for the analysis of the latest
+Analyses run in one warm worker process (the engine keeps shared parser
+state, so one owner runs it; :mod:`ifr.lsp.worker` stops an analysis of an old
+text that runs long, cooperatively, and keeps a warm reserve), after a short
+debounce; a result for a version that has since changed is still published
+(with its version: it is newer than what the editor shows), and the latest
+version is always analysed (a stop that hits it is retried).  Requests wait for the analysis of the latest
 version, so an answer never describes text the editor no longer shows.
 """
 from __future__ import annotations
@@ -23,21 +25,24 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from lsprotocol import types
+from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from ifr import __version__
-from ifr.lsp import navigation, presentation
+from ifr.lsp import extras, lenses, navigation, positions, presentation, workspace_files
 from ifr.lsp.analysis import Result, too_large
 from ifr.lsp.documents import SYNC_KIND, Document, utf8_size_over_limit
+from ifr.lsp.positions import Lines
 from ifr.lsp.protocol import IfrProtocol, serve
 from ifr.lsp.worker import AnalysisWorker, Stopped
 
 logger = logging.getLogger(__name__)
 
 DEBOUNCE_SECONDS = 0.02
+REFRESH_SECONDS = 0.05   # refresh requests wait this long, to be sent once for a burst of re-analyses
 # A request waits this long for the analysis of the latest text, then answers from the one before.
 WAIT_SECONDS = 2.0
 
@@ -58,6 +63,7 @@ class IfrServer(LanguageServer):
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ifr-analysis")  # waits on the process
         self.analysis: AnalysisWorker | None = None
         self.running: tuple[str, int] | None = None   # (uri, version) being analysed
+        self._refresh_pending = False
 
     def start_io(self, stdin=None, stdout=None) -> None:
         """Serve over stdio until the input ends or the client says exit (pygls' loop, with a bounded reader)."""
@@ -71,6 +77,14 @@ class IfrServer(LanguageServer):
             pass
         finally:
             self.shutdown()
+
+    @property
+    def encoding(self) -> str:
+        """The position encoding agreed with the client at ``initialize`` (UTF-16 before it)."""
+        if not self.protocol.initialized:
+            return positions.UTF16
+        encoding = self.workspace.position_encoding
+        return str(getattr(encoding, "value", encoding) or positions.UTF16)
 
     def open_document(self, uri: str) -> Document | None:
         """The text the editor opened at ``uri``; None before ``initialize`` and for a document not open."""
@@ -91,7 +105,7 @@ class IfrServer(LanguageServer):
         if doc.too_large:
             doc.task, doc.result, doc.scope_result = None, too_large(to_fs_path(uri), size), None
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-                uri=uri, diagnostics=presentation.diagnostics(doc.result), version=document.version))
+                uri=uri, diagnostics=presentation.diagnostics(doc.result, self.encoding), version=document.version))
             return
         doc.task = asyncio.ensure_future(self._analyse(uri, doc.version, debounce, cascade))
 
@@ -107,8 +121,16 @@ class IfrServer(LanguageServer):
         text_version = document.version
         buffers = {to_fs_path(u): self.open_document(u).source for u in self._buffers()}
         result = await self._in_worker(uri, version, document.source, buffers)
-        if result is None or doc.version != version or uri not in self.documents:
-            return  # stale
+        if result is None or uri not in self.documents:
+            return  # stopped, or the document was closed
+        if doc.version != version:
+            # A text typed over since is still newer than what the editor shows: its diagnostics are
+            # published with its version (while someone types faster than analyses run, every result
+            # would otherwise be dropped and none arrive until the typing stops); requests keep
+            # waiting for the newer text's analysis, which follows.
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                uri=uri, diagnostics=presentation.diagnostics(result, self.encoding), version=text_version))
+            return
         doc.result = result
         mid_statement = any(d.code in ("syntax", "unclosed-bracket") for d in result.diagnostics)
         if result.scope and not (mid_statement and doc.scope_result is not None):
@@ -116,8 +138,9 @@ class IfrServer(LanguageServer):
             # (the line being typed defines nothing yet).
             doc.scope_result = result
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=uri, diagnostics=presentation.diagnostics(result), version=text_version))
-        if not cascade:
+            uri=uri, diagnostics=presentation.diagnostics(result, self.encoding), version=text_version))
+        if not cascade:   # analysed again because a file it reads changed: hints and colours too
+            self.refresh_views()
             return
         for other, odoc in list(self.documents.items()):  # files that import this one see the new text
             if other != uri and odoc.result is not None and result.path in odoc.result.files:
@@ -129,15 +152,18 @@ class IfrServer(LanguageServer):
         doc = self.documents[uri]
 
         def run() -> Result | None:
-            if doc.version != version:
-                return None  # superseded while it waited for the worker
-            self.running = (uri, version)
-            try:
-                return self.analysis.analyse(to_fs_path(uri), text, buffers)
-            except Stopped:
-                return None
-            finally:
-                self.running = None
+            for _attempt in range(3):   # a text that kills its process each time is not tried forever
+                if doc.version != version or uri not in self.documents:
+                    return None   # superseded while it waited for the worker
+                self.running = (uri, version)
+                try:
+                    return self.analysis.analyse(to_fs_path(uri), text, buffers)
+                except Stopped:
+                    continue   # a stop meant for the analysis before it, or its process died: the latest
+                    # text is always analysed
+                finally:
+                    self.running = None
+            return None
 
         if self.analysis is None:
             self.analysis = AnalysisWorker()
@@ -148,6 +174,64 @@ class IfrServer(LanguageServer):
                 self.analysis.stop_if_slow()
             await asyncio.wait([pending], timeout=0.1)
         return pending.result()
+
+    def refresh_views(self) -> None:
+        """Ask the client to ask again for inlay hints and semantic tokens (all documents: the
+        protocol has no finer request), once for a burst of re-analyses, if it can."""
+        if self._refresh_pending:
+            return
+        self._refresh_pending = True
+
+        def send() -> None:
+            self._refresh_pending = False
+            capabilities = self.protocol.client_capabilities
+            if get_capability(capabilities, "workspace.inlay_hint.refresh_support", False):
+                self.workspace_inlay_hint_refresh(None)
+            if get_capability(capabilities, "workspace.semantic_tokens.refresh_support", False):
+                self.workspace_semantic_tokens_refresh(None)
+
+        asyncio.get_running_loop().call_later(REFRESH_SECONDS, send)
+
+    def reanalyse_readers(self, path: str) -> None:
+        """Analyse again the open documents that read ``path`` (a file changed on disk or in its buffer)."""
+        for other, doc in list(self.documents.items()):
+            if doc.result is not None and path in doc.result.files and os.path.abspath(to_fs_path(other)) != path:
+                self.schedule(other, cascade=False)
+
+    def folders(self) -> list[str]:
+        """The workspace folders' paths (the root's when the client named no folder)."""
+        if not self.protocol.initialized:
+            return []
+        folders = [to_fs_path(f.uri) for f in self.workspace.folders.values()]
+        if not folders and self.workspace.root_path:
+            folders = [self.workspace.root_path]
+        return [f for f in folders if f]
+
+    async def workspace_results(self, result: Result, line: int, column: int) -> list[Result]:
+        """The open documents' analyses, and those of the workspace's files not open whose text names
+        the symbol at (line, column): a rename or a search for references reaches a closed importer."""
+        results = await self.results()
+        symbol = navigation.symbol_at(result, line, column)
+        if symbol is None:
+            return results
+        opened = {os.path.abspath(to_fs_path(u)) for u in self.documents}
+        word = symbol.name.rsplit(".", 1)[-1]
+        module = os.path.splitext(os.path.basename(symbol.span.file))[0]   # a file that reads it names it
+        closed = [f for f in workspace_files.ifr_files(self.folders()) if _absolute(f) not in opened]
+        if module != word:
+            named = {f for f, _text in workspace_files.naming(closed, module)}
+            closed = [f for f in closed if f in named or _absolute(f) == _absolute(symbol.span.file)]
+        buffers = {to_fs_path(u): self.open_document(u).source for u in self._buffers()}
+        loop = asyncio.get_running_loop()
+        if self.analysis is None:
+            self.analysis = AnalysisWorker()
+        for path, text in workspace_files.naming(closed, word):
+            try:
+                results.append(await loop.run_in_executor(
+                    self.worker, lambda p=path, t=text: self.analysis.analyse(p, t, buffers)))
+            except Stopped:
+                continue
+        return results
 
     def _buffers(self) -> list[str]:
         """The open documents other analyses read from their buffers (not one too large to analyse)."""
@@ -179,9 +263,8 @@ class IfrServer(LanguageServer):
 server = IfrServer()
 
 
-def _cursor(result: Result, position: types.Position) -> tuple[int, int]:
-    from ifr.lsp.positions import Lines
-    return Lines(result.texts).column(result.path, position)
+def _cursor(ls: IfrServer, result: Result, position: types.Position) -> tuple[int, int]:
+    return Lines(result.texts, ls.encoding).column(result.path, position)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -192,6 +275,37 @@ def did_open(ls: IfrServer, params: types.DidOpenTextDocumentParams):
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: IfrServer, params: types.DidChangeTextDocumentParams):
     ls.schedule(params.text_document.uri)
+
+
+@server.feature(types.INITIALIZED)
+async def initialized(ls: IfrServer, params: types.InitializedParams):
+    """Watch the workspace's .ifr files, if the client can register watchers."""
+    if get_capability(ls.protocol.client_capabilities, "workspace.did_change_watched_files.dynamic_registration",
+                      False):
+        try:
+            await ls.client_register_capability_async(types.RegistrationParams(registrations=[types.Registration(
+                id="ifr-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                    watchers=[types.FileSystemWatcher(glob_pattern="**/*.ifr")]))]))
+        except Exception as exc:   # a client that refuses: files changed on disk are seen on the next edit
+            logger.warning("the client did not register file watchers: %s", exc)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: IfrServer, params: types.DidChangeWatchedFilesParams):
+    """A file changed on disk: the open documents that read it are analysed again (a document open
+    in the editor is read from its buffer, so its own change on disk is not its text); a file created
+    or deleted may be a module a `use` names, so then every open document is."""
+    created_or_deleted = False
+    for change in params.changes:
+        if not change.uri.startswith("file:"):
+            continue
+        if change.type != types.FileChangeType.Changed:
+            created_or_deleted = True
+        ls.reanalyse_readers(os.path.abspath(to_fs_path(change.uri)))
+    if created_or_deleted:
+        for uri in list(ls.documents):
+            ls.schedule(uri, cascade=False)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -210,7 +324,7 @@ async def hover(ls: IfrServer, params: types.HoverParams):
     result = await ls.current(params.text_document.uri)
     if result is None:
         return None
-    return presentation.hover(result, *_cursor(result, params.position))
+    return presentation.hover(result, *_cursor(ls, result, params.position), ls.encoding)
 
 
 @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
@@ -218,13 +332,13 @@ async def inlay_hint(ls: IfrServer, params: types.InlayHintParams):
     result = await ls.current(params.text_document.uri)
     if result is None:
         return []
-    return presentation.inlay_hints(result, params.range)
+    return presentation.inlay_hints(result, params.range, ls.encoding)
 
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
 async def definition(ls: IfrServer, params: types.DefinitionParams):
     result = await ls.current(params.text_document.uri)
-    return navigation.definition(result, *_cursor(result, params.position)) if result else None
+    return navigation.definition(result, *_cursor(ls, result, params.position), ls.encoding) if result else None
 
 
 @server.feature(types.TEXT_DOCUMENT_REFERENCES)
@@ -232,12 +346,22 @@ async def references(ls: IfrServer, params: types.ReferenceParams):
     result = await ls.current(params.text_document.uri)
     if result is None:
         return []
-    return navigation.references(result, await ls.results(), *_cursor(result, params.position),
-                                 params.context.include_declaration)
+    line, column = _cursor(ls, result, params.position)
+    return navigation.references(result, await ls.workspace_results(result, line, column), line, column,
+                                 params.context.include_declaration, ls.encoding)
+
+
+def _absolute(path: str) -> str:
+    return os.path.normpath(os.path.abspath(path))
 
 
 def _open_files(ls: IfrServer) -> set[str]:
     return {os.path.abspath(to_fs_path(u)) for u in ls.documents}
+
+
+def _editable(ls: IfrServer) -> set[str]:
+    """The files a rename may edit: the open ones and every .ifr under the workspace folders."""
+    return _open_files(ls) | {_absolute(f) for f in workspace_files.ifr_files(ls.folders())}
 
 
 @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
@@ -245,7 +369,8 @@ async def prepare_rename(ls: IfrServer, params: types.PrepareRenameParams):
     result = await ls.current(params.text_document.uri)
     if result is None:
         return None
-    answer = navigation.prepare_rename(result, *_cursor(result, params.position), _open_files(ls))
+    answer = navigation.prepare_rename(result, *_cursor(ls, result, params.position), _editable(ls),
+                                       ls.encoding)
     if isinstance(answer, str):
         raise JsonRpcException(answer, code=int(types.LSPErrorCodes.RequestFailed))
     return answer
@@ -253,17 +378,19 @@ async def prepare_rename(ls: IfrServer, params: types.PrepareRenameParams):
 
 @server.feature(types.TEXT_DOCUMENT_RENAME)
 async def rename(ls: IfrServer, params: types.RenameParams):
+    """Rename across the workspace: every file that uses the name is edited, open or not."""
     result = await ls.current(params.text_document.uri)
     if result is None:
         return None
-    answer = navigation.rename(result, await ls.results(), *_cursor(result, params.position), params.new_name,
-                               _open_files(ls))
+    line, column = _cursor(ls, result, params.position)
+    answer = navigation.rename(result, await ls.workspace_results(result, line, column), line, column,
+                               params.new_name, _editable(ls), ls.encoding)
     if isinstance(answer, str):
         raise JsonRpcException(answer, code=int(types.LSPErrorCodes.RequestFailed))
     return answer
 
 
-@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", " "]))
+@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", "/", "*"]))
 async def completion(ls: IfrServer, params: types.CompletionParams):
     uri = params.text_document.uri
     result = await ls.current(uri)
@@ -274,31 +401,86 @@ async def completion(ls: IfrServer, params: types.CompletionParams):
         return []   # closed while its analysis was awaited
     lines = document.lines
     line = lines[params.position.line] if params.position.line < len(lines) else ""
-    prefix = _utf16_prefix(line, params.position.character)
+    prefix = positions.prefix(line, params.position.character, ls.encoding)
     return types.CompletionList(is_incomplete=False,
-                                items=presentation.completion(result, doc.scope_result or result, prefix))
-
-
-def _utf16_prefix(line: str, units: int) -> str:
-    count = 0
-    for i, ch in enumerate(line):
-        if count >= units:
-            return line[:i]
-        count += len(ch.encode("utf-16-le", "surrogatepass")) // 2   # a lone surrogate (JSON carries them) is one
-    return line.rstrip("\r\n")
+                                items=presentation.completion(result, doc.scope_result or result, prefix,
+                                                              params.position.line, ls.encoding))
 
 
 @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, types.SemanticTokensLegend(
     token_types=presentation.TOKEN_TYPES, token_modifiers=presentation.TOKEN_MODIFIERS))
 async def semantic_tokens(ls: IfrServer, params: types.SemanticTokensParams):
     result = await ls.current(params.text_document.uri)
-    return presentation.semantic_tokens(result) if result else types.SemanticTokens(data=[])
+    return presentation.semantic_tokens(result, ls.encoding) if result else types.SemanticTokens(data=[])
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 async def document_symbol(ls: IfrServer, params: types.DocumentSymbolParams):
     result = await ls.current(params.text_document.uri)
-    return navigation.document_symbols(result) if result else []
+    return navigation.document_symbols(result, ls.encoding) if result else []
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
+async def document_highlight(ls: IfrServer, params: types.DocumentHighlightParams):
+    result = await ls.current(params.text_document.uri)
+    return extras.highlights(result, *_cursor(ls, result, params.position), ls.encoding) if result else []
+
+
+@server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
+async def folding_range(ls: IfrServer, params: types.FoldingRangeParams):
+    result = await ls.current(params.text_document.uri)
+    return extras.folding_ranges(result) if result else []
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
+async def document_link(ls: IfrServer, params: types.DocumentLinkParams):
+    result = await ls.current(params.text_document.uri)
+    return extras.document_links(result, ls.encoding) if result else []
+
+
+@server.feature(types.WORKSPACE_SYMBOL)
+async def workspace_symbol(ls: IfrServer, params: types.WorkspaceSymbolParams):
+    return extras.workspace_symbols(await ls.results(), params.query, ls.encoding)
+
+
+@server.feature(types.TEXT_DOCUMENT_SIGNATURE_HELP, types.SignatureHelpOptions(trigger_characters=["(", ","]))
+async def signature_help(ls: IfrServer, params: types.SignatureHelpParams):
+    uri = params.text_document.uri
+    result = await ls.current(uri)
+    doc, document = ls.documents.get(uri), ls.open_document(uri)
+    if result is None or doc is None or document is None:
+        return None
+    lines = document.lines
+    line = lines[params.position.line] if params.position.line < len(lines) else ""
+    return extras.signature_help(doc.scope_result or result, positions.prefix(line, params.position.character,
+                                                                              ls.encoding))
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+async def code_lens(ls: IfrServer, params: types.CodeLensParams):
+    result = await ls.current(params.text_document.uri)
+    return lenses.code_lenses(result, ls.encoding) if result else []
+
+
+async def _run_lens(ls: IfrServer, command: str, arguments) -> str:
+    said = await asyncio.get_running_loop().run_in_executor(None, lenses.run, command, list(arguments or []))
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=said))
+    return said
+
+
+@server.command("ifr.explain")
+async def explain_command(ls: IfrServer, *arguments):
+    return await _run_lens(ls, "ifr.explain", arguments)
+
+
+@server.command("ifr.table")
+async def table_command(ls: IfrServer, *arguments):
+    return await _run_lens(ls, "ifr.table", arguments)
+
+
+@server.command("ifr.check")
+async def check_command(ls: IfrServer, *arguments):
+    return await _run_lens(ls, "ifr.check", arguments)
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,

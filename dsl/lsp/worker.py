@@ -1,79 +1,203 @@
-"""The process that runs analyses, so that a slow one can be stopped.
+"""The processes that run analyses: one warm at work, one warm in reserve.
 
 A formula can take minutes (`max(f(n) for n in 1..n_max)` while the user is
 typing the digits of `n_max`), and a thread cannot be interrupted; a process
-can.  The server sends (path, text, buffers) and receives a Result, which is
-plain data.  When a newer text is waiting and the running analysis has
-taken longer than ``PATIENCE`` seconds, the server replaces the process.
+can.  The server sends (ticket, path, text, buffers) and receives (ticket,
+Result or None); a Result is plain data.
+
+Stopping is cooperative first: when a newer text is waiting and the running
+analysis has taken longer than its patience (``PATIENCE`` seconds, or twice
+the median time of the last analyses if that is longer: an analysis about
+to finish is worth its diagnostics, the server publishes them), the server names that
+analysis's ticket in a shared value and sends the process SIGINT; the
+process's handler raises only if the named ticket is the one it is running
+(so a late signal never stops the next analysis), the analysis unwinds, the
+process answers None and stays warm, its imports and in-process caches (the
+parsed trees of unchanged modules) kept.  Only if it has not answered within
+``GRACE`` seconds (stuck in a long C call) is it killed; then the reserve,
+started and warmed beforehand, takes its place at once and a new reserve warms
+in the background, so an edit never waits for a cold process.
 """
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
+import signal
+import statistics
 import sys
+import tempfile
 import threading
 import time
+from collections import deque
 
 from ifr.lsp.analysis import Result
 
+logger = logging.getLogger(__name__)
+
 PATIENCE = 0.5
+GRACE = 2.0
+_WARM_TEXT = "use hardware: a100\nx = 2 GB\ny = x / a100.hbm_bandwidth in ms\ncheck y > 0 s\n"
 
 
-def _serve(connection) -> None:
-    """The worker's loop: analyse each request until the pipe closes."""
+class _Interrupted(BaseException):
+    """Raised in the worker by SIGINT when the analysis it runs is the one the server stopped."""
+
+
+def _serve(connection, cancelled) -> None:
+    """The worker's loop: warm up, then analyse each request until the pipe closes."""
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stdout is the server's channel to the editor
+    running = [0]
+
+    def interrupt(_signum, _frame):
+        if running[0] and cancelled.value == running[0]:
+            running[0] = 0   # once: the unwinding is not interrupted again
+            raise _Interrupted()
+
+    signal.signal(signal.SIGINT, interrupt)
     from ifr.lsp.analysis import analyse
+    try:   # import the engine and load its tables now, not on the first keystroke
+        analyse(os.path.join(tempfile.gettempdir(), "ifr-warm-up.ifr"), _WARM_TEXT, {})
+    except Exception:   # a warm-up is no request: whatever it meets is met again, and reported, on one
+        pass
+    connection.send((0, None))   # ready
     while True:
         try:
-            path, text, buffers = connection.recv()
+            ticket, path, text, buffers = connection.recv()
         except (EOFError, OSError):
             return
-        connection.send(analyse(path, text, buffers))
+        running[0] = ticket
+        try:
+            result = analyse(path, text, buffers)
+        except _Interrupted:
+            result = None
+        finally:
+            running[0] = 0
+        connection.send((ticket, result))
 
 
 class Stopped(Exception):
     """The analysis was stopped because a newer text is waiting."""
 
 
+class _Process:
+    """One worker process and its end of the pipe."""
+
+    def __init__(self, context):
+        self.cancelled = context.Value("q", 0, lock=False)
+        self.connection, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child, self.cancelled), daemon=True,
+                                       name="ifr-analysis")
+        self.process.start()
+        child.close()
+        self.ready = False
+
+    def wait_ready(self, timeout: float | None) -> bool:
+        """Whether the process has finished warming up (waits up to ``timeout`` seconds)."""
+        if not self.ready and self.connection.poll(timeout):
+            try:
+                self.connection.recv()
+                self.ready = True
+            except (EOFError, OSError):
+                return False
+        return self.ready
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.join(timeout=5)   # reap it: no defunct process is left
+
+
 class AnalysisWorker:
-    """One analysis process at a time, used from one thread at a time."""
+    """The working process and its warm reserve, used from one thread at a time (``analyse``);
+    ``stop_if_slow`` may be called from another."""
 
     def __init__(self):
         self.context = multiprocessing.get_context("spawn")
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()        # one analysis at a time
+        self.state = threading.Lock()       # guards the fields below
         self.started_at: float | None = None    # when the running analysis began, None when idle
-        self._start()
+        self.ticket = 0                     # the running analysis's, 0 when idle
+        self.interrupted_at: float | None = None
+        self.restarts = 0                   # processes killed (a cooperative stop is no restart)
+        self.stops = 0                      # analyses stopped cooperatively
+        self.durations: deque[float] = deque(maxlen=5)   # of the last analyses that finished
+        self.current = _Process(self.context)
+        self.reserve: _Process | None = None
 
-    def _start(self) -> None:
-        if getattr(self, "process", None) is not None:
-            self.process.join(timeout=5)   # reap the stopped one
-        self.connection, child = self.context.Pipe()
-        self.process = self.context.Process(target=_serve, args=(child,), daemon=True, name="ifr-analysis")
-        self.process.start()
-        child.close()
+    def _ensure_reserve(self) -> None:
+        if self.reserve is None or not self.reserve.process.is_alive():
+            self.reserve = _Process(self.context)
+
+    def _replace(self) -> None:
+        """Kill the working process; the reserve takes its place and a new reserve starts."""
+        self.restarts += 1
+        logger.warning("an analysis did not stop when asked; its process is replaced by a warm one")
+        old = self.current
+        self._ensure_reserve()
+        self.current, self.reserve = self.reserve, None
+        old.kill()
+        self._ensure_reserve()
 
     def analyse(self, path: str, text: str, buffers: dict[str, str]) -> Result:
         """Run one analysis in the worker process (blocking); raises Stopped if it was stopped."""
         with self.lock:
-            if not self.process.is_alive():
-                self._start()
-            connection = self.connection
-            self.started_at = time.monotonic()
+            if not self.current.process.is_alive():
+                with self.state:
+                    self._replace()
+            process = self.current
             try:
-                connection.send((path, text, buffers))
-                return connection.recv()
+                process.wait_ready(None)   # warming up is not the analysis's time: it is not stopped for it
+                with self.state:
+                    self.ticket += 1
+                    ticket = self.ticket
+                    self.started_at, self.interrupted_at = time.monotonic(), None
+                process.connection.send((ticket, path, text, buffers))
+                while True:
+                    answer_ticket, result = process.connection.recv()
+                    if answer_ticket == ticket:
+                        break
             except (EOFError, OSError, BrokenPipeError):
                 raise Stopped() from None
             finally:
-                self.started_at = None
+                with self.state:
+                    if self.started_at is not None and self.interrupted_at is None:
+                        self.durations.append(time.monotonic() - self.started_at)
+                    self.started_at = None
+            if self.reserve is None:   # after the first analysis, not competing with it
+                with self.state:
+                    self._ensure_reserve()
+            if result is None:
+                raise Stopped()
+            return result
+
+    def patience(self) -> float:
+        """How long an analysis of an outdated text may run before it is asked to stop."""
+        return max(PATIENCE, 2 * statistics.median(self.durations)) if self.durations else PATIENCE
 
     def stop_if_slow(self) -> bool:
-        """Stop the running analysis if it has run longer than PATIENCE; whether it did."""
-        started = self.started_at
-        if started is None or time.monotonic() - started < PATIENCE:
+        """Stop the running analysis if it has run longer than PATIENCE: ask it to stop, and kill its
+        process if it has not within GRACE seconds of being asked; whether it did either."""
+        with self.state:
+            started = self.started_at
+            now = time.monotonic()
+            if started is None or now - started < self.patience():
+                return False
+            if self.interrupted_at is None:
+                self.interrupted_at = now
+                self.stops += 1
+                self.current.cancelled.value = self.ticket
+                try:
+                    os.kill(self.current.process.pid, signal.SIGINT)
+                except (ProcessLookupError, TypeError):
+                    pass
+                return True
+            if now - self.interrupted_at >= GRACE:
+                self._replace()   # the waiting analyse() sees its pipe closed: Stopped
+                self.started_at = None
+                return True
             return False
-        self.process.kill()
-        return True
 
     def close(self) -> None:
-        self.process.kill()
+        for process in (self.current, self.reserve):
+            if process is not None:
+                process.kill()

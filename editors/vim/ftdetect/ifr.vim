@@ -1,0 +1,2 @@
+" .ifr files are ifr models
+autocmd BufRead,BufNewFile *.ifr setfiletype ifr

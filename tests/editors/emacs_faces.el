@@ -1,0 +1,13 @@
+;; Prints the face of each run of characters of IFR_FILE in ifr-mode (editors/emacs), a line "--" after each line.
+(add-to-list 'load-path (getenv "IFR_EMACS"))
+(require 'ifr-mode)
+(find-file (getenv "IFR_FILE"))
+(font-lock-ensure)
+(princ (format "mode %s\n" major-mode))
+(goto-char (point-min))
+(while (not (eobp))
+  (let ((face (or (get-text-property (point) 'face) 'none)) (start (point)))
+    (goto-char (or (next-single-property-change (point) 'face nil (line-end-position)) (line-end-position)))
+    (let ((text (buffer-substring-no-properties start (point))))
+      (unless (string-match-p "\\`[ \t]*\\'" text) (princ (format "%s\t%s\n" face text))))
+    (when (eolp) (princ "--\n") (forward-line 1))))
