@@ -23,6 +23,7 @@ class Exporter:
 
 EXPORTERS = (
     Exporter(".xlsx", "ifr.exporters.xlsx.workbook", "a workbook whose formulas stay live"),
+    Exporter(".html", "ifr.exporters.html", "an HTML report to read and print, its charts inside it"),
     Exporter(".md", "ifr.exporters.markdown", "Markdown: the run table, checks and tables"),
     Exporter(".json", "ifr.exporters.json", "JSON for other programs"),
 )

@@ -116,3 +116,29 @@ def title_and_text(model) -> tuple[str, str]:
         return Path(model.file).stem, ""
     first, _, rest = doc.partition("\n\n")
     return " ".join(first.split()), rest.strip()
+
+
+def value_text(model, cid: str, unit: str | None = None) -> str:
+    """A cell's value as a report shows it, in ``unit`` (its display unit by
+    default; a scenario's column is in the base case's): a number with at least
+    its written digits, `true`/`false`, an uncertain number as its median and
+    where the middle 90% of its samples fall, an uncertain condition as how
+    often it holds, `n/a (reason)` for a value written `na`, `#ERROR: why` for
+    a cell with no value."""
+    from ifr.display import format_number, share_text
+    unit = model.units[cid] if unit is None else unit
+    failed = model.errors.get(cid)
+    if model.written_na(cid):
+        return not_available_text(model, cid)
+    if failed is not None:
+        return f"#ERROR: {failed.message}"
+    raw = model.values[cid]
+    if is_truth_value(raw):
+        return "true" if raw else "false"
+    if getattr(raw, "ndim", 0):
+        from ifr.evaluation.uncertain import summary
+        if raw.dtype == bool:
+            return share_text(float(raw.mean()))
+        s = summary(raw).scaled(factor(unit))
+        return f"{format_number(s.median)} ({format_number(s.p5)} to {format_number(s.p95)})"
+    return format_number(float(raw) / factor(unit), max(4, model.written_digits(cid)))

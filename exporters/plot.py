@@ -73,12 +73,12 @@ def integer_edges(finite, most: int = HISTOGRAM_BINS):
     return np.arange(lo - 0.5, hi + width + 0.5, width)[: int((hi - lo) // width) + 2]
 
 
-def histogram_figure(name: str, unit: str, samples, stats):
+def histogram_figure(name: str, unit: str, samples, stats, size=(7, 3.2)):
     """An uncertain cell's samples as a histogram, its median and 5-95% range
     marked and said in the legend (the title carries no number)."""
     import numpy as np
     plt = load_pyplot()
-    fig, ax = plt.subplots(figsize=(7, 3.2))
+    fig, ax = plt.subplots(figsize=size)
     finite = np.asarray(samples, dtype=float)
     finite = finite[np.isfinite(finite)]
     edges = integer_edges(finite)
@@ -95,10 +95,9 @@ def histogram_figure(name: str, unit: str, samples, stats):
     ax.axvline(stats.p95, color="black", linestyle="--", linewidth=1)
     ax.set_xlabel(name + (f" [{unit}]" if unit else ""))
     ax.set_ylabel("samples")
-    ax.set_title(f"Distribution of {name}")
-    ax.legend(fontsize="small", loc="best")
+    ax.set_title(f"Distribution of {name}", loc="left")
     ax.grid(True, alpha=0.3)
-    fig.tight_layout()
+    legend_below(fig, ax)
     return fig, plt
 
 
@@ -106,6 +105,16 @@ def plot_histogram(name: str, unit: str, samples, stats, path: Path) -> None:
     """The histogram of :func:`histogram_figure`, to a PNG."""
     fig, plt = histogram_figure(name, unit, samples, stats)
     save_png(fig, path, plt)
+
+
+def legend_below(fig, ax, rect_bottom: float = 0.0) -> None:
+    """The legend in one row under the chart (where it covers nothing), the
+    layout made to leave it room; ``rect_bottom`` inches kept free below it."""
+    handles, labels = ax.get_legend_handles_labels()
+    height = fig.get_figheight()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False, fontsize="small",
+               bbox_to_anchor=(0.5, rect_bottom / height))
+    fig.tight_layout(rect=(0, (rect_bottom + 0.3) / height, 1, 1))
 
 
 # --- tables ------------------------------------------------------------------
@@ -241,16 +250,17 @@ def tornado_figure(result):
     ax.axvline(base, color="black", linewidth=1)
     ax.set_yticks(range(len(swings)), [s.input for s in swings])
     ax.set_xlabel(_label(result.output, result.unit) + f"; base {format_number(base)}", labelpad=2)
-    ax.set_title(f"What moves {result.output}")
+    ax.set_title(f"What moves {result.output}", loc="left")
     ax.margins(x=0.25)
     ax.grid(True, axis="x", alpha=0.3)
     if swings:
-        ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
+        legend_below(fig, ax, rect_bottom=0.3 if still else 0.0)
     else:
         ax.text(0.5, 0.5, "no input moves it", transform=ax.transAxes, ha="center")
     if still:
         fig.text(0.01, 0.01, "not moved by: " + ", ".join(still), fontsize="small", wrap=True)
-    fig.tight_layout(rect=(0, 0.05 if still else 0, 1, 1))
+    if not swings:
+        fig.tight_layout(rect=(0, 0.3 / fig.get_figheight() if still else 0, 1, 1))
     return fig, plt
 
 
