@@ -583,6 +583,16 @@ class Model:
         from ifr.exporters import export
         export(self, Path(path))
 
+    def _repr_html_(self) -> str:
+        """How Jupyter shows a model: the HTML report (`ifr export -o plan.html`)."""
+        from ifr.exporters import notebook_text
+        return notebook_text(self, "html")
+
+    def _repr_markdown_(self) -> str:
+        """The Markdown export, for front ends that show Markdown."""
+        from ifr.exporters import notebook_text
+        return notebook_text(self, "markdown")
+
     def used_cells(self) -> list[str]:
         """The main file's cells and every imported cell they, the checks, tables
         and scenarios need, in the model's order."""

@@ -52,6 +52,18 @@ def render(model) -> str:
     return environment.get_template(TEMPLATE).render(page=page, svg=lambda text: Markup(text))
 
 
+NOTEBOOK_HEIGHT = 720    # pixels of a notebook's output the report's frame takes (it scrolls)
+
+
+def notebook_html(model) -> str:
+    """The report as a notebook shows it: the same page inside a frame of its
+    own, so that its style sheet does not restyle the notebook around it."""
+    from html import escape
+    return (f'<iframe srcdoc="{escape(render(model), quote=True)}" title="{escape(title_and_text(model)[0])}" '
+            f'style="width: 100%; height: {NOTEBOOK_HEIGHT}px; border: 1px solid #d5dbe1" '
+            'sandbox></iframe>')
+
+
 @dataclass
 class Row:
     name: str
