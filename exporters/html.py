@@ -31,6 +31,7 @@ from ifr.exporters.output import atomic_output
 TEMPLATE = "report.html.j2"
 MOST_HISTOGRAMS = 24      # uncertain cells drawn; the others are listed
 HISTOGRAM_SIZE = (5.6, 3.0)   # inches: two to a row of the page, their text still readable
+MOST_TRIED = 6            # headline results whose sensitivity is tried for it
 TORNADOES = 1             # headline results whose sensitivity is drawn
 
 
@@ -86,7 +87,7 @@ class Chart:
 class Table:
     name: str
     heads: list[str]
-    rows: list[list[str]]
+    rows: list[list[tuple[str, bool]]]      # each value's text, and whether it is a number (right-aligned)
     chart: Chart
     errors: list[str] = field(default_factory=list)
 
@@ -179,8 +180,8 @@ def _table(model, name: str) -> Table:
     from ifr.exporters.plot import svg_text, table_figure
     result = table_result(model, name)
     heads = [f"{c} [{u}]" if u else c for c, u in zip(result.columns, result.units)]
-    rows = [[result.missing_text(r, c) if (r, c) in result.missing else
-             (v if isinstance(v, str) else format_number(v if isinstance(v, bool) else float(v)))
+    rows = [[(result.missing_text(r, c), True) if (r, c) in result.missing else
+             (v, False) if isinstance(v, str) else (format_number(v if isinstance(v, bool) else float(v)), True)
              for c, v in enumerate(row)] for r, row in enumerate(result.rows)]
     chart = Chart(f"Table {name}")
     try:
@@ -213,25 +214,25 @@ def _histograms(model, cids, draw: bool = True) -> list[Chart]:
 
 
 def _tornadoes(model, cids) -> list[Chart]:
-    """The sensitivity of the first headline results that have one; an uncertain one first."""
+    """The tornado of a headline result: an uncertain one first, one that more
+    than one input moves before one that a single input moves."""
     from ifr.exporters.plot import svg_text, tornado_figure
     from ifr.queries.sensitivity import sensitivity
     heads = headline_cells(model, cids)
     heads.sort(key=lambda cid: model.summary(cid) is None)
-    charts = []
-    for cid in heads:
-        if len(charts) >= TORNADOES:
-            break
+    found = []
+    for cid in heads[:MOST_TRIED]:
         if cid in model.errors or model.share_true(cid) is not None or isinstance(model.values.get(cid), bool):
             continue
         try:
             result = sensitivity(model, model.graph.cells[cid].name)
         except IfrError:
             continue
-        if result.swings:
-            charts.append(Chart(f"What moves {result.output} ({result.ends})",
-                                _inline(svg_text(*tornado_figure(result)))))
-    return charts
+        moving = sum(s.swing > 0 for s in result.swings)
+        if moving:
+            found.append((moving < 2, len(found), result))   # an answer moved by one input says little
+    return [Chart(f"What moves {r.output} ({r.ends})", _inline(svg_text(*tornado_figure(r))))
+            for _, _, r in sorted(found, key=lambda f: f[:2])[:TORNADOES]]
 
 
 # What matplotlib's SVG says of itself that an inline one does not need: the

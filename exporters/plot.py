@@ -159,7 +159,7 @@ def table_figure(table):
     series = {None: rows} if k == 1 else {v: [r for r in rows if r[1] == v] for v in dict.fromkeys(r[1] for r in rows)}
     first = [r[0] for r in rows]
     categorical = any(isinstance(x, str) for x in first)
-    fig, axes = plt.subplots(len(panels), 1, figsize=(7, 2.2 + 1.6 * len(panels)), squeeze=False)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(7, 2.2 + 1.6 * len(panels)), squeeze=False, sharex=True)
     for (unit, columns), ax in zip(panels, axes[:, 0]):
         _draw_panel(ax, table, series, columns, categorical, k)
         ax.set_ylabel(unit or "(no unit)" if len(columns) > 1 else _label(table.columns[columns[0][0]], unit))
