@@ -37,6 +37,7 @@ from ifr.exporters.cells import display_value, exported_cells, source_text, titl
 from ifr.exporters.excel.ir_formula import IrPrinter, NotPrintable
 from ifr.exporters.excel.names import assign_names
 from ifr.exporters.excel.numbers import NotExcel
+from ifr.exporters.headlines import headline_cells
 from ifr.exporters.output import atomic_output
 from ifr.exporters.xlsx.formulas import FormulaBuilder, IrFormula, first_node
 from ifr.exporters.xlsx.inline_xml import new_workbook, plain_texts, row_xml, writes_xml
@@ -52,7 +53,7 @@ LIBRARY_SHEET = "Library"
 NAME_COL, VALUE_COL, UNIT_COL, FORMULA_COL, DESCRIPTION_COL, EXCEL_NAME_COL = range(6)
 HEADINGS = ["Name", "Value", "Unit", "Formula in the .ifr", "Description", "Excel name"]
 SHEET_ROWS = 1_048_576    # a worksheet's rows (Excel's grid, as xlsxwriter's `xls_rowmax`)
-HEADLINES = 10            # at most this many results in the Model sheet's summary block
+HEADLINES = 15            # at most this many results in the Model sheet's summary block
 LIBRARY_HEADER_ROW = 2
 
 
@@ -436,21 +437,9 @@ class WorkbookWriter:
         return title_and_text(self.model)[0]
 
     def headlines(self, cids: list[str]) -> list[str]:
-        """The model's results: formulas of the main file that no other cell uses.
-        Of more than `HEADLINES`, those a check compares (the figures the author
-        verified) come first, then those the author described, in file order: a
-        script's model of 1,200 layers shows the totals its checks name, not its
-        first ten layers."""
-        graph = self.model.graph
-        used = {ref for cid in graph.cells for ref in graph.relations.refs.get(cid, ()) if ref != cid}
-        found = [cid for cid in cids if graph.cells[cid].kind != "input" and cid not in used
-                 and cid not in self.model.overrides]
-        if len(found) > HEADLINES:
-            checked = {ref for check in graph.checks if check.expr is not None for ref in ir.refs(check.expr)}
-            keep = set(sorted(found, key=lambda cid: (cid not in checked, not graph.cells[cid].description))
-                       [:HEADLINES])
-            found = [cid for cid in found if cid in keep]
-        return found
+        """The model's answers (`ifr.exporters.headlines`): cells the writer marks,
+        solves, checked cells; never a record's unused fields."""
+        return headline_cells(self.model, cids, HEADLINES)
 
     def _cover_lines(self) -> list[tuple[str, str]]:
         """(style, text) of the cover's rows: the title, the docstring's paragraphs, how to use it."""
