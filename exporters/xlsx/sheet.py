@@ -76,14 +76,38 @@ def merged_text(sheet, row: int, first_col: int, last_col: int, text: str, style
     sheet.write_string(row, first_col, text, style)
 
 
+PRINT_MARGINS = {"left": 0.3, "right": 0.3, "top": 0.6, "bottom": 0.6}   # inches; the header and footer in them
+# The widest a sheet's printed columns may be (in Excel's character widths) for
+# 10-point type fitted to A4 landscape to print at 9 points or more.
+PRINTED_WIDTH = 165
+
+
 def setup_print(sheet, header_row: int, last_row: int, last_col: int) -> None:
     """Landscape, one page wide, the header repeated on every page."""
     sheet.set_landscape()
     sheet.set_paper(9)          # A4
     sheet.fit_to_pages(1, 0)
-    sheet.set_margins(left=0.4, right=0.4, top=0.5, bottom=0.5)
+    sheet.set_margins(**PRINT_MARGINS)
     sheet.repeat_rows(header_row)
     sheet.print_area(0, 0, max(last_row, header_row), last_col)
+
+
+def frame_for_print(sheet, title: str, source: str) -> None:
+    """Every sheet's printed frame: the model's title and the sheet's name at the
+    top, where it came from and the page numbers at the bottom, in 9-point
+    type (a space after the size code: a title starting with digits would
+    read as a larger size). A sheet given no print setup of its own is printed landscape on A4,
+    one page wide."""
+    if not sheet.fit_page:
+        sheet.set_landscape()
+        sheet.set_paper(9)
+        sheet.fit_to_pages(1, 0)
+        sheet.set_margins(**PRINT_MARGINS)
+    def code(text: str, most: int) -> str:   # `&` starts a header code: written twice it is one
+        text = " ".join(text.split())
+        return (text if len(text) <= most else text[:most - 1] + "…").replace("&", "&&")
+    sheet.set_header(f"&L&9 {code(title, 90)}&R&9 &A", {"margin": 0.25})
+    sheet.set_footer(f"&L&9 {code(source, 90)}&R&9 Page &P of &N", {"margin": 0.25})
 
 
 def column_name(index: int) -> str:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ifr.display import format_number
 from ifr.evaluation.uncertain import histogram
-from ifr.exporters.xlsx.sheet import Sheet, merged_text, write_formula, write_number
+from ifr.exporters.xlsx.sheet import PRINT_MARGINS, Sheet, merged_text, write_formula, write_number
 from ifr.exporters.xlsx.style import number_format, text_width
 from ifr.semantics import ir
 
@@ -66,7 +66,7 @@ def _print_plainly(sheet, last_row: int, last_col: int) -> None:
     sheet.set_landscape()
     sheet.set_paper(9)
     sheet.fit_to_pages(1, 0)
-    sheet.set_margins(left=0.4, right=0.4, top=0.5, bottom=0.5)
+    sheet.set_margins(**PRINT_MARGINS)
     sheet.print_area(0, 0, last_row, last_col)
 
 
@@ -130,9 +130,8 @@ class DistributionsSheet(Sheet):
                 "values": [self.title, top + 1, data_col + 1, top + BINS, data_col + 1],
                 "gap": 5, "fill": {"color": "#4C72B0"}, "border": {"none": True},
             })
-            stats = model.summary(cid)
-            chart.set_title({"name": f"{name}: median {stats.median:.4g}, 90% in {stats.p5:.4g} to "
-                                     f"{stats.p95:.4g}" + (f" {unit}" if unit else ""),
+            # no figure in the title: the list above gives them, and shows #N/A once they no longer hold
+            chart.set_title({"name": f"Distribution of {name}" + (f" [{unit}]" if unit else ""),
                              "name_font": {"size": 10, "bold": False}})
             chart.set_x_axis({"name": unit or name, "interval_unit": 3, "num_font": {"rotation": -45}})
             chart.set_y_axis({"name": "samples", "major_gridlines": {"visible": True}})

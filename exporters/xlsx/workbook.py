@@ -43,7 +43,15 @@ from ifr.exporters.xlsx.formulas import FormulaBuilder, IrFormula, first_node
 from ifr.exporters.xlsx.inline_xml import new_workbook, plain_texts, row_xml, writes_xml
 from ifr.exporters.xlsx.layout import fixed_sheets, table_titles
 from ifr.exporters.xlsx.live import NotLive
-from ifr.exporters.xlsx.sheet import column_name, merged_text, setup_print, sheet_reference, write_formula, write_number
+from ifr.exporters.xlsx.sheet import (
+    column_name,
+    frame_for_print,
+    merged_text,
+    setup_print,
+    sheet_reference,
+    write_formula,
+    write_number,
+)
 from ifr.exporters.xlsx.style import RowHeights, Styles, input_format, number_format, text_width
 from ifr.semantics import ir
 
@@ -175,6 +183,7 @@ class WorkbookWriter:
             self._write_cells_sheet(library_sheet, library, LIBRARY_HEADER_ROW, sections=False)
             merged_text(library_sheet, 0, 0, len(HEADINGS) - 1, "Imported cells this model uses, by module "
                         "and record. Blue cells are inputs: edit them like the Model sheet's.", self.styles("note"))
+        self._validate_inputs({MODEL_SHEET: model_sheet, LIBRARY_SHEET: library_sheet})
         # Tables before checks: a check can read a table's row.
         for sheet in sorted(extra, key=lambda sheet: sheet is checks):
             sheet.write()
@@ -183,11 +192,23 @@ class WorkbookWriter:
         self._mark_fixed_sheets()
         for worksheet in self.workbook.worksheets():
             worksheet.protect("", PROTECTION)
+            frame_for_print(worksheet, self._title(), f"ifr {ifr.__version__}, {self.model.file}")
         model_sheet.activate()
         self.workbook.set_properties({
             "title": self._title(), "subject": f"ifr model {self.model.file}",
             "comments": f"Exported by ifr {ifr.__version__} from {self.model.file}",
         })
+
+    def _validate_inputs(self, sheets: dict) -> None:
+        """Data validation on every input cell whose range the model knows (`validation`)."""
+        from ifr.exporters.xlsx.validation import input_rule, swept_ranges, validation_options
+        swept = swept_ranges(self.model)
+        for cid, (title, row, col) in self.address.items():
+            if self._graph_cells[cid].kind != "input" and cid not in self.model.overrides:
+                continue
+            rule = input_rule(self.model, cid, swept)
+            if rule is not None:
+                sheets[title].data_validation(row, col, row, col, validation_options(self.model, cid, rule))
 
     def _mark_fixed_sheets(self) -> None:
         """A hidden name at A1 of each sheet whose fixed cells the read-back checks,
@@ -316,13 +337,14 @@ class WorkbookWriter:
 
     def _widths(self, cids: list[str], sources: dict[str, str]) -> list[float]:
         cells = [self.model.graph.cells[c] for c in cids]
+        # at most PRINTED_WIDTH in all, so that a page fitted to its width prints at 9 points or more
         return [
-            text_width([c.name for c in cells] + ["Name"], 10, 40),
+            text_width([c.name for c in cells] + ["Name"], 10, 32),
             13,
-            text_width([self.model.units[c] for c in cids] + ["Unit"], 6, 16),
-            text_width(list(sources.values()) + ["Formula in the .ifr"], 20, 50),
-            text_width([c.description for c in cells] + ["Description"], 20, 50),
-            text_width([self.names[c] for c in cids] + ["Excel name"], 12, 32),
+            text_width([self.model.units[c] for c in cids] + ["Unit"], 6, 14),
+            text_width(list(sources.values()) + ["Formula in the .ifr"], 20, 42),
+            text_width([c.description for c in cells] + ["Description"], 20, 44),
+            text_width([self.names[c] for c in cids] + ["Excel name"], 12, 20),
         ]
 
     def value_cell(self, cid: str) -> _ValueCell:
