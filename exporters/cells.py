@@ -27,10 +27,14 @@ class Share(float):
 def display_value(model, cid: str):
     """A cell's value as the workbook shows it (display unit), or a bool; NaN for
     a cell ifr could not compute (written as #N/A, never as a number); for a
-    value written `na`, the NaN that carries its reason."""
+    value written `na`, or a cell computed from one, the NaN that carries its
+    reason ("depends on `x`, which is not available (OOM)")."""
     if cid in model.errors:
         raw = model.values.get(cid)
-        return raw if type(raw) is NotAvailableValue else float("nan")
+        if type(raw) is NotAvailableValue:
+            return raw
+        # computed from a value written `na`: the NaN that says which (its note names the input)
+        return NotAvailableValue(model.errors[cid].error) if reads_not_available(model, cid) else float("nan")
     raw = model.values[cid]
     if type(raw) is float:      # most cells: `model.value` without its lookups
         return raw / factor(model.units[cid])
@@ -39,6 +43,18 @@ def display_value(model, cid: str):
     if getattr(raw, "dtype", None) == bool:   # an uncertain condition: how often it holds
         return Share(raw.mean())
     return float(model.value(cid))
+
+
+def reads_not_available(model, cid: str) -> bool:
+    """Whether a cell has no value because a value written `na` is among the cells it is computed from."""
+    seen = set()
+    while cid in model.errors and cid not in seen:
+        seen.add(cid)
+        cause = model.errors[cid].cause
+        if cause is None:
+            return model.written_na(cid)
+        cid = cause
+    return False
 
 
 class CellRecord(NamedTuple):

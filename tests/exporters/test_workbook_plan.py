@@ -111,3 +111,12 @@ def test_the_checks_sheet_says_what_a_cross_means(tmp_path):
     sheet = load_workbook(_export(tmp_path))["Checks"]
     note = sheet["A1"].value
     assert "figure" in note and "✗ only means the plan now differs from the source's figure" in note
+
+
+def test_a_result_of_a_missing_input_names_it_on_the_cover(tmp_path):
+    path = _export(tmp_path, '"""Missing."""\nx = na "OOM"\nb = 2 GB\ny = x * b in GB\ncheck y > 1 GB\n')
+    sheet = load_workbook(path)["Model"]
+    notes = [(sheet.cell(c.row, 1).value, c.comment.text) for row in sheet.iter_rows() for c in row if c.comment]
+    of_y = [text for name, text in notes if name == "y"]
+    assert len(of_y) == 2                          # the cover's result and the cell's own row
+    assert all("`x`, which is not available (OOM)" in text and "NaN" not in text for text in of_y)
