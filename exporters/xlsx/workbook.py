@@ -59,7 +59,7 @@ MODEL_SHEET = "Model"
 LIBRARY_SHEET = "Library"
 # Columns of the Model and Library sheets (ifr.readers.roundtrip reads them back).
 NAME_COL, VALUE_COL, UNIT_COL, FORMULA_COL, DESCRIPTION_COL, EXCEL_NAME_COL = range(6)
-HEADINGS = ["Name", "Value", "Unit", "Formula in the .ifr", "Description", "Excel name"]
+HEADINGS = ["Name", "Value", "Unit", "Formula in the .ifr", "Description (figures in it as written)", "Excel name"]
 SHEET_ROWS = 1_048_576    # a worksheet's rows (Excel's grid, as xlsxwriter's `xls_rowmax`)
 HEADLINES = 15            # at most this many results in the Model sheet's summary block
 LIBRARY_HEADER_ROW = 2
@@ -277,7 +277,7 @@ class WorkbookWriter:
         """Writes the cells' rows; returns the columns' widths."""
         st = self.styles
         graph = self.model.graph
-        sources = {cid: source_text(graph.cells[cid]) for cid in cids}
+        sources = {cid: formula_column_text(graph.cells[cid]) for cid in cids}
         widths = self._widths(cids, sources)
         for col, heading in enumerate(HEADINGS):
             kind = {VALUE_COL: "header_number", UNIT_COL: "unit_header"}.get(col, "header")
@@ -505,6 +505,14 @@ class WorkbookWriter:
             merged_text(sheet, i, FORMULA_COL, last_col, cell.description or "", st("wrap"))
             heights.fit(i, cell.description, widths[FORMULA_COL] + widths[DESCRIPTION_COL] + widths[EXCEL_NAME_COL])
         heights.apply(sheet, minimum)
+
+
+def formula_column_text(cell) -> str:
+    """What the "Formula in the .ifr" column shows: a formula as written; for an
+    input, that it is one and what the file writes (its value can be edited
+    beside it, so the file's number is said to be the file's)."""
+    text = source_text(cell)
+    return f"input; the .ifr writes {text}" if cell.kind == "input" else text
 
 
 def _written_number(cell) -> str | None:
