@@ -110,6 +110,24 @@ def frame_for_print(sheet, title: str, source: str) -> None:
     sheet.set_footer(f"&L&9 {code(source, 90)}&R&9 Page &P of &N", {"margin": 0.25})
 
 
+# Rows of default height (15 pt) on an A4 landscape page within PRINT_MARGINS,
+# at 100%: a sheet fitted to its width prints at most that scale, so at least
+# this many rows fit on each page.
+PAGE_ROWS = 33
+
+
+def keep_charts_whole(sheet, charts: list[tuple[int, int]], first_row: int = 0) -> None:
+    """Page breaks so that no chart (its first and last row) is split across two
+    pages: a chart that would run past the page starts the next one."""
+    breaks, page = [], first_row
+    for start, end in sorted(charts):
+        if end - page >= PAGE_ROWS and start > page:
+            breaks.append(start)
+            page = start
+    if breaks:
+        sheet.set_h_pagebreaks(breaks)
+
+
 def column_name(index: int) -> str:
     """A 0-based column's letters (0 -> A)."""
     from xlsxwriter.utility import xl_col_to_name

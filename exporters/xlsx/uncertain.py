@@ -22,6 +22,7 @@ from ifr.exporters.xlsx.sheet import (
     PRINT_MARGINS,
     Sheet,
     column_name,
+    keep_charts_whole,
     merged_text,
     sheet_reference,
     write_formula,
@@ -121,6 +122,8 @@ class DistributionsSheet(Sheet):
         model, sheet, graph = self.w.model, self.sheet, self.w.model.graph
         data_col = len(self.HEADINGS) + 1          # the bins, right of the list
         row = first_row
+        keep_charts_whole(sheet, [(first_row + k * CHART_ROWS, first_row + k * CHART_ROWS + CHART_ROWS - 2)
+                                  for k in range(len(self.cids[:MAX_HISTOGRAMS]))])
         for k, cid in enumerate(self.cids[:MAX_HISTOGRAMS]):
             samples = model.samples(cid)
             edges = integer_edges(samples[np.isfinite(samples)], BINS)   # a whole-number cell: a bar per integer
