@@ -120,3 +120,30 @@ def test_a_result_of_a_missing_input_names_it_on_the_cover(tmp_path):
     of_y = [text for name, text in notes if name == "y"]
     assert len(of_y) == 2                          # the cover's result and the cell's own row
     assert all("`x`, which is not available (OOM)" in text and "NaN" not in text for text in of_y)
+
+
+def test_a_table_chart_past_two_decades_is_logarithmic(tmp_path):
+    path = _export(tmp_path, '"""Sweep."""\nsize = 1 GB\nlink = 25 GB/s\nt = size / link in ms\n'
+                             "table by_link: vary link over [1 GB/s, 10 GB/s, 100 GB/s, 1000 GB/s] show t\n"
+                             "table narrow: vary link over [10 GB/s, 20 GB/s, 50 GB/s] show t\n")
+    book = load_workbook(path)
+    # 1000 ms to 1 ms: three decades; 100 ms to 20 ms: under one
+    (wide,), (narrow,) = book["by_link"]._charts, book["narrow"]._charts
+    assert wide.y_axis.scaling.logBase == 10
+    assert narrow.y_axis.scaling.logBase is None
+
+
+def test_no_histogram_is_split_across_pages(tmp_path):
+    from ifr.exporters.xlsx.sheet import PAGE_ROWS
+    from ifr.exporters.xlsx.uncertain import CHART_ROWS
+    cells = "".join(f"x{k} = {k + 1} GB/s to {k + 2} GB/s\n" for k in range(6))
+    sheet = load_workbook(_export(tmp_path, '"""Six."""\n' + cells))["Distributions"]
+    breaks = [b.id for b in sheet.row_breaks.brk]
+    anchors = sorted(chart.anchor._from.row for chart in sheet._charts)
+    assert len(anchors) == 6 and breaks
+    pages = [0, *breaks]
+    for top in anchors:     # each chart on one page: its rows between two breaks
+        start = max(p for p in pages if p <= top)
+        following = [p for p in breaks if p > top]
+        assert top + CHART_ROWS - 2 < (following[0] if following else 10 ** 6)
+        assert top + CHART_ROWS - 2 - start < PAGE_ROWS
