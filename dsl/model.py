@@ -579,7 +579,7 @@ class Model:
         return explain(self, self.cell_id(name))
 
     def export(self, path) -> None:
-        """Write the model to a file; the format follows the suffix (.xlsx, .md, .json)."""
+        """Write the model to a file; the format follows the suffix (.xlsx, .html, .md, .json)."""
         from ifr.exporters import export
         export(self, Path(path))
 
