@@ -217,7 +217,7 @@ class SensitivitySheet(Sheet):
             chart.set_title({"name": f"What moves {result.output}", "name_font": {"size": 10, "bold": False}})
             chart.set_x_axis({"name": f"change of {result.output}{unit} from its value with every input at its "
                                       "middle"})
-            chart.set_y_axis({"reverse": True})
+            chart.set_y_axis({"reverse": True, "label_position": "low"})   # the names left of the bars
             chart.set_legend({"position": "bottom"})
             height = 130 + 36 * len(result.swings)
             chart.set_size({"width": 620, "height": height})
