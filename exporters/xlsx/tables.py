@@ -281,7 +281,7 @@ class TableSheet(Sheet):
                 y_axis["log_base"] = 10
             chart.set_y_axis(y_axis)
             chart.set_legend({"position": "bottom"} if len(columns) > 1 else {"none": True})
-            chart.set_size({"width": 520, "height": 300})
-            self.sheet.insert_chart(self.HEADER + 16 * k, anchor_col, chart)
+            chart.set_size({"width": 520, "height": 280})   # 14 rows of 20 px: whole within its 16, with a tall header
+            self.sheet.insert_chart(self.HEADER + 1 + 16 * k, anchor_col, chart)   # below the repeated header
         self._chart_count = len(by_unit)
-        keep_charts_whole(self.sheet, [(self.HEADER + 16 * k, self.HEADER + 16 * k + 15) for k in range(len(by_unit))])
+        keep_charts_whole(self.sheet, [(self.HEADER + 1 + 16 * k, self.HEADER + 16 * k + 15) for k in range(len(by_unit))])
