@@ -44,3 +44,12 @@ def test_the_answers_of_bundled_models():
         assert answer in names and len(names) <= 15
         assert not any("." in n for n in names if model.graph.cells[model.cell_id(n)].record is not None
                        and not any(n in check.source for check in model.graph.checks))
+
+
+def test_the_markdown_opens_with_them():
+    from ifr.exporters.markdown import render
+    text = render(ifr.load(str(ROOT / "models" / "pd_handoff.ifr")))
+    assert text.index("## Headline results") < text.index("## Inputs")
+    # 2 * 36 layers * 8 kv heads * 128 * 2 byte * 8192 token / 25 GB/s (000 §2: 48.3 ms)
+    assert f"{2 * 36 * 8 * 128 * 2 * 8192 / 25e9 * 1e3:.2f}" == "48.32"
+    assert "- **t_handoff** = 48.32 ms: one PD handoff, payload only" in text
