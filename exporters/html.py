@@ -31,7 +31,7 @@ from ifr.exporters.output import atomic_output
 TEMPLATE = "report.html.j2"
 MOST_HISTOGRAMS = 24      # uncertain cells drawn; the others are listed
 HISTOGRAM_SIZE = (5.6, 3.0)   # inches: two to a row of the page, their text still readable
-MOST_TRIED = 6            # headline results whose sensitivity is tried for it
+MOST_TRIED = 4            # headline results whose sensitivity is tried for it
 TORNADOES = 1             # headline results whose sensitivity is drawn
 
 
@@ -231,6 +231,8 @@ def _tornadoes(model, cids) -> list[Chart]:
         moving = sum(s.swing > 0 for s in result.swings)
         if moving:
             found.append((moving < 2, len(found), result))   # an answer moved by one input says little
+        if moving >= 2:
+            break
     return [Chart(f"What moves {r.output} ({r.ends})", _inline(svg_text(*tornado_figure(r))))
             for _, _, r in sorted(found, key=lambda f: f[:2])[:TORNADOES]]
 

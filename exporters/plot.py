@@ -225,17 +225,18 @@ def plot_table(table, path: Path) -> None:
 
 # --- the tornado -------------------------------------------------------------
 
-def tornado_figure(result):
+def tornado_figure(result, most: int = 15):
     """A tornado chart of a :class:`ifr.queries.sensitivity.Sensitivity`: each
     input's bar goes from the base result to the result at the input's low end
     (one colour) and at its high end (the other), the input's value written at
-    each bar end, largest swing on top.  Inputs that do not move the result
-    are named below the chart rather than drawn as empty rows."""
+    each bar end, largest swing on top, the ``most`` largest drawn (how many
+    more move it is said).  Inputs that do not move the result are named
+    below the chart rather than drawn as empty rows."""
     from ifr.display import format_number
     plt = load_pyplot()
     moving = [s for s in result.swings if s.swing > 0]
     still = [s.input for s in result.swings if not s.swing > 0]
-    swings = list(reversed(moving))
+    swings = list(reversed(moving[:most]))
     fig, ax = plt.subplots(figsize=(7.5, 0.55 * max(len(swings), 1) + 1.9))
     base = result.base
     for i, s in enumerate(swings):
@@ -257,8 +258,12 @@ def tornado_figure(result):
         legend_below(fig, ax, rect_bottom=0.3 if still else 0.0)
     else:
         ax.text(0.5, 0.5, "no input moves it", transform=ax.transAxes, ha="center")
+    below = ([f"{len(moving) - most} more inputs move it less"] if len(moving) > most else []) + \
+        (["not moved by: " + ", ".join(still[:20]) + (f" and {len(still) - 20} more" if len(still) > 20 else "")]
+         if still else [])
+    still = "; ".join(below)
     if still:
-        fig.text(0.01, 0.01, "not moved by: " + ", ".join(still), fontsize="small", wrap=True)
+        fig.text(0.01, 0.01, still, fontsize="small", wrap=True)
     if not swings:
         fig.tight_layout(rect=(0, 0.3 / fig.get_figheight() if still else 0, 1, 1))
     return fig, plt
