@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Install the two spreadsheet engines the tests recalculate and re-save
 # exported workbooks in: LibreOffice Calc without a GUI (tests/recalc.py) and
-# Gnumeric's ssconvert (a second, independent engine). Debian or Ubuntu, run
-# as root. Installs only what is missing.
+# Gnumeric's ssconvert (a second, independent engine), and headless Chromium,
+# which renders the HTML report to a PNG (tests/exporters/test_export_html.py).
+# Debian or Ubuntu, run as root. Installs only what is missing.
 set -euo pipefail
 
 missing=()
@@ -14,8 +15,11 @@ fi
 if ! command -v ssconvert >/dev/null 2>&1; then
     missing+=(gnumeric)
 fi
+if ! command -v chromium >/dev/null 2>&1; then
+    missing+=(chromium)
+fi
 if [ ${#missing[@]} -eq 0 ]; then
-    echo "LibreOffice and Gnumeric already installed; skipping."
+    echo "LibreOffice, Gnumeric and Chromium already installed; skipping."
     exit 0
 fi
 

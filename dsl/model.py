@@ -606,9 +606,19 @@ class Model:
         return explain(self, self.cell_id(name))
 
     def export(self, path) -> None:
-        """Write the model to a file; the format follows the suffix (.xlsx, .md, .json)."""
+        """Write the model to a file; the format follows the suffix (.xlsx, .html, .md, .json)."""
         from ifr.exporters import export
         export(self, Path(path))
+
+    def _repr_html_(self) -> str:
+        """How Jupyter shows a model: the HTML report (`ifr export -o plan.html`)."""
+        from ifr.exporters import notebook_text
+        return notebook_text(self, "html")
+
+    def _repr_markdown_(self) -> str:
+        """The Markdown export, for front ends that show Markdown."""
+        from ifr.exporters import notebook_text
+        return notebook_text(self, "markdown")
 
     def used_cells(self) -> list[str]:
         """The main file's cells and every imported cell they, the checks, tables

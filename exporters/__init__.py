@@ -23,6 +23,7 @@ class Exporter:
 
 EXPORTERS = (
     Exporter(".xlsx", "ifr.exporters.xlsx.workbook", "a workbook whose formulas stay live"),
+    Exporter(".html", "ifr.exporters.html", "an HTML report to read and print, its charts inside it"),
     Exporter(".md", "ifr.exporters.markdown", "Markdown: the run table, checks and tables"),
     Exporter(".json", "ifr.exporters.json", "JSON for other programs"),
 )
@@ -46,3 +47,14 @@ def exporter(path: Path) -> Exporter:
 def export(model, path: Path) -> None:
     """Write ``model`` to ``path`` atomically, in the format its suffix names."""
     importlib.import_module(exporter(path).module).write(model, path)
+
+
+# What a notebook shows of a model, by the form it asks for (`_repr_html_`,
+# `_repr_markdown_`): the module and its function that make the text.
+NOTEBOOK_FORMS = {"html": ("ifr.exporters.html", "notebook_html"), "markdown": ("ifr.exporters.markdown", "render")}
+
+
+def notebook_text(model, form: str) -> str:
+    """The text a notebook shows of ``model`` in ``form`` (`html` or `markdown`)."""
+    module, function = NOTEBOOK_FORMS[form]
+    return getattr(importlib.import_module(module), function)(model)

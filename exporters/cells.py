@@ -27,10 +27,14 @@ class Share(float):
 def display_value(model, cid: str):
     """A cell's value as the workbook shows it (display unit), or a bool; NaN for
     a cell ifr could not compute (written as #N/A, never as a number); for a
-    value written `na`, the NaN that carries its reason."""
+    value written `na`, or a cell computed from one, the NaN that carries its
+    reason ("depends on `x`, which is not available (OOM)")."""
     if cid in model.errors:
         raw = model.values.get(cid)
-        return raw if type(raw) is NotAvailableValue else float("nan")
+        if type(raw) is NotAvailableValue:
+            return raw
+        # computed from a value written `na`: the NaN that says which (its note names the input)
+        return NotAvailableValue(model.errors[cid].error) if reads_not_available(model, cid) else float("nan")
     raw = model.values[cid]
     if type(raw) is float:      # most cells: `model.value` without its lookups
         return raw / factor(model.units[cid])
@@ -39,6 +43,18 @@ def display_value(model, cid: str):
     if getattr(raw, "dtype", None) == bool:   # an uncertain condition: how often it holds
         return Share(raw.mean())
     return float(model.value(cid))
+
+
+def reads_not_available(model, cid: str) -> bool:
+    """Whether a cell has no value because a value written `na` is among the cells it is computed from."""
+    seen = set()
+    while cid in model.errors and cid not in seen:
+        seen.add(cid)
+        cause = model.errors[cid].cause
+        if cause is None:
+            return model.written_na(cid)
+        cid = cause
+    return False
 
 
 class CellRecord(NamedTuple):
@@ -116,3 +132,29 @@ def title_and_text(model) -> tuple[str, str]:
         return Path(model.file).stem, ""
     first, _, rest = doc.partition("\n\n")
     return " ".join(first.split()), rest.strip()
+
+
+def value_text(model, cid: str, unit: str | None = None) -> str:
+    """A cell's value as a report shows it, in ``unit`` (its display unit by
+    default; a scenario's column is in the base case's): a number with at least
+    its written digits, `true`/`false`, an uncertain number as its median and
+    where the middle 90% of its samples fall, an uncertain condition as how
+    often it holds, `n/a (reason)` for a value written `na`, `#ERROR: why` for
+    a cell with no value."""
+    from ifr.display import format_number, share_text
+    unit = model.units[cid] if unit is None else unit
+    failed = model.errors.get(cid)
+    if model.written_na(cid):
+        return not_available_text(model, cid)
+    if failed is not None:
+        return f"#ERROR: {failed.message}"
+    raw = model.values[cid]
+    if is_truth_value(raw):
+        return "true" if raw else "false"
+    if getattr(raw, "ndim", 0):
+        from ifr.evaluation.uncertain import summary
+        if raw.dtype == bool:
+            return share_text(float(raw.mean()))
+        s = summary(raw).scaled(factor(unit))
+        return f"{format_number(s.median)} ({format_number(s.p5)} to {format_number(s.p95)})"
+    return format_number(float(raw) / factor(unit), max(4, model.written_digits(cid)))

@@ -33,6 +33,7 @@ def render(model) -> str:
     lines = [f"# {_text(title)}", "", f"Exported by ifr {ifr.__version__} from {_code(model.file)}.", ""]
     if rest:
         lines += [_paragraphs(rest), ""]
+    lines += _headlines(model)
     groups: dict[str, list] = {}
     for cid in exported_cells(model):
         record = cell_record(model, cid)
@@ -84,6 +85,21 @@ def render(model) -> str:
         if result.reasons > len(shown):
             lines += [f"#ERROR: and {result.reasons - len(shown)} more reasons cells have no value", ""]
     return "\n".join(lines)
+
+
+def _headlines(model) -> list[str]:
+    """The model's answers first (`ifr.exporters.headlines`), as a list."""
+    from ifr.exporters.headlines import headline_cells
+    found = headline_cells(model)
+    if not found:
+        return []
+    lines = ["## Headline results", ""]
+    for cid in found:
+        record = cell_record(model, cid)
+        unit = f" {_text(record.unit)}" if record.unit else ""
+        about = f": {_text(record.description)}" if record.description else ""
+        lines.append(f"- **{_text(record.name)}** = {_value(model, cid)}{unit}{about}")
+    return lines + [""]
 
 
 def _scenarios(model) -> list[str]:

@@ -34,9 +34,13 @@ class ChecksSheet(Sheet):
     def write(self) -> None:
         model, sheet = self.w.model, self.sheet
         results = model.check()
-        merged_text(sheet, 0, 0, len(self.COLUMNS) - 1, f"Checks from {model.file}: {PASS} when the value "
-                    "matches the expected one (to the printed precision, or within the stated tolerance). Live: "
-                    "edit inputs and they re-evaluate.", self.st("note"))
+        merged_text(sheet, 0, 0, len(self.COLUMNS) - 1, f"Checks from {model.file}: each compares the model "
+                    "with a figure its source quotes (a document, a datasheet), or states a relation that must "
+                    f"hold. {PASS} when the value matches the expected one (to the printed precision, or within "
+                    f"the stated tolerance). Live: edit inputs and they re-evaluate, so after a what-if {FAIL} "
+                    "only means the plan now differs from the source's figure, not that a number is wrong.",
+                    self.st("note"))
+        sheet.set_row(0, 42)
         checks = model.graph.checks
         widths = [text_width([c.source for c in checks] + ["Check"], 16, 46), 13, 13,
                   text_width([r.unit for r in results] + ["Unit"], 6, 16), 11, 18, 8,

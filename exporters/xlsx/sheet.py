@@ -76,14 +76,56 @@ def merged_text(sheet, row: int, first_col: int, last_col: int, text: str, style
     sheet.write_string(row, first_col, text, style)
 
 
+PRINT_MARGINS = {"left": 0.3, "right": 0.3, "top": 0.6, "bottom": 0.6}   # inches; the header and footer in them
+# The widest a sheet's printed columns may be (in Excel's character widths) for
+# 10-point type fitted to A4 landscape to print at 9 points or more.
+PRINTED_WIDTH = 165
+
+
 def setup_print(sheet, header_row: int, last_row: int, last_col: int) -> None:
     """Landscape, one page wide, the header repeated on every page."""
     sheet.set_landscape()
     sheet.set_paper(9)          # A4
     sheet.fit_to_pages(1, 0)
-    sheet.set_margins(left=0.4, right=0.4, top=0.5, bottom=0.5)
+    sheet.set_margins(**PRINT_MARGINS)
     sheet.repeat_rows(header_row)
     sheet.print_area(0, 0, max(last_row, header_row), last_col)
+
+
+def frame_for_print(sheet, title: str, source: str) -> None:
+    """Every sheet's printed frame: the model's title and the sheet's name at the
+    top, where it came from and the page numbers at the bottom, in 9-point
+    type (a space after the size code: a title starting with digits would
+    read as a larger size). A sheet given no print setup of its own is printed landscape on A4,
+    one page wide."""
+    if not sheet.fit_page:
+        sheet.set_landscape()
+        sheet.set_paper(9)
+        sheet.fit_to_pages(1, 0)
+        sheet.set_margins(**PRINT_MARGINS)
+    def code(text: str, most: int) -> str:   # `&` starts a header code: written twice it is one
+        text = " ".join(text.split())
+        return (text if len(text) <= most else text[:most - 1] + "…").replace("&", "&&")
+    sheet.set_header(f"&L&9 {code(title, 90)}&R&9 &A", {"margin": 0.25})
+    sheet.set_footer(f"&L&9 {code(source, 90)}&R&9 Page &P of &N", {"margin": 0.25})
+
+
+# Rows of default height (15 pt) on an A4 landscape page within PRINT_MARGINS,
+# at 100%: a sheet fitted to its width prints at most that scale, so at least
+# this many rows fit on each page.
+PAGE_ROWS = 33
+
+
+def keep_charts_whole(sheet, charts: list[tuple[int, int]], first_row: int = 0) -> None:
+    """Page breaks so that no chart (its first and last row) is split across two
+    pages: a chart that would run past the page starts the next one."""
+    breaks, page = [], first_row
+    for start, end in sorted(charts):
+        if end - page >= PAGE_ROWS and start > page:
+            breaks.append(start)
+            page = start
+    if breaks:
+        sheet.set_h_pagebreaks(breaks)
 
 
 def column_name(index: int) -> str:

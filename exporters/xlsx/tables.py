@@ -10,6 +10,7 @@ import numpy as np
 
 from ifr.evaluation.evaluate import is_truth_value
 from ifr.exporters.cells import table_result
+from ifr.exporters.plot import wants_log_axis
 from ifr.exporters.xlsx.formulas import not_available, per_unit, unit_size
 from ifr.exporters.xlsx.layout import TABLE_HEADER_ROW, varied_node
 from ifr.exporters.xlsx.live import NotLive, symbol
@@ -17,6 +18,7 @@ from ifr.exporters.xlsx.sheet import (
     NOTE_SIZE,
     Sheet,
     column_name,
+    keep_charts_whole,
     merged_text,
     setup_print,
     sheet_reference,
@@ -274,9 +276,12 @@ class TableSheet(Sheet):
                 })
             chart.set_title({"name": ", ".join(result.columns[j] for j in columns), "name_font": {"size": 11}})
             chart.set_x_axis({"name": headers[0], "major_gridlines": {"visible": False}})
-            chart.set_y_axis({"name": unit or "(no unit)", "major_gridlines": {"visible": True,
-                                                                             "line": {"color": "#E0E0E0"}}})
+            y_axis = {"name": unit or "(no unit)", "major_gridlines": {"visible": True, "line": {"color": "#E0E0E0"}}}
+            if wants_log_axis([r[j] for r in result.rows for j in columns]):   # past two decades: a log axis
+                y_axis["log_base"] = 10
+            chart.set_y_axis(y_axis)
             chart.set_legend({"position": "bottom"} if len(columns) > 1 else {"none": True})
-            chart.set_size({"width": 520, "height": 300})
-            self.sheet.insert_chart(self.HEADER + 16 * k, anchor_col, chart)
+            chart.set_size({"width": 520, "height": 280})   # 14 rows of 20 px: whole within its 16, with a tall header
+            self.sheet.insert_chart(self.HEADER + 1 + 16 * k, anchor_col, chart)   # below the repeated header
         self._chart_count = len(by_unit)
+        keep_charts_whole(self.sheet, [(self.HEADER + 1 + 16 * k, self.HEADER + 16 * k + 15) for k in range(len(by_unit))])

@@ -17,7 +17,17 @@ import numpy as np
 
 from ifr.display import format_number
 from ifr.evaluation.uncertain import histogram
-from ifr.exporters.xlsx.sheet import Sheet, merged_text, write_formula, write_number
+from ifr.exporters.plot import HIGH_COLOUR, LOW_COLOUR, integer_edges
+from ifr.exporters.xlsx.sheet import (
+    PRINT_MARGINS,
+    Sheet,
+    column_name,
+    keep_charts_whole,
+    merged_text,
+    sheet_reference,
+    write_formula,
+    write_number,
+)
 from ifr.exporters.xlsx.style import number_format, text_width
 from ifr.semantics import ir
 
@@ -66,7 +76,7 @@ def _print_plainly(sheet, last_row: int, last_col: int) -> None:
     sheet.set_landscape()
     sheet.set_paper(9)
     sheet.fit_to_pages(1, 0)
-    sheet.set_margins(left=0.4, right=0.4, top=0.5, bottom=0.5)
+    sheet.set_margins(**PRINT_MARGINS)
     sheet.print_area(0, 0, last_row, last_col)
 
 
@@ -112,9 +122,13 @@ class DistributionsSheet(Sheet):
         model, sheet, graph = self.w.model, self.sheet, self.w.model.graph
         data_col = len(self.HEADINGS) + 1          # the bins, right of the list
         row = first_row
+        keep_charts_whole(sheet, [(first_row + k * CHART_ROWS, first_row + k * CHART_ROWS + CHART_ROWS - 2)
+                                  for k in range(len(self.cids[:MAX_HISTOGRAMS]))])
         for k, cid in enumerate(self.cids[:MAX_HISTOGRAMS]):
             samples = model.samples(cid)
-            counts, edges = histogram(samples, BINS)
+            edges = integer_edges(samples[np.isfinite(samples)], BINS)   # a whole-number cell: a bar per integer
+            counts, edges = histogram(samples, BINS) if edges is None else np.histogram(samples, bins=edges)
+            bins = len(counts)
             centres = (edges[:-1] + edges[1:]) / 2
             top = self.HEADER + 1 + k * (BINS + 2)
             name, unit = graph.cells[cid].name, model.units[cid]
@@ -126,13 +140,12 @@ class DistributionsSheet(Sheet):
             chart = self.w.workbook.add_chart({"type": "column"})
             chart.add_series({
                 "name": name,
-                "categories": [self.title, top + 1, data_col, top + BINS, data_col],
-                "values": [self.title, top + 1, data_col + 1, top + BINS, data_col + 1],
+                "categories": [self.title, top + 1, data_col, top + bins, data_col],
+                "values": [self.title, top + 1, data_col + 1, top + bins, data_col + 1],
                 "gap": 5, "fill": {"color": "#4C72B0"}, "border": {"none": True},
             })
-            stats = model.summary(cid)
-            chart.set_title({"name": f"{name}: median {stats.median:.4g}, 90% in {stats.p5:.4g} to "
-                                     f"{stats.p95:.4g}" + (f" {unit}" if unit else ""),
+            # no figure in the title: the list above gives them, and shows #N/A once they no longer hold
+            chart.set_title({"name": f"Distribution of {name}" + (f" [{unit}]" if unit else ""),
                              "name_font": {"size": 10, "bold": False}})
             chart.set_x_axis({"name": unit or name, "interval_unit": 3, "num_font": {"rotation": -45}})
             chart.set_y_axis({"name": "samples", "major_gridlines": {"visible": True}})
@@ -147,7 +160,8 @@ class DistributionsSheet(Sheet):
 class SensitivitySheet(Sheet):
     """Which inputs move the model's uncertain results, ranked, with a bar chart of each one's swing."""
     title = "Sensitivity"
-    HEADINGS = ["Input", "Unit", "Low", "High", "Result at low", "Result at high", "Swing", "Elasticity"]
+    HEADINGS = ["Input", "Unit", "Low", "High", "Result at low", "Result at high", "Swing", "Elasticity",
+                "Change at low", "Change at high"]
 
     def __init__(self, writer, outputs: list[str]):
         super().__init__(writer)
@@ -165,7 +179,7 @@ class SensitivitySheet(Sheet):
                     self.st("note"))
         sheet.set_row(0, 40)
         row = 2
-        widths = [12.0, 8.0, 12.0, 12.0, 14.0, 14.0, 12.0, 11.0]
+        widths = [12.0, 8.0, 12.0, 12.0, 14.0, 14.0, 12.0, 11.0, 14.0, 14.0]
         for cid in self.outputs:
             try:
                 result = sensitivity(model, graph.cells[cid].name)
@@ -186,13 +200,25 @@ class SensitivitySheet(Sheet):
                     guarded(self.w, sheet, r, 7, [cid, input_cid], s.elasticity, fmt="0.000")
                 widths[0] = max(widths[0], text_width([s.input], 10, 40))
             last = first + len(result.swings) - 1
+            for i, s in enumerate(result.swings):     # the bars' lengths: the result's change from its base
+                input_cid = model.cell_id(s.input)
+                for col, value in ((8, s.y_low - result.base), (9, s.y_high - result.base)):
+                    guarded(self.w, sheet, first + i, col, [cid, input_cid], value)
             chart = self.w.workbook.add_chart({"type": "bar"})
-            chart.add_series({"name": "swing", "categories": [self.title, first, 0, last, 0],
-                              "values": [self.title, first, 6, last, 6], "fill": {"color": "#4C72B0"}, "gap": 60})
+            # a tornado: two colours, the input's value written at each bar's end
+            for col, value_col, colour, label in ((8, 2, LOW_COLOUR, "input at its low end"),
+                                                   (9, 3, HIGH_COLOUR, "input at its high end")):
+                chart.add_series({"name": label, "categories": [self.title, first, 0, last, 0],
+                                  "values": [self.title, first, col, last, col], "fill": {"color": colour},
+                                  "gap": 60, "overlap": 100,
+                                  "data_labels": {"value": False, "position": "outside_end", "custom": [
+                                      {"value": f"={sheet_reference(self.title)}!${column_name(value_col)}$"
+                                                f"{r + 1}"} for r in range(first, last + 1)]}})
             chart.set_title({"name": f"What moves {result.output}", "name_font": {"size": 10, "bold": False}})
-            chart.set_x_axis({"name": f"swing of {result.output}{unit}"})
-            chart.set_y_axis({"reverse": True})
-            chart.set_legend({"none": True})
+            chart.set_x_axis({"name": f"change of {result.output}{unit} from its value with every input at its "
+                                      "middle"})
+            chart.set_y_axis({"reverse": True, "label_position": "low"})   # the names left of the bars
+            chart.set_legend({"position": "bottom"})
             height = 130 + 36 * len(result.swings)
             chart.set_size({"width": 620, "height": height})
             sheet.insert_chart(last + 2, 0, chart)

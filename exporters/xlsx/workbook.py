@@ -37,12 +37,21 @@ from ifr.exporters.cells import display_value, exported_cells, source_text, titl
 from ifr.exporters.excel.ir_formula import IrPrinter, NotPrintable
 from ifr.exporters.excel.names import assign_names
 from ifr.exporters.excel.numbers import NotExcel
+from ifr.exporters.headlines import headline_cells
 from ifr.exporters.output import atomic_output
 from ifr.exporters.xlsx.formulas import FormulaBuilder, IrFormula, first_node
 from ifr.exporters.xlsx.inline_xml import new_workbook, plain_texts, row_xml, writes_xml
 from ifr.exporters.xlsx.layout import fixed_sheets, table_titles
 from ifr.exporters.xlsx.live import NotLive
-from ifr.exporters.xlsx.sheet import column_name, merged_text, setup_print, sheet_reference, write_formula, write_number
+from ifr.exporters.xlsx.sheet import (
+    column_name,
+    frame_for_print,
+    merged_text,
+    setup_print,
+    sheet_reference,
+    write_formula,
+    write_number,
+)
 from ifr.exporters.xlsx.style import RowHeights, Styles, input_format, number_format, text_width
 from ifr.semantics import ir
 
@@ -50,9 +59,9 @@ MODEL_SHEET = "Model"
 LIBRARY_SHEET = "Library"
 # Columns of the Model and Library sheets (ifr.readers.roundtrip reads them back).
 NAME_COL, VALUE_COL, UNIT_COL, FORMULA_COL, DESCRIPTION_COL, EXCEL_NAME_COL = range(6)
-HEADINGS = ["Name", "Value", "Unit", "Formula in the .ifr", "Description", "Excel name"]
+HEADINGS = ["Name", "Value", "Unit", "Formula in the .ifr", "Description (figures in it as written)", "Excel name"]
 SHEET_ROWS = 1_048_576    # a worksheet's rows (Excel's grid, as xlsxwriter's `xls_rowmax`)
-HEADLINES = 10            # at most this many results in the Model sheet's summary block
+HEADLINES = 15            # at most this many results in the Model sheet's summary block
 LIBRARY_HEADER_ROW = 2
 
 
@@ -177,6 +186,7 @@ class WorkbookWriter:
             self._write_cells_sheet(library_sheet, library, LIBRARY_HEADER_ROW, sections=False)
             merged_text(library_sheet, 0, 0, len(HEADINGS) - 1, "Imported cells this model uses, by module "
                         "and record. Blue cells are inputs: edit them like the Model sheet's.", self.styles("note"))
+        self._validate_inputs({MODEL_SHEET: model_sheet, LIBRARY_SHEET: library_sheet})
         # Tables before checks: a check can read a table's row.
         for sheet in sorted(extra, key=lambda sheet: sheet is checks):
             sheet.write()
@@ -185,11 +195,23 @@ class WorkbookWriter:
         self._mark_fixed_sheets()
         for worksheet in self.workbook.worksheets():
             worksheet.protect("", PROTECTION)
+            frame_for_print(worksheet, self._title(), f"ifr {ifr.__version__}, {self.model.file}")
         model_sheet.activate()
         self.workbook.set_properties({
             "title": self._title(), "subject": f"ifr model {self.model.file}",
             "comments": f"Exported by ifr {ifr.__version__} from {self.model.file}",
         })
+
+    def _validate_inputs(self, sheets: dict) -> None:
+        """Data validation on every input cell whose range the model knows (`validation`)."""
+        from ifr.exporters.xlsx.validation import input_rule, swept_ranges, validation_options
+        swept = swept_ranges(self.model)
+        for cid, (title, row, col) in self.address.items():
+            if self._graph_cells[cid].kind != "input" and cid not in self.model.overrides:
+                continue
+            rule = input_rule(self.model, cid, swept)
+            if rule is not None:
+                sheets[title].data_validation(row, col, row, col, validation_options(self.model, cid, rule))
 
     def _mark_fixed_sheets(self) -> None:
         """A hidden name at A1 of each sheet whose fixed cells the read-back checks,
@@ -258,7 +280,7 @@ class WorkbookWriter:
         """Writes the cells' rows; returns the columns' widths."""
         st = self.styles
         graph = self.model.graph
-        sources = {cid: source_text(graph.cells[cid]) for cid in cids}
+        sources = {cid: formula_column_text(graph.cells[cid]) for cid in cids}
         widths = self._widths(cids, sources)
         for col, heading in enumerate(HEADINGS):
             kind = {VALUE_COL: "header_number", UNIT_COL: "unit_header"}.get(col, "header")
@@ -318,13 +340,14 @@ class WorkbookWriter:
 
     def _widths(self, cids: list[str], sources: dict[str, str]) -> list[float]:
         cells = [self.model.graph.cells[c] for c in cids]
+        # at most PRINTED_WIDTH in all, so that a page fitted to its width prints at 9 points or more
         return [
-            text_width([c.name for c in cells] + ["Name"], 10, 40),
+            text_width([c.name for c in cells] + ["Name"], 10, 32),
             13,
-            text_width([self.model.units[c] for c in cids] + ["Unit"], 6, 16),
-            text_width(list(sources.values()) + ["Formula in the .ifr"], 20, 50),
-            text_width([c.description for c in cells] + ["Description"], 20, 50),
-            text_width([self.names[c] for c in cids] + ["Excel name"], 12, 32),
+            text_width([self.model.units[c] for c in cids] + ["Unit"], 6, 14),
+            text_width(list(sources.values()) + ["Formula in the .ifr"], 20, 42),
+            text_width([c.description for c in cells] + ["Description"], 20, 44),
+            text_width([self.names[c] for c in cids] + ["Excel name"], 12, 20),
         ]
 
     def value_cell(self, cid: str) -> _ValueCell:
@@ -439,21 +462,9 @@ class WorkbookWriter:
         return title_and_text(self.model)[0]
 
     def headlines(self, cids: list[str]) -> list[str]:
-        """The model's results: formulas of the main file that no other cell uses.
-        Of more than `HEADLINES`, those a check compares (the figures the author
-        verified) come first, then those the author described, in file order: a
-        script's model of 1,200 layers shows the totals its checks name, not its
-        first ten layers."""
-        graph = self.model.graph
-        used = {ref for cid in graph.cells for ref in graph.relations.refs.get(cid, ()) if ref != cid}
-        found = [cid for cid in cids if graph.cells[cid].kind != "input" and cid not in used
-                 and cid not in self.model.overrides]
-        if len(found) > HEADLINES:
-            checked = {ref for check in graph.checks if check.expr is not None for ref in ir.refs(check.expr)}
-            keep = set(sorted(found, key=lambda cid: (cid not in checked, not graph.cells[cid].description))
-                       [:HEADLINES])
-            found = [cid for cid in found if cid in keep]
-        return found
+        """The model's answers (`ifr.exporters.headlines`): cells the writer marks,
+        solves, checked cells; never a record's unused fields."""
+        return headline_cells(self.model, cids, HEADLINES)
 
     def _cover_lines(self) -> list[tuple[str, str]]:
         """(style, text) of the cover's rows: the title, the docstring's paragraphs, how to use it."""
@@ -497,6 +508,14 @@ class WorkbookWriter:
             merged_text(sheet, i, FORMULA_COL, last_col, cell.description or "", st("wrap"))
             heights.fit(i, cell.description, widths[FORMULA_COL] + widths[DESCRIPTION_COL] + widths[EXCEL_NAME_COL])
         heights.apply(sheet, minimum)
+
+
+def formula_column_text(cell) -> str:
+    """What the "Formula in the .ifr" column shows: a formula as written; for an
+    input, that it is one and what the file writes (its value can be edited
+    beside it, so the file's number is said to be the file's)."""
+    text = source_text(cell)
+    return f"input; the .ifr writes {text}" if cell.kind == "input" else text
 
 
 def _written_number(cell) -> str | None:

@@ -258,7 +258,9 @@ def test_the_text_columns_read_back_and_an_empty_description_is_no_cell(exported
             cell = model.graph.cells[cid]
             row = rows[cell.name]
             assert (sheet.cell(row, UNIT_COL + 1).value or "") == model.units[cid]
-            assert sheet.cell(row, FORMULA_COL + 1).value == source_text(cell)
+            written = source_text(cell)
+            assert sheet.cell(row, FORMULA_COL + 1).value == (f"input; the .ifr writes {written}"
+                                                              if cell.kind == "input" else written)
             assert sheet.cell(row, EXCEL_NAME_COL + 1).value == names[cid]
             assert sheet.cell(row, DESCRIPTION_COL + 1).value == (cell.description or None)
     sheet = load_workbook(out)["Model"]
@@ -369,18 +371,25 @@ def test_cli_export(tmp_path):
     assert load_workbook(out).sheetnames[:2] == ["Model", "Library"]
 
 
-def test_results_at_a_glance_put_checked_then_described_results_first(tmp_path):
-    """Of more than ten results (formulas no other cell reads), the cover shows
-    those a check compares, then those described, then the rest, in file order."""
+def _glance(sheet) -> list:
+    column = [sheet.cell(row=r, column=NAME_COL + 1).value for r in range(1, sheet.max_row + 1)]
+    first = column.index(next(v for v in column if v and str(v).startswith("Results at a glance"))) + 1
+    return column[first:column.index(None, first)]
+
+
+def test_results_at_a_glance_are_the_models_answers(tmp_path):
+    """The cover lists the cells a check compares (the answers the author
+    verified), not every formula no other cell reads; with no check, solve or
+    mark, those formulas, and never a record's unused fields."""
     lines = ["a = 2 GB"] + [f"r{k} = a * {k}" + ("   # the tenth" if k == 10 else "") for k in range(1, 14)]
     path = tmp_path / "many.ifr"
     path.write_text("\n".join(lines + ["check r12 = 24 GB", "check r13 = 26 GB"]) + "\n", encoding="utf-8")
     ifr.load(path).export(tmp_path / "many.xlsx")
-    sheet = load_workbook(tmp_path / "many.xlsx")["Model"]
-    column = [sheet.cell(row=r, column=NAME_COL + 1).value for r in range(1, sheet.max_row + 1)]
-    first = column.index(next(v for v in column if v and str(v).startswith("Results at a glance"))) + 1
-    shown = column[first:column.index(None, first)]
-    assert shown == ["r1", "r2", "r3", "r4", "r5", "r6", "r7", "r10", "r12", "r13"]
+    assert _glance(load_workbook(tmp_path / "many.xlsx")["Model"]) == ["r12", "r13"]
+    path.write_text("\n".join(lines + ["m = { ffn = 14336, vocab = 151936, layers = 32 }", "n = m.layers * 2"])
+                    + "\n", encoding="utf-8")
+    ifr.load(path).export(tmp_path / "many.xlsx")
+    assert _glance(load_workbook(tmp_path / "many.xlsx")["Model"]) == [f"r{k}" for k in range(1, 14)] + ["n"]
 
 
 def test_a_condition_reads_true_or_false_in_libreoffice(soffice, tmp_path):
