@@ -32,6 +32,7 @@ TEMPLATE = "report.html.j2"
 MOST_HISTOGRAMS = 24      # uncertain cells drawn; the others are listed
 HISTOGRAM_SIZE = (5.6, 3.0)   # inches: two to a row of the page, their text still readable
 MOST_TRIED = 4            # headline results whose sensitivity is tried for it
+SEARCH_ROWS = 10          # a search's best configurations shown (a Pareto search: its whole front)
 TORNADOES = 1             # headline results whose sensitivity is drawn
 
 
@@ -109,6 +110,7 @@ class Page:
     histograms: list[Chart]
     unshown_histograms: list[str]
     tornadoes: list[Chart]
+    searches: list[Table] = field(default_factory=list)   # each search's best (a front: all of it)
 
 
 def report(model) -> Page:
@@ -130,7 +132,8 @@ def report(model) -> Page:
                 scenario_rows=_scenario_rows(model, cids), tables=[_table(model, t.name) for t in model.graph.tables],
                 histograms=_histograms(model, cids)[:MOST_HISTOGRAMS],
                 unshown_histograms=[c.title for c in _histograms(model, cids, draw=False)[MOST_HISTOGRAMS:]],
-                tornadoes=_tornadoes(model, cids))
+                tornadoes=_tornadoes(model, cids),
+                searches=[_search(model, name) for name in model.graph.searches])
 
 
 def _row(model, cid: str) -> Row:
@@ -192,6 +195,31 @@ def _table(model, name: str) -> Table:
     if result.reasons > len(errors):
         errors.append(f"and {result.reasons - len(errors)} more reasons cells have no value")
     return Table(name, heads, rows, chart, errors)
+
+
+def _search(model, name: str) -> Table:
+    """A search's best configurations (a Pareto search: its front) with goals and conditions,
+    how many configurations each condition excluded, and its chart when it has two goals."""
+    from ifr.display import format_number
+    from ifr.exporters.plot import search_figure, svg_text
+    from ifr.queries.search_report import rejection_lines, search_report
+    pareto = model.graph.searches[name].pareto
+    chart = Chart(f"{'Pareto front' if pareto else 'Search'}: {name}")
+    try:
+        result, outcome = search_report(model, name, SEARCH_ROWS, points=True)
+    except IfrError as exc:
+        return Table(name, [], [], chart, [exc.message])
+    heads = [f"{c} [{u}]" if u else c for c, u in zip(result.columns, result.units)]
+    rows = [[(v, False) if isinstance(v, str) else (format_number(v if isinstance(v, bool) else float(v)), True)
+             for v in row] for row in result.rows]
+    notes = rejection_lines(outcome)
+    if not outcome.top:
+        notes.append(outcome.empty_error().message)
+    if len(outcome.search.goals) >= 2:
+        chart.svg = _inline(svg_text(*search_figure(result, outcome)))
+    else:
+        chart.note = "one goal: no chart of goal against goal"
+    return Table(name, heads, rows, chart, notes)
 
 
 def _histograms(model, cids, draw: bool = True) -> list[Chart]:

@@ -275,9 +275,9 @@ def plot_tornado(result, path: Path) -> None:
     save_png(fig, path, plt)
 
 
-def plot_search(table, outcome, path: Path) -> None:
-    """A search's first two goals (or its goal against its first varied value) over every
-    feasible configuration, in grey, with the best ones (a Pareto front: the front) highlighted."""
+def search_figure(table, outcome):
+    """A search's first two goals over every feasible configuration, in grey, with the
+    best ones (a Pareto front: the front) highlighted; (figure, pyplot)."""
     import numpy as np
     plt = load_pyplot()
     goals = outcome.search.goals
@@ -302,4 +302,10 @@ def plot_search(table, outcome, path: Path) -> None:
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
     fig.tight_layout()
+    return fig, plt
+
+
+def plot_search(table, outcome, path: Path) -> None:
+    """The chart of :func:`search_figure`, to a PNG."""
+    fig, plt = search_figure(table, outcome)
     save_png(fig, path, plt)
