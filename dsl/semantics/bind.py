@@ -196,6 +196,8 @@ class Binder(TableRows):
                     self.table_stmts.setdefault(stmt.name, stmt)
             case syntax.Check() | syntax.Docstring():
                 pass   # a check is bound with the main file's statements; a docstring declares nothing
+            case syntax.DimensionDef() | syntax.UnitDef():
+                pass   # declared units are read before binding (declared_units.collect)
             case _:
                 ir.assert_never(stmt)
         return section
@@ -413,7 +415,8 @@ class Binder(TableRows):
                     scenarios[stmt.name] = ScenarioDef(stmt.name, stmt.span, self._overrides(stmt, scope),
                                                        stmt.description)
                 case syntax.Table() | syntax.Use() | syntax.Section() | syntax.Cell() | syntax.SolveCell() | \
-                        syntax.Record() | syntax.FnDef() | syntax.Docstring():
+                        syntax.Record() | syntax.FnDef() | syntax.Docstring() | syntax.DimensionDef() | \
+                        syntax.UnitDef():
                     pass   # bound above, or declared with the module
                 case _:
                     ir.assert_never(stmt)
