@@ -90,6 +90,10 @@ class TableRows(ExpressionResolver):
 
 
 
+def _declares_unit(module: ModuleDef, name: str) -> bool:
+    return any(isinstance(s, syntax.UnitDef) and s.name == name for s in module.program.statements)
+
+
 class Binder(TableRows):
     """Binds every module of a loader, main file last, into one Graph.
 
@@ -248,6 +252,8 @@ class Binder(TableRows):
             self._define(module, name, stmt.span, target)
             return
         for name, span in stmt.names:
+            if name not in target.namespace and _declares_unit(target, name):
+                continue   # a unit the module declares: known wherever the module is used
             if name not in target.namespace:
                 close = suggest(name, target.namespace)
                 raise IfrError("unknown-name", f"module `{stmt.module}` has no `{name}`", span,

@@ -47,14 +47,15 @@ class DeclaredUnits:
     dimensions: dict[str, Span] = field(default_factory=dict)         # `[money]` -> where declared
     spellings: dict[str, tuple[float, Dim, str]] = field(default_factory=dict)  # text -> factor, dim, name
     base_units: dict[str, str] = field(default_factory=dict)          # `[money]` -> `USD`
+    broken: dict[str, Span] = field(default_factory=dict)             # units whose definition has a mistake
     key: str = ""             # a digest of the declarations: part of every cache key that holds a factor
 
     def __bool__(self) -> bool:
-        return bool(self.spellings)
+        return bool(self.spellings or self.broken)
 
     def mentions(self, text: str) -> bool:
-        """Whether a unit text names a declared unit."""
-        return any(atom in self.spellings for atom in _ATOM.findall(text))
+        """Whether a unit text names a declared unit (or one whose definition has a mistake)."""
+        return any(atom in self.spellings or atom in self.broken for atom in _ATOM.findall(text))
 
     def resolve(self, text: str) -> tuple[float, Dim] | None:
         """The factor and dimension of a unit text that names a declared unit
@@ -116,6 +117,9 @@ class _Reader:
             self.at += 1
         elif token is not None and _ATOM.fullmatch(token):
             found = self.table.spellings.get(token)
+            if found is None and token in self.table.broken:
+                raise IfrError("unit-definition", f"unit `{token}` has a mistake in its definition", None,
+                               related=[(self.table.broken[token], "defined here")])
             f, d = found[:2] if found is not None else unit(token)
         else:
             raise IfrError("bad-unit", f"`{self.text}` is not a unit expression", None)
@@ -174,6 +178,8 @@ class _Collector:
     def _guard(self, step, arg) -> None:
         try:
             step(arg)
+        except _Reported:
+            pass
         except IfrError as e:
             self.errors.append(e)
 
@@ -215,10 +221,13 @@ class _Collector:
         self.stack.append(name)
         try:
             self.done[name] = found = self._definition(s)
+        except (IfrError, _Reported):
+            self.done[name] = None
+            for text, _ in spellings_of(name):
+                self.table.broken[text] = s.name_span
+            raise
         finally:
             self.stack.pop()
-        if found is None:
-            return None
         factor, dim = found
         definition = s.source or (s.dimension or "")
         self.table.units[name] = Declared(name, s.name_span, factor, dim, s.description, definition)
@@ -284,7 +293,7 @@ class _Collector:
                                span, hint="write the amount, e.g. unit node = 8 GPU")
             base = self._declared_name(atom)
             if base is not None and self._unit(base) is None:
-                raise IfrError("unit-definition", f"`{atom}` has a mistake of its own", span)
+                raise _Reported()   # the mistake is the other unit's, reported there
         try:
             found = self.table.resolve(text)
             return found if found is not None else unit(text, span)
@@ -299,6 +308,10 @@ class _Collector:
             if any(text == atom for text, _ in spellings_of(name)):
                 return name
         return None
+
+
+class _Reported(Exception):
+    """A unit's definition reads a unit whose own mistake is reported already."""
 
 
 def _scaled(value: float, found: tuple[float, Dim]) -> tuple[float, Dim]:
