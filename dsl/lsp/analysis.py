@@ -36,7 +36,7 @@ __all__ = ["analyse", "too_large", "Result", "Diagnostic", "CellInfo", "CheckInf
            "describe_unit", "unit_suggestions", "available_modules", "KEYWORDS", "BUILTIN_FUNCTIONS"]
 
 KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", "vary", "over", "by", "to", "show",
-            "scenario", "if", "then", "else", "and", "or", "not", "for", "in", "as", "na")
+            "scenario", "if", "then", "else", "and", "or", "not", "for", "in", "as", "na", "unit", "dimension")
 # Built-in functions and how they are called, for completion.
 BUILTIN_FUNCTIONS = {
     **{name: "x" if hi == 1 else "a, b, ..." for name, (_lo, hi) in ir.BUILTINS.items()},
