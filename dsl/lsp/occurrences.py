@@ -187,7 +187,11 @@ class _Walker:
                 for name, span, value in stmt.assignments:
                     self.add(span, key_of(ns.get(name)))
                     self.expr(value, module, None, set())
-            elif not isinstance(stmt, (syntax.Docstring, syntax.Section)):
+            elif isinstance(stmt, syntax.UnitDef):   # its name reads as the unit it declares
+                self.add(stmt.name_span, None, stmt.name)
+                if stmt.expr is not None:
+                    self.expr(stmt.expr, module, None, set())
+            elif not isinstance(stmt, (syntax.Docstring, syntax.Section, syntax.DimensionDef)):
                 raise TypeError(f"no occurrences for a {type(stmt).__name__} statement")
 
     def use(self, module: ModuleDef, stmt: syntax.Use) -> None:

@@ -55,7 +55,7 @@ def hover(result: Result, line: int, column: int) -> types.Hover | None:
     occ = occurrence_at(result, line, column)
     text = None
     if occ is not None and occ.key is None and occ.unit:
-        text = describe_unit(occ.unit)
+        text = describe_unit(occ.unit, result.declared_units)
     elif occ is not None and occ.key in result.cells:
         text = cell_hover(result.cells[occ.key])
     elif occ is not None and occ.key in result.symbols:
@@ -178,8 +178,9 @@ def completion(result: Result, scope_result: Result, line_text: str) -> list[typ
     if m:
         return _items(scope_result, _members(scope_result, m.group(1).split(".")))
     if _UNIT_PLACE.search(line_text) and not _LOOP_RANGE.search(line_text):
-        return [types.CompletionItem(label=u, kind=types.CompletionItemKind.Unit, detail=describe_unit(u))
-                for u in unit_suggestions()]
+        own = scope_result.declared_units
+        return [types.CompletionItem(label=u, kind=types.CompletionItemKind.Unit, detail=describe_unit(u, own))
+                for u in unit_suggestions(own)]
     items = _items(scope_result, scope_result.scope or {})
     items += [types.CompletionItem(label=k, kind=types.CompletionItemKind.Keyword) for k in KEYWORDS]
     items += [types.CompletionItem(label=name, kind=types.CompletionItemKind.Function, detail=f"{name}({params})",

@@ -67,6 +67,18 @@ class DeclaredUnits:
     def base_unit(self, dim_key: str) -> str | None:
         return self.base_units.get(dim_key)
 
+    def to_data(self) -> dict:
+        """Plain data (for the editor's worker to send): spelling -> [factor, [[dimension, exponent]], name]."""
+        return {text: [f, [list(kv) for kv in d.items], name] for text, (f, d, name) in self.spellings.items()}
+
+    @classmethod
+    def from_data(cls, data: dict) -> DeclaredUnits:
+        table = cls()
+        for text, (f, items, name) in data.items():
+            table.spellings[text] = (float(f), Dim({k: v for k, v in items}), name)
+        table.key = hashlib.sha256(repr(sorted(data.items())).encode()).hexdigest()[:16]
+        return table
+
 
 NONE = DeclaredUnits()
 
