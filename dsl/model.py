@@ -447,6 +447,10 @@ class Model:
         from ifr.semantics.units import quantity
         cid = self.cell_id(name)
         u = self.units[cid]
+        declared = self.graph.declared_units
+        if declared and declared.mentions(u):   # pint has no Quantity of the model's own units
+            raise IfrError("unknown-unit", f"`{name}` is in {u}, a unit this model declares, which a pint "
+                           "Quantity cannot hold", None, hint=f"read model.value({name!r}): its number in {u}")
         return quantity(self.value(cid), u or "dimensionless")
 
     def _display_units(self) -> dict[str, str]:

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 from openpyxl import load_workbook
-from workbooks import cell_places, recalculated
+from workbooks import cell_places, edited, recalculated
 
 import ifr
 from ifr.cli import main
+from ifr.readers.roundtrip import read_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAN = ROOT / "models" / "plan_cost.ifr"
@@ -105,3 +106,15 @@ def test_the_workbook_recalculated_by_libreoffice(soffice, tmp_path):
         row = int(re.sub(r"\D", "", ref))
         assert sheet.cell(row, 3).value == unit, name      # the unit column beside the value
         assert values[(where, ref)] == pytest.approx(value, rel=1e-9), name
+
+
+def test_an_edited_price_in_the_workbook_reads_back(tmp_path):
+    model = ifr.load(PLAN)
+    exported = tmp_path / "plan.xlsx"
+    model.export(exported)
+    places = cell_places(exported, model)
+    changed = edited(exported, tmp_path / "edited.xlsx", {places["gpu_hour"]: 3.5, places["demand"]: 100000})
+    again = model.with_inputs(**read_inputs(model, changed))
+    replicas = math.ceil(100000 / REPLICA_RATE)                       # 9
+    assert again.value("gpu_hour") == pytest.approx(3.5)
+    assert again.value("per_hour") == pytest.approx(replicas * GPUS_PER_REPLICA * 3.5)

@@ -81,3 +81,12 @@ def test_fmt_keeps_declarations_and_aligns_the_cells_around_them():
     assert formatted.splitlines()[:2] == ["unit node = 8 GPU   # a server", "unit replica"]
     assert "n        = 2 node" in formatted
     assert format_text(formatted) == formatted
+
+
+def test_a_pint_quantity_of_a_declared_unit_is_refused_with_a_way_out(tmp_path):
+    from ifr.errors import IfrError
+    m = model(tmp_path, "use money: USD\ncost = 3 USD\ngpus = 2 GPU\n")
+    with pytest.raises(IfrError) as raised:
+        m["cost"]
+    assert raised.value.code == "unknown-unit" and "model.value('cost')" in raised.value.hint
+    assert m["gpus"].magnitude == 2                      # pint's units are Quantities as before
