@@ -92,7 +92,7 @@ def analyse(path, text: str | None = None, sources: Sources | None = None,
                         else DEFAULT_SOURCES)
         loader.main_name = str(path)
         main = loader.load(Path(path), "", None, options.text)
-        declared, declaration_errors = collect_units([m.program for m in loader.modules.values()])
+        declared, declaration_errors = collect_units([m.program for m in loader.modules.values()], _uses(loader))
         with declaring(declared):
             binder = Binder(loader, main, every_cell=options.editor)
             graph = binder.bind()
@@ -108,6 +108,13 @@ def analyse(path, text: str | None = None, sources: Sources | None = None,
         return Analysis(graph, found.dims, expressions, loader.diagnostics + declaration_errors + binder.diagnostics
                         + found.errors,
                         programs, name_spans)
+
+
+def _uses(loader: Loader) -> dict[str, list[str]]:
+    """Each file and the files it uses: the declared units a file may read."""
+    return {m.program.file: [s.loaded.program.file for s in m.program.statements
+                             if isinstance(s, syntax.Use) and getattr(s, "loaded", None) is not None]
+            for m in loader.modules.values()}
 
 
 def _parser(options: Options, programs: dict):

@@ -48,6 +48,7 @@ class DeclaredUnits:
     spellings: dict[str, tuple[float, Dim, str]] = field(default_factory=dict)  # text -> factor, dim, name
     base_units: dict[str, str] = field(default_factory=dict)          # `[money]` -> `USD`
     broken: dict[str, Span] = field(default_factory=dict)             # units whose definition has a mistake
+    visible: dict[str, frozenset[str]] = field(default_factory=dict)  # a file -> the files whose units it knows
     key: str = ""             # a digest of the declarations: part of every cache key that holds a factor
 
     def __bool__(self) -> bool:
@@ -63,6 +64,18 @@ class DeclaredUnits:
         if not self.mentions(text):
             return None
         return _Reader(text, self).read()
+
+    def hidden(self, text: str, file: str) -> Declared | None:
+        """The first declared unit of ``text`` that ``file`` does not know: declared in a
+        file it neither is nor uses (directly or through the modules it uses)."""
+        known = self.visible.get(file)
+        if known is None:
+            return None   # a value given at run time (`--set`) is the main file's
+        for atom in _ATOM.findall(text):
+            found = self.spellings.get(atom)
+            if found is not None and self.units[found[2]].span.file not in known:
+                return self.units[found[2]]
+        return None
 
     def base_unit(self, dim_key: str) -> str | None:
         return self.base_units.get(dim_key)
@@ -151,9 +164,24 @@ def spellings_of(name: str) -> list[tuple[str, float]]:
     return [(p + form, scale) for form in forms for p, scale in (("", 1.0), *PREFIXES.items())]
 
 
-def collect(programs: list[syntax.Program]) -> tuple[DeclaredUnits, list[IfrError]]:
-    """The declared units of the files of one analysis, and the mistakes in them."""
-    return _Collector(programs).run()
+def collect(programs: list[syntax.Program], uses: dict[str, list[str]] | None = None
+            ) -> tuple[DeclaredUnits, list[IfrError]]:
+    """The declared units of the files of one analysis, and the mistakes in them;
+    ``uses`` gives the files each file uses, for which units it may read."""
+    table, errors = _Collector(programs).run()
+    if table is not NONE and uses is not None:
+        table.visible = {file: _reachable(file, uses) for file in uses}
+    return table, errors
+
+
+def _reachable(file: str, uses: dict[str, list[str]]) -> frozenset[str]:
+    seen, stack = {file}, [file]
+    while stack:
+        for used in uses.get(stack.pop(), ()):
+            if used not in seen:
+                seen.add(used)
+                stack.append(used)
+    return frozenset(seen)
 
 
 class _Collector:

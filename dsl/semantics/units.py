@@ -366,6 +366,19 @@ def declaring(table):
         _IN_FORCE.reset(token)
 
 
+def declared_here(text: str, span: Span | None) -> None:
+    """Raises unknown-unit when ``text`` names a declared unit that the file of ``span``
+    does not know: declared in a file it does not use (`use money` brings USD)."""
+    declared = _IN_FORCE.get()
+    if declared is None or span is None:
+        return
+    hidden = declared.hidden(text, span.file)
+    if hidden is not None:
+        module = Path(hidden.span.file).stem
+        raise IfrError("unknown-unit", f"unknown unit `{hidden.name}`: it is declared in {module}, which this file "
+                       "does not use", span, hint=f"use {module}: {hidden.name}")
+
+
 def in_force():
     """The declared units in force (None when there are none)."""
     return _IN_FORCE.get()

@@ -90,3 +90,12 @@ def test_a_pint_quantity_of_a_declared_unit_is_refused_with_a_way_out(tmp_path):
         m["cost"]
     assert raised.value.code == "unknown-unit" and "model.value('cost')" in raised.value.hint
     assert m["gpus"].magnitude == 2                      # pint's units are Quantities as before
+
+
+def test_a_file_knows_the_units_of_the_files_it_uses(tmp_path):
+    (tmp_path / "priced.ifr").write_text("use money: USD\nrent = 2 USD/GPU/h\n", encoding="utf-8")
+    (tmp_path / "unpriced.ifr").write_text("budget = 500 USD\n", encoding="utf-8")
+    m = model(tmp_path, "use priced\nx = priced.rent * 8 GPU * 1 h + 4 USD\n")   # through priced: USD is known
+    assert m.value("x") == pytest.approx(20.0)
+    e = error(tmp_path, "use priced\nuse unpriced\ny = unpriced.budget\n")
+    assert e.code == "unknown-unit" and e.span.file.endswith("unpriced.ifr") and e.hint == "use money: USD"
