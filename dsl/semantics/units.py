@@ -379,6 +379,18 @@ def declared_here(text: str, span: Span | None) -> None:
                        "does not use", span, hint=f"use {module}: {hidden.name}")
 
 
+def with_model_units(function):
+    """``function`` of a model (its first argument), run with the model's declared units in force:
+    an exporter's entry point reads `node` as its model says, whoever calls it."""
+    import functools
+
+    @functools.wraps(function)
+    def run(model, *args, **kwargs):
+        with declaring(model.graph.declared_units):
+            return function(model, *args, **kwargs)
+    return run
+
+
 def in_force():
     """The declared units in force (None when there are none)."""
     return _IN_FORCE.get()
