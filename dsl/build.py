@@ -53,21 +53,29 @@ def _model_files() -> list[Path]:
     return sorted(p for folder in (_stdlib(), MODELS) if folder.is_dir() for p in folder.rglob("*.ifr"))
 
 
+# The names the bundled files declare as their own units (`USD`, `node`), found by unit_texts:
+# the shipped table says pint reads none of them.
+DECLARED_NAMES: set[str] = set()
+
+
 def unit_texts() -> list[str]:
     """Every unit spelling a run of the bundled files looks up (their cells'
     display units among them), and the usual ones."""
     from ifr.display import factor
     from ifr.model import analyse
-    from ifr.semantics.units import recording_lookups
+    from ifr.semantics.units import declaring, recording_lookups
 
     factor.cache_clear()   # its answers would not be looked up again, nor recorded
     with recording_lookups() as looked_up:
         for path in _model_files():
             try:
                 analysis = analyse(path)
+                if analysis.graph.declared_units:
+                    DECLARED_NAMES.update(analysis.graph.declared_units.units)
                 if not analysis.errors:
-                    for shown in analysis.evaluate().units.values():
-                        factor(shown)
+                    with declaring(analysis.graph.declared_units):
+                        for shown in analysis.evaluate().units.values():
+                            factor(shown)
             except Exception:
                 continue   # a file with mistakes: what it looked up before them is kept
     texts = set(looked_up) | set(_NAMES)
@@ -114,7 +122,7 @@ def artifacts() -> dict:
     from ifr.solving.closed_form_cache import SHIPPED, shipped_table
     from ifr.syntax.parse_cache import SHIPPED_TREES, shipped_tree
     from ifr.syntax.parser import PARSER_TABLES, parser_tables
-    make_units = lambda: unit_table(unit_texts())
+    make_units = lambda: unit_table(unit_texts(), DECLARED_NAMES)
     make_forms = lambda: shipped_table(closed_forms())
     found = {PARSER_TABLES: (_parser_tables_current, parser_tables),
              UNIT_TABLE: (_same_text(make_units), make_units),

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ifr import exporters
 from ifr.errors import IfrError, IfrErrors, printable, remember_source, render, source_order
+from ifr.semantics.units import declaring
 
 USAGE_HINT = "run `ifr --help` for the commands, `ifr COMMAND --help` for their options"
 
@@ -278,10 +279,11 @@ def _command(args, kept: list) -> int:
     _print_diagnostics(analysis.diagnostics)
     if analysis.errors and args.command != "run":
         return 2
-    model = _what_if(analysis.evaluate(samples=args.samples, seed=args.seed), args)
-    kept.append(model)
-    code = {"run": _run, "solve": _solve, "explain": _explain, "table": _table, "export": _export,
-            "sensitivity": _sensitivity, "hist": _hist, "search": _search}[args.command](model, args)
+    with declaring(analysis.graph.declared_units):   # the file's own units, in every output
+        model = _what_if(analysis.evaluate(samples=args.samples, seed=args.seed), args)
+        kept.append(model)
+        code = {"run": _run, "solve": _solve, "explain": _explain, "table": _table, "export": _export,
+                "sensitivity": _sensitivity, "hist": _hist, "search": _search}[args.command](model, args)
     return 2 if analysis.errors else code
 
 
@@ -548,11 +550,12 @@ def _check(args) -> int:
         if analysis.errors:
             broken += 1
             continue
-        model = _what_if(analysis.evaluate(samples=args.samples, seed=args.seed), args)
-        own = sorted(model.own_errors() + model.table_errors(), key=source_order)
-        _print_diagnostics(own)
-        broken += bool(own)
-        checks = model.check()
+        with declaring(analysis.graph.declared_units):
+            model = _what_if(analysis.evaluate(samples=args.samples, seed=args.seed), args)
+            own = sorted(model.own_errors() + model.table_errors(), key=source_order)
+            _print_diagnostics(own)
+            broken += bool(own)
+            checks = model.check()
         _print_diagnostics(reads_na(checks))   # a check that reads a value written `na` cannot be decided
         for r in checks:
             results.append(r)

@@ -13,7 +13,7 @@ import re
 from functools import lru_cache
 
 from ifr.semantics import ir
-from ifr.semantics.units import Dim, unit
+from ifr.semantics.units import Dim, in_force, unit
 
 # The unit each base dimension is written in, and whether it takes prefixes.
 _BASE_UNIT = {
@@ -38,11 +38,13 @@ _TIME = [("day", 86400.0, 2 * 86400.0), ("h", 3600.0, 2 * 3600.0), ("min", 60.0,
 
 def auto_unit(dim: Dim, value: float, binary: bool = False) -> str:
     """A readable unit for a value (base SI) of a dimension."""
-    plan = _PLANS.get(dim.items)
+    declared = in_force()
+    key = (dim.items, declared.key) if declared is not None else dim.items   # `[money]` is USD where declared so
+    plan = _PLANS.get(key)
     if plan is None:
         if len(_PLANS) >= 4096:
             _PLANS.clear()
-        plan = _PLANS[dim.items] = _plan(dim)
+        plan = _PLANS[key] = _plan(dim, _base_units(declared))
     kind = plan[0]
     if kind == "named":
         return _prefixed(plan[1], value, binary=False)
@@ -65,7 +67,14 @@ def auto_unit(dim: Dim, value: float, binary: bool = False) -> str:
 _PLANS: dict = {}
 
 
-def _plan(dim: Dim) -> tuple:
+def _base_units(declared) -> dict:
+    """The unit of each base dimension: pint's, and the declared ones' (`[money]`: USD, not prefixed)."""
+    if declared is None or not declared.base_units:
+        return _BASE_UNIT
+    return {**{k: (u, False) for k, u in declared.base_units.items()}, **_BASE_UNIT}
+
+
+def _plan(dim: Dim, base_units: dict = _BASE_UNIT) -> tuple:
     if dim.dimensionless:
         return ("text", "")
     items = dict(dim.items)
@@ -73,27 +82,28 @@ def _plan(dim: Dim) -> tuple:
         return ("named", _NAMED[dim.items])
     if items == {"[time]": 1}:
         return ("time",)
-    if any(k not in _BASE_UNIT or not float(p).is_integer() for k, p in items.items()):
+    if any(k not in base_units or not float(p).is_integer() for k, p in items.items()):
         return ("text", str(dim))  # no readable unit: name the dimension
-    if items.get("[time]") == -1 and not any(_BASE_UNIT[k][1] for k, p in items.items() if p > 0):
+    if items.get("[time]") == -1 and not any(base_units[k][1] for k, p in items.items() if p > 0):
         return ("per_time",)
     # the leading unit (takes the prefix) is the first positive non-count dimension
     num = [(k, int(p)) for k, p in items.items() if p > 0]
     den = [(k, -int(p)) for k, p in items.items() if p < 0]
     order = ["[information]", "[compute]", "[mass]", "[length]", "[current]", "[substance]", "[gpu]", "[request]",
              "[token]", "[expert]", "[layer]", "[batch]", "[step]", "[time]", "[temperature]", "[luminosity]"]
-    num.sort(key=lambda kv: order.index(kv[0]))
-    den.sort(key=lambda kv: order.index(kv[0]))
+    rank = lambda kv: order.index(kv[0]) if kv[0] in order else -1   # a declared dimension (money) leads
+    num.sort(key=rank)
+    den.sort(key=rank)
     def word(k, p):
-        u = _BASE_UNIT[k][0]
+        u = base_units[k][0]
         return u if p == 1 else f"{u}^{p}"
     num_words = [word(k, p) for k, p in num]
     den_words = [word(k, p) for k, p in den]
     text = "*".join(num_words) if num_words else "1"
     if den_words:
         text += "/" + ("*".join(den_words) if len(den_words) == 1 else "(" + "*".join(den_words) + ")")
-    if num and _BASE_UNIT[num[0][0]][1] and num[0][1] == 1:
-        lead = _BASE_UNIT[num[0][0]][0]
+    if num and base_units[num[0][0]][1] and num[0][1] == 1:
+        lead = base_units[num[0][0]][0]
         rest = text[len(lead):]
         return ("lead", lead, rest, factor(lead + rest), num[0][0] == "[information]")
     return ("text", text)
@@ -137,11 +147,23 @@ def _prefixed(base: str, value: float, binary: bool) -> str:
     return "p" + base
 
 
-@lru_cache(maxsize=1024)
 def factor(text: str) -> float:
     """Base-SI value of one `text` unit: 1 for no unit (a plain number) and for a bare
     dimension such as `[length]^0.5` (shown when no unit of the field fits: the
-    value is then in base SI); `%` is 0.01."""
+    value is then in base SI); `%` is 0.01.  A declared unit (`node`) is the
+    model's own, never remembered across models."""
+    declared = in_force()
+    if declared is not None and declared.mentions(text):
+        return unit(text)[0]
+    return _factor(text)
+
+
+factor.cache_clear = lambda: _factor.cache_clear()
+
+
+@lru_cache(maxsize=1024)
+def _factor(text: str) -> float:
+    """`factor` of a text that names no declared unit: remembered."""
     if not text or text.startswith("["):
         return 1.0
     return unit(text)[0]

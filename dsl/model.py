@@ -16,6 +16,7 @@ solves equations and explains cells.  Exporters read a Model.
 """
 from __future__ import annotations
 
+import functools
 import math
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -44,12 +45,13 @@ from ifr.evaluation.evaluate import (
 from ifr.evaluation.uncertain import Summary, annotate, is_samples, summary
 from ifr.semantics import ir
 from ifr.semantics.bind import Binder, RunTimeExpressions, Scope
+from ifr.semantics.declared_units import collect as collect_units
 from ifr.semantics.dimensions import check_graph, dim_of
 from ifr.semantics.dotted import resolve
 from ifr.semantics.graph import Graph, expressions
 from ifr.semantics.loader import Loader
 from ifr.semantics.search_dims import check_searches
-from ifr.semantics.units import Dim, suggest
+from ifr.semantics.units import Dim, declaring, suggest
 from ifr.syntax import nodes as syntax
 from ifr.syntax.parse_cache import parse
 
@@ -92,9 +94,12 @@ def analyse(path, text: str | None = None, sources: Sources | None = None,
                         else DEFAULT_SOURCES)
         loader.main_name = str(path)
         main = loader.load(Path(path), "", None, options.text)
-        binder = Binder(loader, main, every_cell=options.editor)
-        graph = binder.bind()
-        found = check_graph(graph)
+        declared, declaration_errors = collect_units([m.program for m in loader.modules.values()], _uses(loader))
+        with declaring(declared):
+            binder = Binder(loader, main, every_cell=options.editor)
+            graph = binder.bind()
+            graph.declared_units = declared
+            found = check_graph(graph)
         found.record(graph)
         for name, error in check_searches(graph, found.dims).items():
             graph.searches[name].error = error
@@ -107,8 +112,16 @@ def analyse(path, text: str | None = None, sources: Sources | None = None,
                 module.program.statements = []
         expressions = RunTimeExpressions(graph, loader.sources, binder.table_stmts, binder.distributions,
                                          binder.module_tables_read)
-        return Analysis(graph, found.dims, expressions, loader.diagnostics + binder.diagnostics + found.errors,
+        return Analysis(graph, found.dims, expressions, loader.diagnostics + declaration_errors + binder.diagnostics
+                        + found.errors,
                         programs, name_spans)
+
+
+def _uses(loader: Loader) -> dict[str, list[str]]:
+    """Each file and the files it uses: the declared units a file may read."""
+    return {m.program.file: [s.loaded.program.file for s in m.program.statements
+                             if isinstance(s, syntax.Use) and getattr(s, "loaded", None) is not None]
+            for m in loader.modules.values()}
 
 
 def _parser(options: Options, programs: dict):
@@ -193,6 +206,16 @@ class Analysis:
         return Model(self, overrides, sampling)
 
 
+def _in_its_units(method):
+    """A method of a Model run with the model's declared units in force (`unit node = 8 GPU`
+    means what this model says, whatever another model in the process declares)."""
+    @functools.wraps(method)
+    def with_units(self, *args, **kwargs):
+        with declaring(self.analysis.graph.declared_units):
+            return method(self, *args, **kwargs)
+    return with_units
+
+
 class Model:
     """An evaluation of an Analysis, with some inputs overridden."""
 
@@ -205,7 +228,7 @@ class Model:
         self.layers = tuple(layers) if layers is not None else ((dict(overrides),) if overrides else ())
         self._solver = None
         self._beneath = {len(self.layers) - 1: beneath} if beneath is not None else {}
-        with _no_collection():
+        with _no_collection(), declaring(analysis.graph.declared_units):
             self.evaluator = Evaluator(analysis.graph, lambda cell, env: self.solver(cell, env), sampling)
             self.search_cache: dict = {}   # a search's best configuration, by the values it reads
             self.search_keys: dict = {}    # a search's name -> the cells those values are of
@@ -370,6 +393,7 @@ class Model:
         """Why a cell has no value, or None when it has one."""
         return self.errors.get(self.cell_id(name))
 
+    @_in_its_units
     def value(self, name: str) -> float:
         """A cell's value in its display unit; raises IfrError for a cell that has none."""
         cid = self.cell_id(name)
@@ -396,6 +420,7 @@ class Model:
             return None
         return summary(value).scaled(factor(self.units[cid]))
 
+    @_in_its_units
     def value_text(self, name: str, digits: int = 4) -> str:
         """A cell's value as a person reads it: its number in its display unit,
         a condition as true or false, an uncertain condition as how often it
@@ -440,6 +465,7 @@ class Model:
         self.value(cid)   # raises for a cell that has no value
         return self.values[cid] / factor(self.units[cid])
 
+    @_in_its_units
     def compute(self, node: ir.Node):
         """An expression's value from this model's cells (distributions drawn as its cells' are)."""
         with self.evaluator.active(self.errors):
@@ -449,6 +475,10 @@ class Model:
         from ifr.semantics.units import quantity
         cid = self.cell_id(name)
         u = self.units[cid]
+        declared = self.graph.declared_units
+        if declared and declared.mentions(u):   # pint has no Quantity of the model's own units
+            raise IfrError("unknown-unit", f"`{name}` is in {u}, a unit this model declares, which a pint "
+                           "Quantity cannot hold", None, hint=f"read model.value({name!r}): its number in {u}")
         return quantity(self.value(cid), u or "dimensionless")
 
     def _display_units(self) -> dict[str, str]:
@@ -474,6 +504,7 @@ class Model:
         return units
 
     # --- variants
+    @_in_its_units
     def with_inputs(self, **values) -> Model:
         """A new model with some cells set to new values ("50 GB/s", a pint Quantity, or a number)."""
         overrides = {}
@@ -507,6 +538,7 @@ class Model:
         """A new model with cell ids set to base-SI values, on top of this one's."""
         return Model(self.analysis, sampling=self.sampling, layers=(*self.layers, dict(overrides)))
 
+    @_in_its_units
     def parse_value(self, cid: str, value, origin: str | None = None, column: int = 1) -> float:
         """A user-given value for a cell, in base SI, dimension-checked.
 
@@ -585,26 +617,31 @@ class Model:
                      beneath=(self.values, self.errors))
 
     # --- checks
+    @_in_its_units
     def check(self) -> list[CheckResult]:
         from ifr.queries.checks import run_checks
         return run_checks(self)
 
     # --- tables
+    @_in_its_units
     def table(self, name: str) -> TableResult:
         from ifr.queries.tables import run_table
         return run_table(self, name)
 
     # --- solving on demand
+    @_in_its_units
     def solve(self, unknown: str, equation: str, on: str | None = None):
         """Solve ``equation`` ("lhs = rhs") for the cell ``unknown``, within ``on`` ("lo..hi") if given:
         (pint Quantity, how it was solved)."""
         from ifr.solving.equation import solve_equation
         return solve_equation(self, unknown, equation, bracket_text=on)
 
+    @_in_its_units
     def explain(self, name: str) -> dict:
         from ifr.queries.explain import explain
         return explain(self, self.cell_id(name))
 
+    @_in_its_units
     def export(self, path) -> None:
         """Write the model to a file; the format follows the suffix (.xlsx, .html, .md, .json)."""
         from ifr.exporters import export

@@ -13,6 +13,8 @@ __all__ = ["IfrLexer"]
 
 _KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", "vary", "over", "by", "to", "show",
              "scenario", "where", "maximize", "minimize", "if", "then", "else", "for", "in", "as", "na")
+# Keywords only where a statement starts and a name follows (`unit node = 8 GPU`; `unit = 3` is a cell).
+_STATEMENT_KEYWORDS = ("unit", "dimension")
 _NOT_KEYWORD = r"(?!(?:use|section|fn|solve|on|check|within|table|vary|over|by|to|show|scenario|where|maximize|minimize|if|then|else|and|or" \
                r"|not|for|in|as|na)\b)"
 _NUMBER = r"(?:\d[\d_]*(?:\.[\d_]+)?|(?<![\w.])\.\d[\d_]*)(?:[eE][+-]?\d+)?"
@@ -42,6 +44,7 @@ class IfrLexer(RegexLexer):
             (r'"[^"\n]*"', String.Double),
             (r"(in)(\s+)(" + _DISPLAY_UNIT + r"|%)(?=\s*(?:#|,|\}|\n|$))", bygroups(Keyword, Whitespace, Name.Builtin)),
             (r"(fn)(\s+)([^\W\d]\w*)", bygroups(Keyword.Declaration, Whitespace, Name.Function)),
+            (r"^(unit|dimension)([ \t]+)([^\W\d]\w*)", bygroups(Keyword.Declaration, Whitespace, Name.Builtin)),
             (r"^" + _NOT_KEYWORD + r"([^\W\d]\w*)(\s*)(?==(?!=))", bygroups(Name.Variable, Whitespace)),
             (r"(" + _NUMBER + r")(\s+)" + _NOT_KEYWORD + r"(" + _UNIT + r")",
              bygroups(Number.Float, Whitespace, Name.Builtin)),

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ifr.errors import IfrError
+from ifr.semantics.units import with_model_units
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ def exporter(path: Path) -> Exporter:
                    hint=f"export to {suffixes()}")
 
 
+@with_model_units
 def export(model, path: Path) -> None:
     """Write ``model`` to ``path`` atomically, in the format its suffix names."""
     importlib.import_module(exporter(path).module).write(model, path)

@@ -11,6 +11,7 @@ from ifr.display import factor
 from ifr.errors import IfrError
 from ifr.evaluation.evaluate import CellError, NotAvailableValue, is_truth_value
 from ifr.semantics import ir
+from ifr.semantics.units import declaring, in_force
 
 
 def exported_cells(model) -> list[str]:
@@ -37,6 +38,10 @@ def display_value(model, cid: str):
         return NotAvailableValue(model.errors[cid].error) if reads_not_available(model, cid) else float("nan")
     raw = model.values[cid]
     if type(raw) is float:      # most cells: `model.value` without its lookups
+        declared = model.graph.declared_units
+        if declared and in_force() is not declared:   # a unit of the model's own (`node`), read outside its export
+            with declaring(declared):
+                return raw / factor(model.units[cid])
         return raw / factor(model.units[cid])
     if is_truth_value(raw):
         return bool(raw)

@@ -28,6 +28,7 @@ from ifr.exporters.cells import (
 )
 from ifr.exporters.output import atomic_output
 from ifr.semantics import ir
+from ifr.semantics.units import with_model_units
 
 
 def write(model, path) -> None:
@@ -37,6 +38,7 @@ def write(model, path) -> None:
         stream.write(text.encode("utf-8"))
 
 
+@with_model_units
 def document(model) -> dict:
     cells = exported_cells(model)
     return {

@@ -19,6 +19,7 @@ from ifr.exporters.cells import (
     title_and_text,
 )
 from ifr.exporters.output import atomic_output
+from ifr.semantics.units import with_model_units
 
 
 def write(model, path) -> None:
@@ -28,6 +29,7 @@ def write(model, path) -> None:
         stream.write(text.encode("utf-8"))
 
 
+@with_model_units
 def render(model) -> str:
     title, rest = title_and_text(model)
     lines = [f"# {_text(title)}", "", f"Exported by ifr {ifr.__version__} from {_code(model.file)}.", ""]

@@ -36,7 +36,7 @@ __all__ = ["analyse", "too_large", "Result", "Diagnostic", "CellInfo", "CheckInf
            "describe_unit", "unit_suggestions", "available_modules", "KEYWORDS", "BUILTIN_FUNCTIONS"]
 
 KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", "vary", "over", "by", "to", "show",
-            "scenario", "where", "maximize", "minimize", "if", "then", "else", "and", "or", "not", "for", "in", "as", "na")
+            "scenario", "where", "maximize", "minimize", "if", "then", "else", "and", "or", "not", "for", "in", "as", "na", "unit", "dimension")
 # Built-in functions and how they are called, for completion.
 BUILTIN_FUNCTIONS = {
     **{name: "x" if hi == 1 else "a, b, ..." for name, (_lo, hi) in ir.BUILTINS.items()},
@@ -115,6 +115,7 @@ class Result:
     sections: list[tuple[str, Span]]
     texts: dict[str, str]            # the analysed text and the open buffers it read, by absolute path
     files: set[str] = field(default_factory=set)   # every file read
+    declared_units: dict = field(default_factory=dict)   # the files' own units (DeclaredUnits.to_data)
 
 
 def analyse(path: str, text: str, open_buffers: dict[str, str]) -> Result:
@@ -140,7 +141,8 @@ def analyse(path: str, text: str, open_buffers: dict[str, str]) -> Result:
                 if isinstance(s, syntax.Section)] if main_program is not None else []
     return Result(path, _diagnostics(path, main_program, run.errors, warnings, run.checks, run.model),
                   _cells(run.analysis, run.model), _checks(run.model, run.checks), symbols, occurrences, scope,
-                  sections, texts, set(run.programs) | {path})
+                  sections, texts, set(run.programs) | {path},
+                  graph.declared_units.to_data() if graph is not None and graph.declared_units else {})
 
 
 def too_large(path: str, size: int) -> Result:
@@ -320,27 +322,30 @@ def _checks(model, results) -> list[CheckInfo]:
 
 # --- units and modules, for hover and completion ---------------------------------
 
-def describe_unit(text: str) -> str | None:
-    """`GB/s`: its dimension and its size in base SI units, or None if it is no unit."""
-    from ifr.semantics.units import unit
-    try:
-        size, dim = unit(text)
-    except IfrError:
-        return None
-    if dim.dimensionless:
-        return f"`{text}`: a plain number, {format_number(size, 6)}"
-    # The size in a readable unit of the dimension, the number converted to it (never a count of bits
-    # labelled with another unit); a thousandth of a byte reads better as bits.
-    shown = auto_unit(dim, size)
-    if shown.startswith("mB"):
-        shown = "bit" + shown[2:]
-    try:
-        factor = unit(shown)[0] if shown else 0.0
-    except IfrError:
-        factor = 0.0
-    if not factor or shown == text:
-        return f"`{text}`: {dim}"
-    return f"`{text}`: {dim}; 1 {text} = {format_number(size / factor, 6)} {shown}"
+def describe_unit(text: str, declared: dict | None = None) -> str | None:
+    """`GB/s`: its dimension and its size in base SI units, or None if it is no unit;
+    ``declared`` is the file's own units (`Result.declared_units`)."""
+    from ifr.semantics.declared_units import DeclaredUnits
+    from ifr.semantics.units import declaring, unit
+    with declaring(DeclaredUnits.from_data(declared) if declared else None):
+        try:
+            size, dim = unit(text)
+        except IfrError:
+            return None
+        if dim.dimensionless:
+            return f"`{text}`: a plain number, {format_number(size, 6)}"
+        # The size in a readable unit of the dimension, the number converted to it (never a count of bits
+        # labelled with another unit); a thousandth of a byte reads better as bits.
+        shown = auto_unit(dim, size)
+        if shown.startswith("mB"):
+            shown = "bit" + shown[2:]
+        try:
+            factor = unit(shown)[0] if shown else 0.0
+        except IfrError:
+            factor = 0.0
+        if not factor or shown == text:
+            return f"`{text}`: {dim}"
+        return f"`{text}`: {dim}; 1 {text} = {format_number(size / factor, 6)} {shown}"
 
 
 _UNIT_BASES = ("B", "bit", "FLOP", "s", "W", "J", "Hz")
@@ -348,8 +353,13 @@ _UNIT_PREFIXES = ("", "k", "M", "G", "T", "P")
 _BINARY_PREFIXES = ("Ki", "Mi", "Gi", "Ti")
 
 
-def unit_suggestions() -> list[str]:
-    """Units offered after a number and after `in`: the field's usual ones first."""
+def unit_suggestions(declared: dict | None = None) -> list[str]:
+    """Units offered after a number and after `in`: the file's own (`node`, `USD`), then the field's usual ones."""
+    own = sorted({name for _f, _d, name in (declared or {}).values()})
+    return list(dict.fromkeys(own + _usual_units()))
+
+
+def _usual_units() -> list[str]:
     units = [p + b for b in ("B", "bit", "FLOP") for p in _UNIT_PREFIXES]
     units += [p + "B" for p in _BINARY_PREFIXES]
     units += ["ns", "us", "µs", "ms", "s", "min", "h", "day", "W", "kW", "J", "Hz"]

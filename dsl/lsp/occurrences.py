@@ -206,7 +206,11 @@ class _Walker:
                 for node in (stmt.where, *(goal for _direction, goal in stmt.goals)):
                     if node is not None:
                         self.expr(node, module, None, set(), tables)
-            elif not isinstance(stmt, (syntax.Docstring, syntax.Section)):
+            elif isinstance(stmt, syntax.UnitDef):   # its name reads as the unit it declares
+                self.add(stmt.name_span, None, stmt.name)
+                if stmt.expr is not None:
+                    self.expr(stmt.expr, module, None, set())
+            elif not isinstance(stmt, (syntax.Docstring, syntax.Section, syntax.DimensionDef)):
                 raise TypeError(f"no occurrences for a {type(stmt).__name__} statement")
 
     def use(self, module: ModuleDef, stmt: syntax.Use) -> None:

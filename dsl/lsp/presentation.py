@@ -71,7 +71,7 @@ def hover(result: Result, line: int, column: int, encoding: str = UTF16) -> type
     occ = occurrence_at(result, line, column)
     text = None
     if occ is not None and occ.key is None and occ.unit:
-        text = describe_unit(occ.unit)
+        text = describe_unit(occ.unit, result.declared_units)
     elif occ is not None and occ.key in result.cells:
         text = cell_hover(result.cells[occ.key])
     elif occ is not None and occ.key in result.symbols:
@@ -236,14 +236,15 @@ def _completion(result: Result, scope_result: Result, line_text: str) -> tuple[l
         return _items(scope_result, _members(scope_result, m.group(1).split("."))), len(m.group(2))
     if _UNIT_PLACE.search(line_text) and not _LOOP_RANGE.search(line_text):
         tail = _UNIT_TAIL.search(line_text).group()
-        return [types.CompletionItem(label=u, kind=types.CompletionItemKind.Unit, detail=describe_unit(u))
-                for u in _units_for(tail)], len(tail)
+        own = scope_result.declared_units
+        return [types.CompletionItem(label=u, kind=types.CompletionItemKind.Unit, detail=describe_unit(u, own))
+                for u in _units_for(tail, own)], len(tail)
     return _names(scope_result), word
 
 
-def _units_for(tail: str) -> list[str]:
+def _units_for(tail: str, own: dict | None = None) -> list[str]:
     """Units that complete ``tail``: after `GB/` or `GPU*`, the unit so far with each unit after it."""
-    suggestions = unit_suggestions()
+    suggestions = unit_suggestions(own)
     cut = max(tail.rfind("/"), tail.rfind("*"))
     if cut < 0:
         return suggestions

@@ -27,12 +27,12 @@ import math
 import re
 from pathlib import Path
 
-from ifr.display import auto_unit, format_number
+from ifr.display import auto_unit, factor, format_number
 from ifr.exporters.cells import display_value, exported_cells
 from ifr.exporters.xlsx.layout import fixed_cells, fixed_sheets
 from ifr.exporters.xlsx.workbook import NAME_COL, UNIT_COL, cell_names
 from ifr.readers.xlsx import CellContent, Workbook
-from ifr.semantics.units import Dim, quantity, registry
+from ifr.semantics.units import Dim, declaring, quantity, registry
 
 # Values the workbook stores are the model's own floats; anything further
 # away than this was edited.
@@ -46,7 +46,7 @@ def read_inputs(model, path) -> dict:
     value in the workbook differs from the model's (edited inputs, and
     numbers typed over formulas)."""
     path = Path(path)
-    with Workbook(path) as book:
+    with Workbook(path) as book, declaring(model.graph.declared_units):
         return _Reader(model, book).changes()
 
 
@@ -169,11 +169,17 @@ class _Reader:
         """`number` in the cell's display unit, as a pint Quantity the model accepts
         (finite in base SI units, as the model keeps it)."""
         unit = self.model.units[cid]
-        if unit.startswith("["):       # no unit of the field fits: the workbook shows base SI
+        declared = self.model.graph.declared_units
+        if declared and declared.mentions(unit):   # a unit of the model's own (`node`): pint has no Quantity of it
+            base = number * factor(unit)
+            value = f"{number!r} {unit}"           # read as a value written in the file is
+        elif unit.startswith("["):       # no unit of the field fits: the workbook shows base SI
             value = _in_base_units(number, self.model.dims[cid])
+            base = value.to_base_units().magnitude
         else:
             value = quantity(number, unit)
-        if not math.isfinite(value.to_base_units().magnitude):
+            base = value.to_base_units().magnitude
+        if not math.isfinite(base):
             raise self.book.error("overflow", f"the value of `{self.model.graph.cells[cid].name}`, "
                                   f"{format_number(number)}{' ' + unit if unit else ''}, is too large to compute: "
                                   "in base SI units it is past the largest number (about 1.8e308)",

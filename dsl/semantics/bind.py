@@ -131,6 +131,10 @@ class TableRows(ExpressionResolver):
 
 
 
+def _declares_unit(module: ModuleDef, name: str) -> bool:
+    return any(isinstance(s, syntax.UnitDef) and s.name == name for s in module.program.statements)
+
+
 class Binder(TableRows):
     """Binds every module of a loader, main file last, into one Graph.
 
@@ -263,6 +267,8 @@ class Binder(TableRows):
                     self._define(module, stmt.name, stmt.name_span, ScenarioName(stmt.name))   # `best.tp`
             case syntax.Check() | syntax.Docstring():
                 pass   # a check is bound with the main file's statements; a docstring declares nothing
+            case syntax.DimensionDef() | syntax.UnitDef():
+                pass   # declared units are read before binding (declared_units.collect)
             case _:
                 ir.assert_never(stmt)
         return section
@@ -313,6 +319,8 @@ class Binder(TableRows):
             self._define(module, name, stmt.span, self.module_records.get(target.key, target))
             return
         for name, span in stmt.names:
+            if name not in target.namespace and _declares_unit(target, name):
+                continue   # a unit the module declares: known wherever the module is used
             if name not in target.namespace:
                 close = suggest(name, target.namespace)
                 raise IfrError("unknown-name", f"module `{stmt.module}` has no `{name}`", span,
@@ -486,7 +494,8 @@ class Binder(TableRows):
                 case syntax.Search():
                     self._guarded(lambda: self.searches.__setitem__(stmt.name, self._search(stmt, scope)))
                 case syntax.Table() | syntax.Use() | syntax.Section() | syntax.Cell() | syntax.SolveCell() | \
-                        syntax.Record() | syntax.FnDef() | syntax.Docstring():
+                        syntax.Record() | syntax.FnDef() | syntax.Docstring() | syntax.DimensionDef() | \
+                        syntax.UnitDef():
                     pass   # bound above, or declared with the module
                 case _:
                     ir.assert_never(stmt)

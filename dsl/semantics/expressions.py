@@ -11,7 +11,7 @@ from ifr.errors import DEFAULT_SOURCES, IfrError, Span
 from ifr.semantics import ir
 from ifr.semantics.graph import FnBinding, ModuleDef, RecordDef, ScenarioName
 from ifr.semantics.loader import UNRESOLVED
-from ifr.semantics.units import DIMENSIONLESS, suggest, suggest_unit, unit
+from ifr.semantics.units import DIMENSIONLESS, declared_here, suggest, suggest_unit, unit
 from ifr.syntax import nodes as syntax
 
 
@@ -104,6 +104,7 @@ class ExpressionResolver:
         if isinstance(node, syntax.Quantity):
             try:
                 factor, dim = unit(node.unit)
+                declared_here(node.unit, _unit_span(node))
             except IfrError as e:   # placed where the unit is written (made only for an error)
                 e.span = _unit_span(node)
                 raise
@@ -167,6 +168,7 @@ class ExpressionResolver:
                 factor, dim = unit(node.id, node.span)
             except IfrError:
                 raise self._unknown(node.id, node.span, scope) from None
+            declared_here(node.id, node.span)
             if len(node.id) == 1:
                 self.report(IfrError(
                     "unit-fallback", f"`{node.id}` is read as a unit: no cell `{node.id}` is defined", node.span,

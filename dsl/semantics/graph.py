@@ -177,6 +177,7 @@ class Graph:
     relations: object = None           # dependencies.Dependencies: who needs whom, computed once
     uncertain: set = field(default_factory=set)   # cells holding Monte Carlo samples (uncertain.annotate)
     distributions: int = 1                        # how many distributions the files write (0: none)
+    declared_units: object = None                 # declared_units.DeclaredUnits: the files' own units
     searches: dict = field(default_factory=dict)  # name -> SearchDef, the main file's, in order
 
 

@@ -15,6 +15,7 @@ import atexit
 import json
 import re
 from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 
@@ -180,6 +181,7 @@ class _Lookups:
         self.shipped: dict[str, list] = {}   # text -> its JSON entry, decoded when first used
         self.dirty = False
         self.known: dict[str, tuple[float, Dim]] = {}   # unit as written -> its answer, in this process (bounded)
+        self.absent: set[str] = set()   # names pint does not read (a model's own units: `node`, `USD`)
 
     def path(self) -> Path:
         return cache_dir() / "units-lookups.json"
@@ -192,7 +194,11 @@ class _Lookups:
             shipped = {}
         if isinstance(shipped, dict) and shipped.get("key") == key and isinstance(shipped.get("units"), dict):
             self.shipped = shipped["units"]
-        learnt = _decode(cache.load(self.path(), "unit-lookups", key)) or {}
+            self.absent = _names(shipped.get("absent"))
+        saved = cache.load(self.path(), "unit-lookups", key)
+        saved = saved if isinstance(saved, dict) else {}
+        learnt = _decode(saved.get("found")) or {}
+        self.absent |= _names(saved.get("absent"))
         self.table = {t: found for t, found in learnt.items() if t not in self.shipped}
 
     def get(self, text: str):
@@ -206,17 +212,35 @@ class _Lookups:
         if found is None:
             found = _lookup(text)
             self.table[text] = found
-            if not self.dirty:
-                self.dirty = True
-                atexit.register(self.save)
+            self.changed()
         return found
+
+    def changed(self) -> None:
+        if not self.dirty:
+            self.dirty = True
+            atexit.register(self.save)
+
+    def is_unit(self, name: str) -> bool:
+        """Whether pint reads ``name`` as a unit; a name it does not read is remembered."""
+        if self.table is None:
+            self._load()
+        if name in self.absent:
+            return False
+        try:
+            unit(name)
+            return True
+        except IfrError:
+            self.absent.add(name)
+            self.changed()
+            return False
 
     def save(self) -> None:
         learnt = {t: found for t, found in self.table.items() if t not in self.shipped}
-        cache.save(self.path(), "unit-lookups", self.key(), encode_lookups(learnt))
+        cache.save(self.path(), "unit-lookups", self.key(),
+                   {"found": encode_lookups(learnt), "absent": sorted(self.absent)})
 
-    # Bumped when the rules of a lookup change (2: offset units are refused).
-    RULES = 2
+    # Bumped when the rules of a lookup change (2: offset units are refused; 3: names that are no unit kept).
+    RULES = 3
 
     def key(self) -> str:
         return f"{_definitions()[1]}-{self.RULES}"
@@ -236,16 +260,34 @@ def _decode(raw) -> dict | None:
         return None
 
 
-def unit_table(texts) -> str:
+def _names(raw) -> set[str]:
+    return {n for n in raw if isinstance(n, str)} if isinstance(raw, list) else set()
+
+
+def unit_table(texts, declared=()) -> str:
     """The JSON text of the shipped table (what `python -m ifr.build` writes):
-    pint's answer for each unit spelling of ``texts`` that it knows."""
-    found = {}
+    pint's answer for each unit spelling of ``texts`` that it knows, and which
+    of the ``declared`` names (the bundled files' own units) it does not."""
+    found, absent = {}, []
     for text in texts:
         try:
             found[text] = _lookup(text)
         except Exception:
             continue   # not a unit, or an offset unit: pint is asked at run time
-    return json.dumps({"key": _LOOKUPS.key(), "units": encode_lookups(found)}, indent=0, sort_keys=True) + "\n"
+    for name in sorted(set(declared)):
+        try:
+            _lookup(name)
+        except Exception:
+            absent.append(name)
+    return json.dumps({"key": _LOOKUPS.key(), "units": encode_lookups(found), "absent": absent},
+                      indent=0, sort_keys=True) + "\n"
+
+
+def is_unit(name: str) -> bool:
+    """Whether pint (with units.txt) reads ``name`` as a unit: asked once, the
+    names it does not read shipped and cached, so that a model declaring its
+    own units (`unit node = 8 GPU`) builds no registry to learn that."""
+    return _LOOKUPS.is_unit(name)
 
 
 _LOOKUPS = _Lookups()
@@ -282,6 +324,13 @@ def unit(text: str, span: Span | None = None) -> tuple[float, Dim]:
 
     Raises an IfrError (``unknown-unit``) when pint does not know it.
     """
+    declared = _IN_FORCE.get()
+    if declared is not None and declared.mentions(text):   # a unit of the model's own, before pint's
+        try:
+            return declared.resolve(normalize_unit_text(text))
+        except IfrError as e:
+            e.span = e.span or span
+            raise
     lookups = _LOOKUPS
     found = lookups.known.get(text)
     if found is not None:   # a unit written again (a big model writes a few, on every line)
@@ -299,6 +348,59 @@ def unit(text: str, span: Span | None = None) -> tuple[float, Dim]:
                        "with", span, hint="use a unit that scales: K for temperatures, W or mW for powers") from None
     except Exception:  # pint's parser raises many types (even AssertionError) on odd text
         raise unknown_unit(text, span) from None
+
+
+# The units the analysis at hand declares (`unit node = 8 GPU`): one table per
+# analysis, in force while it is bound, evaluated, shown or exported.
+_IN_FORCE: ContextVar = ContextVar("declared_units", default=None)
+
+
+@contextmanager
+def declaring(table):
+    """Within it, ``unit`` reads the declared units of ``table`` (a
+    `declared_units.DeclaredUnits`) beside pint's."""
+    token = _IN_FORCE.set(table if table else None)
+    try:
+        yield
+    finally:
+        _IN_FORCE.reset(token)
+
+
+def declared_here(text: str, span: Span | None) -> None:
+    """Raises unknown-unit when ``text`` names a declared unit that the file of ``span``
+    does not know: declared in a file it does not use (`use money` brings USD)."""
+    declared = _IN_FORCE.get()
+    if declared is None or span is None:
+        return
+    hidden = declared.hidden(text, span.file)
+    if hidden is not None:
+        module = Path(hidden.span.file).stem
+        raise IfrError("unknown-unit", f"unknown unit `{hidden.name}`: it is declared in {module}, which this file "
+                       "does not use", span, hint=f"use {module}: {hidden.name}")
+
+
+def with_model_units(function):
+    """``function`` of a model (its first argument), run with the model's declared units in force:
+    an exporter's entry point reads `node` as its model says, whoever calls it."""
+    import functools
+
+    @functools.wraps(function)
+    def run(model, *args, **kwargs):
+        with declaring(model.graph.declared_units):
+            return function(model, *args, **kwargs)
+    return run
+
+
+def in_force():
+    """The declared units in force (None when there are none)."""
+    return _IN_FORCE.get()
+
+
+@lru_cache(maxsize=1)
+def base_dimensions() -> frozenset[str]:
+    """Every dimension pint and units.txt name (`[length]`, `[token]`, `[area]`), read from the
+    definitions text: no registry is built."""
+    return frozenset(re.findall(r"\[\w+\]", _definitions()[0]))
 
 
 def normalize_unit_text(text: str) -> str:

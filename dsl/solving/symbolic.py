@@ -71,6 +71,18 @@ def power(base, exponent):
     return base ** exponent
 
 
+def _unit_factor(node: ir.Const, written: float) -> float:
+    """The factor of a literal's unit.  A unit the model declares (`node`) is
+    not pint's, and this may run in the sympy worker, where the model's table
+    is not in force: its factor is then the one bound into the literal."""
+    from ifr.errors import IfrError
+    from ifr.semantics.units import unit
+    try:
+        return unit(node.unit)[0]
+    except IfrError:
+        return node.value / written if written else node.value
+
+
 def to_sympy(node: ir.Node, ref: Callable[[str], object], variables: dict | None = None):
     """A sympy expression for ``node``; ``ref(cell_id)`` gives a cell's expression."""
     sp = sympy_module()
@@ -78,10 +90,8 @@ def to_sympy(node: ir.Node, ref: Callable[[str], object], variables: dict | None
     rec = lambda n: to_sympy(n, ref, variables)
     if isinstance(node, ir.Const):
         if node.unit and node.unit != "%":
-            from ifr.semantics.units import unit
-            factor = unit(node.unit)[0]
-            return number(float(node.number_text.replace("_", "")) if node.number_text else 1.0,
-                          node.number_text) * number(factor)
+            written = float(node.number_text.replace("_", "")) if node.number_text else 1.0
+            return number(written, node.number_text) * number(_unit_factor(node, written))
         return number(node.value, node.number_text if node.unit is None else None) if node.unit != "%" \
             else number(node.value)
     if isinstance(node, ir.Ref):

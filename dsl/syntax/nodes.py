@@ -285,6 +285,27 @@ class Search(Statement):
 
 
 @dataclass(eq=False, slots=True)
+class DimensionDef(Statement):
+    """`dimension money`: a base dimension of the file's own, `[money]`."""
+    name: str
+    name_span: Span
+    description: str = ""
+
+
+@dataclass(eq=False, slots=True)
+class UnitDef(Statement):
+    """`unit USD: money` (the unit of a declared dimension), `unit replica` (a
+    counting unit, its own dimension) or `unit node = 8 GPU` (made of others)."""
+    name: str
+    name_span: Span
+    dimension: str | None = None
+    dimension_span: Span | None = None
+    expr: Expr | None = None
+    source: str = ""
+    description: str = ""
+
+
+@dataclass(eq=False, slots=True)
 class Program:
     file: str
     text: str

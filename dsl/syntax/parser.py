@@ -444,7 +444,7 @@ def _hint_for(tok: Token | None, expected: list[str], source: str) -> str | None
         return f"a unit is written without inner spaces ({unit}*{tok.value}, {unit}/{tok.value}); " \
                f"to multiply by a cell, use *"
     if tok.type == "UNIT" or (tok.type == "NAME" and "`=`" in expected):
-        return "a statement starts with a name and `=`, or with a keyword (use, section, fn, check, table, scenario)"
+        return "a statement starts with a name and `=`, or with a keyword (use, section, fn, check, table, scenario, unit, dimension)"
     return None
 
 
@@ -646,6 +646,20 @@ class _ToAst(Transformer):
     def scenario(self, meta, items):
         name, *assignments = items
         return syntax.Scenario(self._span(meta), str(name), self._tok_span(name), assignments)
+
+    def dimension_def(self, meta, items):
+        return syntax.DimensionDef(self._span(meta), str(items[1]), self._tok_span(items[1]))
+
+    def unit_base(self, meta, items):
+        _, name, dimension = items
+        return syntax.UnitDef(self._span(meta), str(name), self._tok_span(name),
+                              str(dimension) if dimension is not None else None,
+                              self._tok_span(dimension) if dimension is not None else None)
+
+    def unit_derived(self, meta, items):
+        _, name, expr = items
+        return syntax.UnitDef(self._span(meta), str(name), self._tok_span(name), expr=expr,
+                              source=self._expr_source(meta, expr))
 
     def assignment(self, meta, items):
         *names, value = items   # `x = v`, or a record's field: `gpu.hbm = v`

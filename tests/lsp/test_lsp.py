@@ -161,7 +161,9 @@ async def test_completion_after_a_record_lists_its_fields(client: LanguageClient
     assert fields <= set(await completion_labels(client, uri, 1, len("flops = a100.")))
     answer = await client.text_document_completion_async(types.CompletionParams(
         text_document=doc(uri), position=types.Position(line=1, character=len("flops = a100."))))
-    assert {i.label: i.detail for i in answer.items}["hbm_capacity"] == "80 GB"   # a field the file does not use
+    details = {i.label: i.detail for i in answer.items}
+    assert details["hbm_datasheet"] == "80 GB"   # a field the file does not use
+    assert details["hbm_capacity"] == "81920 MiB"   # as the device reports it
     replace_text(client, uri, "use hardware: a100\nflops = a100.\n")   # mid-typing: the file does not parse
     assert fields <= set(await completion_labels(client, uri, 1, len("flops = a100.")))
     labels = set(await completion_labels(client, uri, 1, len("flops = ")))

@@ -13,7 +13,7 @@ from ifr.errors import IfrError
 from ifr.exporters.cells import display_value, exported_cells
 from ifr.exporters.xlsx.workbook import cell_names
 from ifr.readers.roundtrip import read_inputs, with_workbook_inputs
-from ifr.semantics.units import quantity
+from ifr.semantics.units import declaring, quantity
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = sorted((ROOT / "models").glob("*.ifr"))
@@ -37,14 +37,24 @@ def edit(value, how) -> float:
     return float(f"{value * factor:.12g}")     # twelve digits: saved and read back exactly
 
 
+class Typed:
+    """A number typed in a cell's display unit: a pint Quantity, or the text `3.5 USD/GPU/h` for a unit
+    the model declares (pint has no Quantity of it)."""
+
+    def __init__(self, magnitude: float, unit: str, declared):
+        self.magnitude = magnitude
+        self.value = f"{magnitude!r} {unit}" if declared and declared.mentions(unit) else quantity(magnitude, unit)
+
+
 def computable_edit(model, inputs):
     """The first of EDITS under which the edited model still evaluates: the edit,
     the values typed (quantities in display units) and the model `with_inputs` makes of them."""
     for how in EDITS:
-        typed = {model.graph.cells[cid].name: quantity(edit(display_value(model, cid), how), model.units[cid])
-                 for cid in inputs}
+        with declaring(model.graph.declared_units):
+            typed = {model.graph.cells[cid].name: Typed(edit(display_value(model, cid), how), model.units[cid],
+                                                        model.graph.declared_units) for cid in inputs}
         try:
-            return how, typed, model.with_inputs(**typed)
+            return how, typed, model.with_inputs(**{name: t.value for name, t in typed.items()})
         except IfrError:
             continue
     raise AssertionError("no edit leaves the model computable")

@@ -6,14 +6,20 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ifr
 from ifr.errors import IfrError
+from ifr.semantics.declared_units import spellings_of
 from ifr.semantics.units import unit_names
 from ifr.syntax import nodes as syntax
 from ifr.syntax.parser import name_rule, parse_statements
 
-KEYWORDS = sorted(name_rule()[1])
+# `unit` and `dimension` are keywords only where a statement starts and a name follows:
+# terminals of their own (UNIT_WORD, DIMENSION_WORD), tried beside the grammar's words.
+STATEMENT_WORDS = {"unit", "dimension"}
+KEYWORDS = sorted(name_rule()[1] | STATEMENT_WORDS)
 
 
 def _stdlib_names() -> set[str]:
@@ -25,8 +31,19 @@ def _stdlib_names() -> set[str]:
     return names
 
 
+def _declared_spellings() -> set[str]:
+    """Every spelling of the units the standard library declares (USD, kUSD, ...)."""
+    from importlib import resources
+    names = set()
+    for module in resources.files("ifr.stdlib").iterdir():
+        if module.name.endswith(".ifr"):
+            for name in re.findall(r"(?m)^unit[ \t]+([^\W\d]\w*)", module.read_text(encoding="utf-8")):
+                names |= {text for text, _ in spellings_of(name)}
+    return names
+
+
 UNIT_WORDS = sorted({w for name in unit_names() for w in re.findall(r"[^\W\d]\w*", name)})
-KNOWN = sorted(set(UNIT_WORDS) | _stdlib_names())
+KNOWN = sorted(set(UNIT_WORDS) | _stdlib_names() | _declared_spellings())
 
 
 def words_starting_with(keyword: str) -> list[str]:
@@ -117,3 +134,32 @@ def test_a_leading_point_number_runs(tmp_path):
     path = tmp_path / "m.ifr"
     path.write_text("a = .312 GiB\nb = a in MiB\ncheck b = 319.5 MiB\n", encoding="utf-8")
     assert ifr.load(path).check()[0].passed
+
+
+def test_the_statement_keywords_are_tried():
+    assert STATEMENT_WORDS <= set(KEYWORDS) and {"USD", "kUSD", "EUR"} <= set(KNOWN)
+
+
+@settings(max_examples=300, deadline=None)
+@given(keyword=st.sampled_from(KEYWORDS), name=st.sampled_from(KNOWN))
+def test_a_keyword_glued_to_any_known_name_is_one_name(keyword, name):
+    """Every keyword against every unit, cell and standard-library name: glued
+    before the name it is a name of its own, wherever a name may stand, and
+    a declaration of it declares the whole word."""
+    word = keyword + name
+    cell = _parse(f"{word} = 3")[0]
+    assert isinstance(cell, syntax.Cell) and cell.name == word
+    formula = _parse(f"y = 2 * {word}")[0]
+    assert formula.expr.right.id == word
+    declared = _parse(f"unit {word}")[0]
+    assert isinstance(declared, syntax.UnitDef) and declared.name == word
+    dimension = _parse(f"dimension {word}")[0]
+    assert isinstance(dimension, syntax.DimensionDef) and dimension.name == word
+
+
+@pytest.mark.parametrize("keyword", sorted(STATEMENT_WORDS))
+def test_a_statement_keyword_alone_is_a_cell_and_a_value(keyword):
+    cell = _parse(f"{keyword} = 3")[0]
+    assert isinstance(cell, syntax.Cell) and cell.name == keyword
+    assert _parse(f"y = {keyword} * 2")[0].expr.left.id == keyword
+    assert _parse(f"{keyword} y")[0].name == "y"     # followed by a name, it declares
