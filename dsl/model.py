@@ -199,7 +199,7 @@ class Model:
         self._solver = None
         self._beneath = {len(self.layers) - 1: beneath} if beneath is not None else {}
         with _no_collection():
-            self.evaluator = Evaluator(analysis.graph, lambda cell, env: self.solver(cell, env), sampling)
+            self.evaluator = Evaluator(analysis.graph, self._solve_or_fit, sampling)
             self.sampling = self.evaluator.sampling
             self.overrides = self._what_ifs()
             if any(isinstance(layer, str) for layer in self.layers):   # a what-if of it keeps the scenario live
@@ -250,6 +250,13 @@ class Model:
                 varied |= {cid for cid, _node, _span in self.graph.scenarios[layer].overrides}
         return self.evaluator.run(overrides, only=self.graph.relations.needed_for(varied, reads), base=env,
                                   base_errors=errors, as_given=True)[0]
+
+    def _solve_or_fit(self, cell, env):
+        """A solve cell's value, or a fitted cell's (solving/fit.py)."""
+        if cell.fit is not None:
+            from ifr.solving.fit import fitted_value
+            return fitted_value(cell, env)
+        return self.solver(cell, env)
 
     @property
     def solver(self):

@@ -5,8 +5,10 @@ import graphlib
 
 from ifr.errors import IfrError, Span
 from ifr.semantics import ir
+from ifr.semantics.data_tables import column_nodes, load_table
 from ifr.semantics.dependencies import Dependencies
 from ifr.semantics.expressions import ExpressionResolver, Scope, field_name_span
+from ifr.semantics.fits import bind_fit
 from ifr.semantics.graph import (
     CellDef,
     CheckDef,
@@ -120,6 +122,8 @@ class Binder(TableRows):
         self.resolved: set[str] = set()
         self._relations: Dependencies | None = None
         self.shape_templates: dict = {}   # a line shape (shapes.Shape) -> its cells' Template, or None
+        self.fit_stmts: list = []          # (module, syntax.Fit), bound once the cells are
+        self.data_tables: list = []        # the main file's DataTableDefs
 
     def _guarded(self, action) -> bool:
         """Run one step; a mistake is reported.  Whether it went through."""
@@ -140,6 +144,7 @@ class Binder(TableRows):
         for cell in list(self.cells.values()):
             if not cell.module or self.every_cell:
                 self._resolve_cell(cell)
+        fits = self._fits()
         checks, tables, scenarios = self._main_statements()
         self.scenarios = scenarios
         functions = self._functions([self.main])
@@ -151,7 +156,33 @@ class Binder(TableRows):
         graph = Graph(self.main, self.loader.modules, ordered, self.records, order, deps,
                       checks, tables, scenarios, self.sections, functions, self.cell_errors, self.relations)
         graph.distributions = self.distributions
+        graph.fits, graph.data_tables = fits, self.data_tables
         return graph
+
+    def _fits(self) -> list:
+        """Every fit, its cells made fitted; a fit with a mistake is that of each cell it names."""
+        out = []
+        for module, stmt in self.fit_stmts:
+            before = len(self.diagnostics)
+            try:
+                out.append(bind_fit(self, stmt, module))
+            except IfrError as e:
+                self.report(e)
+            errors = self._errors_since(before)
+            if errors:
+                for param in stmt.params:
+                    cid = Scope(module).lookup(param.name)
+                    if isinstance(cid, str) and cid in self.cells:
+                        self.cell_errors.setdefault(cid, errors[0])
+        self._relations = None
+        return out
+
+    def resolve(self, cid: str) -> None:
+        """Resolve one cell (a fit's) if it is not yet."""
+        self._resolve_cell(self.cells[cid])
+
+    def unknown_name(self, name: str, span: Span, scope: Scope, what: str) -> IfrError:
+        return self._unknown(name, span, scope, what=what)
 
     def _errors_since(self, before: int) -> list[IfrError]:
         return [e for e in self.diagnostics[before:] if e.severity == "error"]
@@ -194,6 +225,15 @@ class Binder(TableRows):
             case syntax.Table():
                 if is_main:
                     self.table_stmts.setdefault(stmt.name, stmt)
+            case syntax.DataTable():
+                self._define(module, stmt.name, stmt.name_span, UNRESOLVED)   # unless it is read
+                table = load_table(stmt, module.file, self.sources)
+                table.span = stmt.span
+                module.namespace[stmt.name] = table
+                if is_main:
+                    self.data_tables.append(table)
+            case syntax.Fit():
+                self.fit_stmts.append((module, stmt))
             case syntax.Check() | syntax.Docstring():
                 pass   # a check is bound with the main file's statements; a docstring declares nothing
             case _:
@@ -413,7 +453,7 @@ class Binder(TableRows):
                     scenarios[stmt.name] = ScenarioDef(stmt.name, stmt.span, self._overrides(stmt, scope),
                                                        stmt.description)
                 case syntax.Table() | syntax.Use() | syntax.Section() | syntax.Cell() | syntax.SolveCell() | \
-                        syntax.Record() | syntax.FnDef() | syntax.Docstring():
+                        syntax.Record() | syntax.FnDef() | syntax.Docstring() | syntax.DataTable() | syntax.Fit():
                     pass   # bound above, or declared with the module
                 case _:
                     ir.assert_never(stmt)
@@ -511,6 +551,14 @@ class Binder(TableRows):
                     values.append(self.expr(item, scope))
             if not values:
                 raise IfrError("empty-table", "a table needs at least one value", listed.span)
+        elif not isinstance(listed, syntax.RangeExpr):   # `vary batch over bench.batch`: a measured column
+            found = self.data_column(listed, scope) if not is_record else None
+            if found is None:
+                raise IfrError("syntax", f"`{self._text(listed)}` is not a list, a range or a data table's column",
+                               listed.span, hint="vary over [a, b, ...], lo..hi by step, or table.column")
+            values = column_nodes(*found, listed.span, self._source(listed))
+            if not values:
+                raise IfrError("empty-table", f"column `{self._text(listed)}` has no values", listed.span)
         else:
             if is_record:
                 raise IfrError("not-a-record", "a record can only be varied over a list of records", listed.span)
