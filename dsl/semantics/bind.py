@@ -141,10 +141,10 @@ class Binder(TableRows):
             self._declare(module, module is self.main)
         for module in modules:
             self._aliases(module)
+        fits = self._fits()   # first: `fitted(eff)` reads which cells are fitted
         for cell in list(self.cells.values()):
             if not cell.module or self.every_cell:
                 self._resolve_cell(cell)
-        fits = self._fits()
         checks, tables, scenarios = self._main_statements()
         self.scenarios = scenarios
         functions = self._functions([self.main])

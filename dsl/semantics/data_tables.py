@@ -83,7 +83,7 @@ def value_node(table: DataTableDef, i: int, j: int, span: Span, text) -> ir.Node
     if value is None:
         return ir.NotAvailable(span, text, f"missing in {table.file} line {table.lines[i]}")
     shown = value / column.factor
-    return ir.Const(span, text, value, column.dim, column.unit, repr(shown))
+    return ir.Const(span, text, value, column.dim, column.unit, f"{shown:.12g}")
 
 
 def row_index(table: DataTableDef, key: syntax.Expr) -> int:
@@ -109,7 +109,7 @@ def aggregate(func: str, table: DataTableDef, j: int | None, span: Span, text) -
     if not values:
         return ir.NotAvailable(span, text, f"column `{column.name}` of {table.file} has no values")
     value = float(AGGREGATES[func](values))
-    return ir.Const(span, text, value, column.dim, column.unit, repr(value / column.factor))
+    return ir.Const(span, text, value, column.dim, column.unit, f"{value / column.factor:.12g}")
 
 
 def column_nodes(table: DataTableDef, j: int, span: Span, text) -> list[ir.Node]:

@@ -246,6 +246,8 @@ class ExpressionResolver:
             found = self._aggregate(node, scope)
             if found is not None:
                 return found
+        if node.func == "fitted" and scope.lookup("fitted") is None:
+            return self._fitted(node, scope)
         if node.func in ir.MONTE_CARLO:
             return self._monte_carlo(node, scope)
         if node.func == "to" or node.func in ir.DISTRIBUTIONS:
@@ -303,6 +305,18 @@ class ExpressionResolver:
         if found is None:
             return None
         return data_tables.aggregate(node.func, *found, node.span, self._source(node))
+
+    def _fitted(self, node: syntax.Call, scope: Scope) -> ir.Node:
+        """`fitted(eff)`: a normal distribution of a fitted cell, its standard error the spread."""
+        arg = node.args[0] if len(node.args) == 1 and not node.kwargs else None
+        cid = scope.lookup(arg.id) if isinstance(arg, syntax.Name) else None
+        cell = self.cells.get(cid) if isinstance(cid, str) else None
+        if cell is None or cell.fit is None or cell.id not in cell.fit.params or cid + "_se" not in self.cells:
+            raise IfrError("bad-argument", "fitted() takes one cell a `fit` chooses", node.span,
+                           hint="name a fitted cell: fitted(eff), after `fit eff ... to table: ...`")
+        self.distributions += 1
+        return ir.Dist(node.span, self._source(node), "normal",
+                       [ir.Ref(arg.span, self._source(arg), cid), ir.Ref(arg.span, self._source(arg), cid + "_se")])
 
     def _arguments(self, node: syntax.Call, wanted: tuple) -> list[syntax.Expr]:
         """A built-in's arguments in order, given by position or by name."""

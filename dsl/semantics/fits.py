@@ -61,7 +61,32 @@ def bind_fit(binder, stmt: syntax.Fit, module) -> FitDef:
         cell.fit, cell.kind = fit, "formula"
         cell.source = f"fitted to {table.name}.{stmt.target} = {stmt.source} (from {cell.source})"
         binder.refs[cid] = set(needs)
+        _standard_error_cell(binder, module, cell, fit, needs)
     return fit
+
+
+def _standard_error_cell(binder, module, cell, fit: FitDef, needs: set) -> None:
+    """`eff_se`: the fitted value's standard error, a cell of its own (listed, and read by
+    `fitted(eff)`), unless the file already names a cell so."""
+    from ifr.semantics.graph import CellDef
+    short = cell.id.rsplit(".", 1)[-1] + "_se"
+    if short in module.namespace:
+        return
+    cid = cell.id + "_se"
+    se = CellDef(cid, cell.name + "_se", cell.module, "formula", cell.span,
+                 f"standard error of {cell.name} (fit to {fit.table.name})", "", cell.section, cell.display,
+                 cell.display_span, fit=fit)
+    se.expr = ir.Ref(cell.span, cell.name, cell.id)   # of the fitted cell's dimension; computed by the fit
+    binder.cells[cid] = se
+    binder.refs[cid] = set(needs)
+    binder.resolved.add(cid)
+    module.namespace[short] = cid
+    module.origin[short] = cell.span
+
+
+def standard_error_of(cell) -> str | None:
+    """The id of a fitted cell's standard-error cell, if it has one."""
+    return cell.id + "_se" if cell.fit is not None and cell.id in cell.fit.params else None
 
 
 def columns_text(fit: FitDef) -> str:

@@ -79,9 +79,16 @@ def run_fit(fit, env) -> FitResult:
 
 
 def fitted_value(cell, env) -> float:
-    """A fitted cell's value."""
+    """A fitted cell's value, or its standard error (the cell `eff_se` beside `eff`)."""
     result = run_fit(cell.fit, env)
-    return result.values[cell.fit.params.index(cell.id)]
+    if cell.id in cell.fit.params:
+        return result.values[cell.fit.params.index(cell.id)]
+    i = cell.fit.params.index(cell.id[: -len("_se")])
+    if result.stderr[i] is None:
+        raise IfrError("fit-underdetermined", f"`{cell.name}` needs more rows than fitted cells: "
+                       f"{len(result.rows)} row(s) for {len(cell.fit.params)}", cell.fit.span,
+                       hint="measure more rows to know how sure the fit is")
+    return result.stderr[i]
 
 
 def _fit(fit, env):
@@ -113,7 +120,8 @@ def _least_squares(fit, env) -> FitResult:
                        "and a row measures 0", fit.span, hint="fit with absolute residuals (`to table:`)")
     scale = measured if fit.residual == "relative" else np.full(n, math.sqrt(float(np.mean(measured ** 2))) or 1.0)
     start = np.clip(start, lo, hi)
-    inside = np.where(np.isfinite(lo) & np.isfinite(hi), (lo + hi) / 2, start)
+    with np.errstate(all="ignore"):
+        inside = np.where(np.isfinite(lo) & np.isfinite(hi), (lo + hi) / 2, start)
     start = np.where((start <= lo) | (start >= hi), inside, start)
 
     def predict(x):
