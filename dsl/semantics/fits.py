@@ -78,7 +78,7 @@ def _standard_error_cell(binder, module, cell, fit: FitDef, needs: set) -> None:
                  cell.display_span, fit=fit)
     se.expr = ir.Ref(cell.span, cell.name, cell.id)   # of the fitted cell's dimension; computed by the fit
     binder.cells[cid] = se
-    binder.refs[cid] = set(needs)
+    binder.refs[cid] = set(needs) | {cell.id}   # after it: a failed fit is said once, at the fitted cell
     binder.resolved.add(cid)
     module.namespace[short] = cid
     module.origin[short] = cell.span

@@ -124,11 +124,14 @@ def _least_squares(fit, env) -> FitResult:
         inside = np.where(np.isfinite(lo) & np.isfinite(hi), (lo + hi) / 2, start)
     start = np.where((start <= lo) | (start >= hi), inside, start)
 
+    failures: list[IfrError] = []
+
     def predict(x):
         overlay = _Overlay(env, dict(zip(fit.params, (float(v) for v in x))))
         try:
             out = formula(overlay, var)
-        except IfrError:
+        except IfrError as e:
+            failures.append(e)
             return np.full(n, np.nan)
         return np.broadcast_to(np.asarray(out, dtype=float), (n,))
 
@@ -140,6 +143,15 @@ def _least_squares(fit, env) -> FitResult:
         result = least_squares(residuals, start, bounds=(lo, hi), x_scale="jac", method="trf",
                                xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=2000 * p)
     names_of = [fit_name(fit, i) for i in range(p)]
+    if failures and not np.all(np.isfinite(predict(result.x))):
+        raise IfrError("fit-failed", f"the fit's formula has no value on the rows of `{table.name}`: "
+                       f"{failures[-1].message}", fit.span, hint="check the formula where the fitted cells are "
+                       "near their starting values")
+    if np.any(~np.isfinite(predict(result.x))):
+        bad = [table.lines[rows[i]] for i in np.flatnonzero(~np.isfinite(predict(result.x)))[:3]]
+        raise IfrError("fit-failed", f"the fit's formula has no finite value on the rows of `{table.name}` on "
+                       f"line(s) {', '.join(map(str, bad))} of {table.file} (a division by zero, an overflow)",
+                       fit.span, hint="check the formula where the fitted cells are near their starting values")
     if result.status <= 0 or not np.all(np.isfinite(result.fun)) or np.any(np.abs(result.fun) >= 1e149):
         raise IfrError("fit-failed", f"the fit of {', '.join(names_of)} to `{table.name}` did not converge "
                        f"({result.message})", fit.span,
