@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import math
 import statistics
 import subprocess
 import sys
@@ -122,3 +123,20 @@ def test_a_fit_that_ends_on_a_bound_is_an_error(tmp_path):
     (tmp_path / "l.csv").write_text("x, y\n1, 2\n2, 4\n3, 6\n", encoding="utf-8")
     found = errors(tmp_path, 'line = data "l.csv"\na = 0.5\nfit a in 0..1 to line: y = a * x\n')
     assert found[0].code == "fit-bound"
+
+
+def test_explain_gives_the_fits_residual_r2_and_worst_rows():
+    from ifr.queries.explain import explain
+    m = ifr.load(MODEL)
+    report = explain(m, "eff")["fit"]
+    (eff, t0), _ = _curve_fit()
+    rows = np.array(_rows())
+    predicted = t0 + (WEIGHTS + rows[:, 0] * rows[:, 1] * KV_TOKEN) / (eff * HBM_BW)
+    errors = predicted - rows[:, 2]
+    assert report["rows"] == len(rows) == 24
+    assert report["rms"] == pytest.approx(math.sqrt(np.mean(errors ** 2)) * 1e3, rel=1e-5)   # in ms
+    assert report["rms_relative"] == pytest.approx(math.sqrt(np.mean((errors / rows[:, 2]) ** 2)), rel=1e-5)
+    r2 = 1 - np.sum(errors ** 2) / np.sum((rows[:, 2] - rows[:, 2].mean()) ** 2)
+    assert report["r_squared"] == pytest.approx(r2, rel=1e-9)
+    worst = np.argmax(np.abs(errors / rows[:, 2]))
+    assert report["worst"][0]["measured"] == pytest.approx(rows[worst, 2] * 1e3)
