@@ -3,7 +3,7 @@ method, the residual (RMS in the measured column's unit, and relative), R²,
 each fitted cell's standard error and the rows that fit worst."""
 from __future__ import annotations
 
-from ifr.display import format_number
+from ifr.display import factor, format_number
 
 
 def fit_report(model, cid: str) -> dict | None:
@@ -23,7 +23,7 @@ def fit_report(model, cid: str) -> dict | None:
     params = []
     for i, pid in enumerate(fit.params):
         unit = model.units.get(pid, "")
-        scale = model.convert(pid, 1.0) if hasattr(model, "convert") else None
+        scale = 1.0 / factor(unit)
         params.append({"name": fit_name(fit, i), "value": model.value(pid), "unit": unit,
                        "stderr": None if result.stderr[i] is None or scale is None else result.stderr[i] * scale,
                        "stderr_text": None if result.stderr[i] is None else model.value_text(pid + "_se", 4)
