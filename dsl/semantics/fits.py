@@ -60,7 +60,8 @@ def bind_fit(binder, stmt: syntax.Fit, module) -> FitDef:
         cell = binder.cells[cid]
         cell.fit, cell.kind = fit, "formula"
         cell.source = f"fitted to {table.name}.{stmt.target} = {stmt.source} (from {cell.source})"
-        binder.refs[cid] = set(needs)
+        # after the first fitted cell: a fit that fails is said once, the others depend on it
+        binder.refs[cid] = set(needs) | ({params[0]} if cid != params[0] else set())
         _standard_error_cell(binder, module, cell, fit, needs)
     return fit
 

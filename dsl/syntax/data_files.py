@@ -55,7 +55,7 @@ class DataFile:
 
 
 def delimiter_of(path: Path) -> str | None:
-    return DELIMITERS.get(path.suffix.lower())
+    return DELIMITERS.get(path.suffix)
 
 
 def read_data_file(path: Path, shown: str, span: Span | None, sources) -> DataFile:
@@ -68,7 +68,11 @@ def read_data_file(path: Path, shown: str, span: Span | None, sources) -> DataFi
         raise IfrError("data-file", f"`{path.name}` is not a .csv or .tsv file", span,
                        hint="a data table is read from a .csv (commas) or .tsv (tabs) file with a header row")
     try:
-        text = read_source(path, span, suffixes=tuple(DELIMITERS), max_bytes=MAX_DATA_BYTES)
+        text = _buffer(path, sources)
+        if text is None:
+            text = read_source(path, span, suffixes=tuple(DELIMITERS), max_bytes=MAX_DATA_BYTES)
+        elif len(text.encode("utf-8", "surrogatepass")) > MAX_DATA_BYTES:
+            raise IfrError("too-large", f"{shown} has more than {MAX_DATA_BYTES:,} bytes", span)
     except IfrError as e:
         if hasattr(e, "text") and e.span is not None:
             sources.put(shown, e.text)
@@ -78,6 +82,15 @@ def read_data_file(path: Path, shown: str, span: Span | None, sources) -> DataFi
         text = text[1:]
     sources.put(shown, text)
     return parse_data(text, shown, delimiter)
+
+
+def _buffer(path: Path, sources) -> str | None:
+    """The text an editor holds for the file, unsaved edits and all (read before the disk, as a module is)."""
+    import os
+    try:
+        return sources.buffers.get(os.path.realpath(path))
+    except (OSError, ValueError):
+        return None
 
 
 def parse_data(text: str, file: str, delimiter: str) -> DataFile:
