@@ -45,12 +45,13 @@ def explain(model, cid: str) -> dict:
 
 def formulas_below(model, node) -> dict:
     """The expressions of the formula cells ``node`` reaches, down to inputs,
-    solved cells and overridden cells (which stay symbols)."""
+    solved, fitted and overridden cells (which stay symbols)."""
     formulas, stack = {}, list(ir.refs(node))
     while stack:
         c = stack.pop()
         target = model.graph.cells[c]
-        if c in formulas or target.kind in ("input", "solve") or c in model.overrides or _draws(target):
+        if c in formulas or target.kind in ("input", "solve") or c in model.overrides or _draws(target) \
+                or target.fit is not None:   # a fitted cell stays a symbol: its value is the fit's
             continue
         formulas[c] = target.expr
         stack.extend(ir.refs(target.expr))

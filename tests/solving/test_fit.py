@@ -140,3 +140,20 @@ def test_explain_gives_the_fits_residual_r2_and_worst_rows():
     assert report["r_squared"] == pytest.approx(r2, rel=1e-9)
     worst = np.argmax(np.abs(errors / rows[:, 2]))
     assert report["worst"][0]["measured"] == pytest.approx(rows[worst, 2] * 1e3)
+
+
+def test_a_formula_of_a_fitted_cell_reads_its_fitted_value_not_its_start(tmp_path):
+    from ifr.queries.explain import explain
+    m = ifr.load(MODEL)
+    expanded = explain(m, "t_step_plan")["expanded"]
+    assert "eff" in expanded and "t0" in expanded    # symbols, not their starting values
+    eff, t0 = m["eff"].to("").magnitude, m["t0"].to("s").magnitude
+    expected = t0 + (WEIGHTS + 24 * 8192 * KV_TOKEN) / (eff * HBM_BW)
+    assert m["t_step_plan"].to("s").magnitude == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_refit_follows_an_input_of_its_formula():
+    m = ifr.load(MODEL)
+    faster = m.with_inputs(**{"hbm_bw": "4 TB/s"})
+    # the data fix eff * hbm_bw: a faster HBM means a smaller share of it
+    assert faster["eff"].to("").magnitude == pytest.approx(m["eff"].to("").magnitude * 3.35 / 4, rel=1e-6)
