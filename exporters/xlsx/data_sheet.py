@@ -14,18 +14,18 @@ import math
 
 from ifr.exporters.excel.ir_formula import IrPrinter, NotPrintable
 from ifr.exporters.excel.numbers import NotExcel
+from ifr.exporters.xlsx.layout import DATA_HEADER_ROW as HEADER_ROW
+from ifr.exporters.xlsx.layout import data_sheet_titles
 from ifr.exporters.xlsx.sheet import Sheet, column_name, merged_text, setup_print, sheet_reference, write_formula
 from ifr.exporters.xlsx.style import number_format
 from ifr.semantics import ir
 
-HEADER_ROW = 2
 PSEUDO = "@data:"    # the ids a row's columns are printed by (no cell has such an id)
 
 
 def data_sheets(writer) -> list[DataSheet]:
     """One sheet per fit of the model whose fitted cells have values."""
-    return [DataSheet(writer, fit, k) for k, fit in enumerate(writer.model.graph.fits)
-            if not any(c in writer.model.errors for c in fit.params)]
+    return [DataSheet(writer, fit, title) for title, fit in data_sheet_titles(writer.model)]
 
 
 def _with_rows(node, names: dict[str, str]):
@@ -62,12 +62,11 @@ def _predictions(fit, values) -> dict[int, float]:
 
 
 class DataSheet(Sheet):
-    def __init__(self, writer, fit, index: int):
+    def __init__(self, writer, fit, title: str):
         super().__init__(writer)
         self.fit = fit
         table = fit.table
-        base = f"Data {table.name}"[:28]
-        self.title = base if index == 0 else f"{base} {index + 1}"[:31]
+        self.title = title
         self.first = HEADER_ROW + 1
         self.last = self.first + len(table.rows) - 1
         self.columns = list(table.columns)
@@ -102,8 +101,8 @@ class DataSheet(Sheet):
         names = ", ".join(self.w.model.graph.cells[c].name for c in fit.params)
         merged_text(sheet, 0, 0, len(headers) - 1,
                     f"The measured rows of {table.file}, to which ifr fitted {names} (`{fit.source}`). The "
-                    "predictions are live formulas; an edit of a measured value here is not read back: it turns "
-                    "the fitted cells #N/A (stale) until the file is changed and ifr is run again.", self.st("note"))
+                    "predictions are live formulas. An edit of a measured value turns the fitted cells #N/A "
+                    "(stale); ifr does not read it back: change the file and run ifr again.", self.st("note"))
         sheet.set_row(0, 40)
         self.heading(HEADER_ROW, headers, [max(10.0, len(h) + 2.0) for h in headers],
                      numeric=set(range(len(headers))) - {j for j, c in enumerate(self.columns) if c.text})

@@ -63,3 +63,13 @@ def test_an_edited_input_of_the_fit_makes_it_stale(bundled):
     changed = edited(exported, folder / "edited_input.xlsx", {places["elem"]: 1})
     values = read_values(recalculate(changed, folder / "edited_input_out"))
     assert values[places["eff"]] == "#N/A" and values[places["t0"]] == "#N/A"
+
+
+def test_reading_back_an_edited_measurement_says_to_change_the_file(bundled, capsys):
+    from ifr.cli import main
+    model, exported, folder = bundled
+    changed = edited(exported, folder / "edited_back.xlsx", {(SHEET, f"C{FIRST}"): 7.5})
+    assert main(["run", str(folder / "decode_calibration.ifr"), "--inputs-from", str(changed)]) == 2
+    err = capsys.readouterr().err
+    assert "decode_calibration.csv" in err and "t_step" in err
+    assert main(["run", str(folder / "decode_calibration.ifr"), "--inputs-from", str(exported)]) == 0
