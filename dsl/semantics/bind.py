@@ -156,7 +156,8 @@ class Binder(TableRows):
         graph = Graph(self.main, self.loader.modules, ordered, self.records, order, deps,
                       checks, tables, scenarios, self.sections, functions, self.cell_errors, self.relations)
         graph.distributions = self.distributions
-        graph.fits, graph.data_tables = fits, self.data_tables
+        graph.fits = [f for f in fits if all(c in self.cells for c in f.params)]   # a module's, if reached
+        graph.data_tables = self.data_tables
         return graph
 
     def _fits(self) -> list:

@@ -130,7 +130,7 @@ class DataSheet(Sheet):
             try:
                 text = printer.formula(expr, PSEUDO + "@predicted", refs)
             except (NotPrintable, NotExcel) as exc:
-                write_formula(sheet, r, self.predicted_col, "=NA()", self.st("static"), None,
+                write_formula(sheet, r, self.predicted_col, "=NA()", self.st("static"), math.nan,
                               f"Excel cannot express the fit's formula ({exc}).")
                 continue
             shown = cached / target.factor

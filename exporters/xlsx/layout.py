@@ -153,10 +153,12 @@ DATA_HEADER_ROW = 2   # a data sheet's header row (0-based); its measured rows f
 
 
 def data_sheet_titles(model) -> list[tuple[str, object]]:
-    """Each data sheet's title and its fit: one per fit whose cells have values (data_sheet.py)."""
-    out = []
+    """Each data sheet's title and its fit: one per fit whose cells the workbook shows, with values
+    (data_sheet.py)."""
+    out, shown = [], None
     for fit in model.graph.fits:
-        if any(c in model.errors for c in fit.params):
+        shown = shown if shown is not None else set(exported_cells(model))
+        if any(c in model.errors or c not in shown for c in fit.params):   # (a module's fit its cells do not show)
             continue
         base = f"Data {fit.table.name}"[:28]
         out.append((base if not out else f"{base} {len(out) + 1}"[:31], fit))

@@ -73,3 +73,16 @@ def test_reading_back_an_edited_measurement_says_to_change_the_file(bundled, cap
     err = capsys.readouterr().err
     assert "decode_calibration.csv" in err and "t_step" in err
     assert main(["run", str(folder / "decode_calibration.ifr"), "--inputs-from", str(exported)]) == 0
+
+
+def test_a_modules_fit_has_a_data_sheet_only_where_its_cells_show(tmp_path):
+    from openpyxl import load_workbook
+    for name in ("decode_calibration.ifr", "decode_calibration.csv"):
+        shutil.copy(ROOT / "models" / name, tmp_path / name)
+    (tmp_path / "reads.ifr").write_text("use decode_calibration\nx = decode_calibration.t_step_plan * 2\n",
+                                        encoding="utf-8")
+    (tmp_path / "unused.ifr").write_text("use decode_calibration\ny = 3\n", encoding="utf-8")
+    for name, sheets in (("reads", ["Model", "Library", SHEET]), ("unused", ["Model"])):
+        model = ifr.load(tmp_path / f"{name}.ifr")
+        model.export(tmp_path / f"{name}.xlsx")
+        assert load_workbook(tmp_path / f"{name}.xlsx").sheetnames[:3] == sheets
