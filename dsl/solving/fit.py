@@ -50,6 +50,8 @@ class _Overlay(dict):
         return self.base[key]
 
 
+# A fit's result by the fit and the values of the cells it reads: each fitted cell, its standard
+# error, explain and the workbook ask for it, and a table's rows or a what-if ask again with others.
 _CACHE: dict = {}
 MAX_CACHED = 256
 
@@ -68,11 +70,13 @@ def run_fit(fit, env) -> FitResult:
         raise IfrError("fit-failed", "a fit's inputs must be numbers, and one is uncertain (a distribution)",
                        fit.span, hint="fit with fixed inputs; carry the fit's doubt on with fitted(name)")
     key = (id(fit), tuple(values))
-    found = _CACHE.get(key)
-    if found is None:
+    held = _CACHE.get(key)
+    if held is None or held[0] is not fit:
         if len(_CACHE) >= MAX_CACHED:
             _CACHE.clear()
-        found = _CACHE[key] = _fit(fit, env)
+        # the fit is held with its result, so no other fit can take its id while it is cached
+        held = _CACHE[key] = (fit, _fit(fit, env))
+    found = held[1]
     if isinstance(found, IfrError):
         raise found
     return found
