@@ -411,6 +411,9 @@ def _run(model, args) -> int:
         if _failed(r):
             e = r["error"]
             lines.append(f"  {'':<{width}}  {'':>{vwidth}}  error[{e['code']}]: {e['message']}")
+        elif r.get("fit"):   # a fitted cell: how well its fit matches the rows (queries/fit_report.py)
+            from ifr.queries.fit_report import summary_text
+            lines.append(f"  {'':<{width}}  {'':>{vwidth}}  {summary_text(r['fit'])}")
     if lines:
         print("\n".join(lines))
     if iwidth:

@@ -54,3 +54,11 @@ def render_fit(report: dict) -> list[str]:
         lines.append(f"    line {w['line']}{label}: measured {format_number(w['measured'])}{unit}, predicted "
                      f"{format_number(w['predicted'])}{unit} ({100 * w['relative']:+.2f}%)")
     return lines
+
+
+def summary_text(report: dict) -> str:
+    """One line under a fitted cell in `ifr run`: the rows, the residual and R²."""
+    unit = f" {report['unit']}" if report["unit"] else ""
+    r2 = "n/a" if report["r_squared"] is None else format(report["r_squared"], ".5f")
+    return (f"fit: {report['rows']} rows of {report['table']}, RMS residual {format_number(report['rms'])}{unit} "
+            f"({format_number(100 * report['rms_relative'])}%), R² {r2}; `ifr explain` for more")
