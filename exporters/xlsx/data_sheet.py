@@ -101,8 +101,9 @@ class DataSheet(Sheet):
         names = ", ".join(self.w.model.graph.cells[c].name for c in fit.params)
         merged_text(sheet, 0, 0, len(headers) - 1,
                     f"The measured rows of {table.file}, to which ifr fitted {names} (`{fit.source}`). The "
-                    "predictions are live formulas. An edit of a measured value turns the fitted cells #N/A "
-                    "(stale); ifr does not read it back: change the file and run ifr again.", self.st("note"))
+                    "predictions are live formulas. The measurements are locked: change them in the file and run "
+                    "ifr again (an edit after Unprotect Sheet turns the fitted cells #N/A, stale, and is not "
+                    "read back).", self.st("note"))
         sheet.set_row(0, 40)
         self.heading(HEADER_ROW, headers, [max(10.0, len(h) + 2.0) for h in headers],
                      numeric=set(range(len(headers))) - {j for j, c in enumerate(self.columns) if c.text})
@@ -115,12 +116,13 @@ class DataSheet(Sheet):
         for i, row in enumerate(table.rows):
             r = self.first + i
             for j, (column, value) in enumerate(zip(self.columns, row)):
+                # locked, as every cell but the model's inputs: a measurement is changed in its file
                 if value is None:
-                    sheet.write_blank(r, j, None, self.st("input"))
+                    sheet.write_blank(r, j, None, self.st("muted"))
                 elif column.text:
                     sheet.write_string(r, j, value, self.st("text"))
                 else:
-                    sheet.write_number(r, j, value / column.factor, self.st("input", number_format(value / column.factor)))
+                    sheet.write_number(r, j, value / column.factor, self.st("muted", number_format(value / column.factor)))
             refs = {**self.w.refs, **{PSEUDO + c.name: f"{column_name(j)}{r + 1}" for j, c in enumerate(self.columns)}}
             if any(row[j] is None for j in fit.columns):
                 continue
