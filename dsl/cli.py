@@ -357,6 +357,9 @@ def _cell_rows(model):
             if type(raw) is float:   # most cells: a certain number, neither uncertain nor a condition
                 row["value"] = value = raw / factor(unit)   # (Model.value and value_text, for a number)
                 row["text"] = quantity_text(value, unit, max(4, model.written_digits(cid)))
+                if cell.fit is not None:   # a fitted cell: what the fit found (queries/fit_report.py)
+                    from ifr.queries.fit_report import fit_report
+                    row["fit"] = fit_report(model, cid)
                 rows.append(_shown_finite(row, cell))
                 continue
             row["value"] = float(model.value(cid))
@@ -433,6 +436,9 @@ def _run(model, args) -> int:
         if _failed(r):
             e = r["error"]
             lines.append(f"  {'':<{width}}  {'':>{vwidth}}  error[{e['code']}]: {e['message']}")
+        elif r.get("fit"):   # a fitted cell: how well its fit matches the rows (queries/fit_report.py)
+            from ifr.queries.fit_report import summary_text
+            lines.append(f"  {'':<{width}}  {'':>{vwidth}}  {summary_text(r['fit'])}")
     if lines:
         print("\n".join(lines))
     if iwidth:

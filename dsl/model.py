@@ -229,7 +229,7 @@ class Model:
         self._solver = None
         self._beneath = {len(self.layers) - 1: beneath} if beneath is not None else {}
         with _no_collection(), declaring(analysis.graph.declared_units):
-            self.evaluator = Evaluator(analysis.graph, lambda cell, env: self.solver(cell, env), sampling)
+            self.evaluator = Evaluator(analysis.graph, self._solve_or_fit, sampling)
             self.search_cache: dict = {}   # a search's best configuration, by the values it reads
             self.search_keys: dict = {}    # a search's name -> the cells those values are of
             self.evaluator.search_winner = self._search_winner
@@ -287,6 +287,13 @@ class Model:
     def _search_winner(self, name: str, env: dict, errors: dict) -> dict:
         from ifr.queries.search import winner
         return winner(self, name, env, errors)
+
+    def _solve_or_fit(self, cell, env):
+        """A solve cell's value, or a fitted cell's (solving/fit.py)."""
+        if cell.fit is not None:
+            from ifr.solving.fit import fitted_value
+            return fitted_value(cell, env)
+        return self.solver(cell, env)
 
     @property
     def solver(self):

@@ -120,6 +120,9 @@ def _cell(model, cid: str) -> dict:
             out.update(uncertain=True, mean=_plain(stats.mean), median=_plain(stats.median), sd=_plain(stats.sd),
                        p5=_plain(stats.p5), p95=_plain(stats.p95), samples=model.sampling.samples,
                        seed=model.sampling.seed)
+    if failed is None and model.graph.cells[cid].fit is not None:   # a fitted cell: what the fit found
+        from ifr.queries.fit_report import fit_report
+        out["fit"] = fit_report(model, cid)
     if failed is None and record.kind == "solve":
         solution = model.solver.solutions.get(cid)
         out["method"] = solution.note if solution is not None else None

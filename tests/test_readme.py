@@ -14,6 +14,10 @@ BLOCKS = [b for b in re.findall(r"```ifr\n(.*?)```", README.read_text(encoding="
           if b.startswith('"""')]
 
 
+# data files the examples read: a ```csv block whose first line is `# name.csv`
+DATA_FILES = dict(re.findall(r"```csv\n# (\S+)\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S))
+
+
 def test_readme_has_examples():
     assert len(BLOCKS) >= 2
 
@@ -21,6 +25,8 @@ def test_readme_has_examples():
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_a_readme_example_runs_and_its_checks_pass(tmp_path, index):
     path = tmp_path / "example.ifr"
+    for name, text in DATA_FILES.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
     path.write_text(BLOCKS[index], encoding="utf-8")
     analysis = ifr.analyse(path)
     assert not analysis.errors, [e.message for e in analysis.errors]

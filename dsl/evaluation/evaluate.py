@@ -876,7 +876,8 @@ class Evaluator:
                     continue
             cell = graph.cells[cid]
             try:
-                value = self.solver(cell, env) if cell.kind == "solve" else self._closure(cid, cell)(env, var)
+                value = self.solver(cell, env) if cell.kind == "solve" or cell.fit is not None \
+                    else self._closure(cid, cell)(env, var)
                 if isinstance(value, float) and not math.isfinite(value):
                     raise _not_finite(cell, value)
                 if cid in uncertain and is_array(value):

@@ -141,8 +141,13 @@ def analyse(path: str, text: str, open_buffers: dict[str, str]) -> Result:
                 if isinstance(s, syntax.Section)] if main_program is not None else []
     return Result(path, _diagnostics(path, main_program, run.errors, warnings, run.checks, run.model),
                   _cells(run.analysis, run.model), _checks(run.model, run.checks), symbols, occurrences, scope,
-                  sections, texts, set(run.programs) | {path},
+                  sections, texts, set(run.programs) | {path} | _data_files(graph),
                   graph.declared_units.to_data() if graph is not None and graph.declared_units else {})
+
+
+def _data_files(graph) -> set[str]:
+    """The measured tables' files the main file reads (`bench = data "x.csv"`): an edit of one is seen too."""
+    return {absolute_path(t.file) for t in graph.data_tables} if graph is not None else set()
 
 
 def too_large(path: str, size: int) -> Result:

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from ifr.errors import IfrError, Span
 from ifr.semantics.dotted import resolve
-from ifr.semantics.graph import FnBinding, ModuleDef, RecordDef, ScenarioName
+from ifr.semantics.graph import DataTableDef, FnBinding, ModuleDef, RecordDef, ScenarioName
 from ifr.syntax import nodes as syntax
 from ifr.syntax.lines import split_lines
 
@@ -74,6 +74,8 @@ def key_of(binding) -> str | None:
         return "module:" + binding.key
     if isinstance(binding, ScenarioName):
         return "scenario:" + binding.name
+    if isinstance(binding, DataTableDef):
+        return "data:" + binding.name
     return None
 
 
@@ -210,6 +212,20 @@ class _Walker:
                 self.add(stmt.name_span, None, stmt.name)
                 if stmt.expr is not None:
                     self.expr(stmt.expr, module, None, set())
+            elif isinstance(stmt, syntax.DataTable):
+                key = "data:" + stmt.name
+                symbols[key] = Symbol(key, "table", stmt.name, _absolute(stmt.name_span), f'data "{stmt.path}"')
+                self.add(stmt.name_span, key, definition=True)
+            elif isinstance(stmt, syntax.Fit):
+                table = ns.get(stmt.table)
+                columns = {c.name for c in table.columns} if isinstance(table, DataTableDef) else set()
+                self.add(stmt.table_span, key_of(table))
+                for param in stmt.params:
+                    self.add(param.span, key_of(ns.get(param.name)))
+                    for bound in (param.lo, param.hi):
+                        if bound is not None:
+                            self.expr(bound, module, None, set(), tables)
+                self.expr(stmt.expr, module, None, columns, tables)
             elif not isinstance(stmt, (syntax.Docstring, syntax.Section, syntax.DimensionDef)):
                 raise TypeError(f"no occurrences for a {type(stmt).__name__} statement")
 

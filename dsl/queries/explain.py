@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ifr.display import format_number
+from ifr.queries.fit_report import fit_report, render_fit
 from ifr.semantics import ir
 from ifr.solving.symbolic import tree_symbols
 
@@ -17,6 +18,10 @@ def explain(model, cid: str) -> dict:
     stats = model.summary(cid) if failed is None else None
     if stats is not None:
         out["interval"] = (stats.p5, stats.p95)
+    if cell.fit is not None:
+        out["fit"] = fit_report(model, cid)
+        out["expanded"] = cell.source
+        return out
     if cell.kind == "input" or _draws(cell):
         out["expanded"] = cell.source
         out["draws"] = _draws(cell)
@@ -40,12 +45,13 @@ def explain(model, cid: str) -> dict:
 
 def formulas_below(model, node) -> dict:
     """The expressions of the formula cells ``node`` reaches, down to inputs,
-    solved cells and overridden cells (which stay symbols)."""
+    solved, fitted and overridden cells (which stay symbols)."""
     formulas, stack = {}, list(ir.refs(node))
     while stack:
         c = stack.pop()
         target = model.graph.cells[c]
-        if c in formulas or target.kind in ("input", "solve") or c in model.overrides or _draws(target):
+        if c in formulas or target.kind in ("input", "solve") or c in model.overrides or _draws(target) \
+                or target.fit is not None:   # a fitted cell stays a symbol: its value is the fit's
             continue
         formulas[c] = target.expr
         stack.extend(ir.refs(target.expr))
@@ -77,7 +83,9 @@ def render(info: dict, model) -> str:
     if info["kind"] == "solve":
         lines.append(f"  closed form: {info.get('closed_form', '(none)')}   [base SI units]")
         lines.append(f"  method:      {info.get('method', '')}")
-    elif info["kind"] == "formula" and not info.get("draws"):
+    elif info.get("fit"):
+        lines += render_fit(info["fit"])
+    elif info["kind"] == "formula" and not info.get("draws") and "fit" not in info:
         printed = not info["expanded"].startswith("(not printed")
         lines.append(f"  expanded:    {info['expanded']}" + ("   [base SI units]" if printed else ""))
     if info.get("error"):

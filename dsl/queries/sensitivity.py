@@ -131,6 +131,9 @@ def _symbolic_elasticities(model, cid: str, inputs: list[str]) -> dict[str, floa
     if cell.kind != "formula" or cell.expr is None:
         return {}
     formulas = formulas_below(model, cell.expr)
+    reads = set().union(ir.refs(cell.expr), *map(ir.refs, formulas.values()))
+    if any(model.graph.cells[c].fit is not None for c in reads):   # a fit moves with its inputs: numeric
+        return {}
     values = {c: v for c, v in model.values.items() if isinstance(v, float) and math.isfinite(v)}
     try:
         return sympy_worker.call("elasticities", cell.expr, formulas, values, inputs, seconds=SYMPY_SECONDS)

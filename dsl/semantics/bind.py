@@ -5,9 +5,11 @@ import graphlib
 
 from ifr.errors import IfrError, Span
 from ifr.semantics import ir
+from ifr.semantics.data_tables import column_nodes, load_table
 from ifr.semantics.dependencies import Dependencies
 from ifr.semantics.dotted import resolve
 from ifr.semantics.expressions import ExpressionResolver, Scope, field_name_span
+from ifr.semantics.fits import bind_fit
 from ifr.semantics.graph import (
     CellDef,
     CheckDef,
@@ -170,6 +172,8 @@ class Binder(TableRows):
         self.resolved: set[str] = set()
         self._relations: Dependencies | None = None
         self.shape_templates: dict = {}   # a line shape (shapes.Shape) -> its cells' Template, or None
+        self.fit_stmts: list = []          # (module, syntax.Fit), bound once the cells are
+        self.data_tables: list = []        # the main file's DataTableDefs
 
     def _guarded(self, action) -> bool:
         """Run one step; a mistake is reported.  Whether it went through."""
@@ -187,6 +191,7 @@ class Binder(TableRows):
             self._declare(module, module is self.main)
         for module in modules:
             self._aliases(module)
+        fits = self._fits()   # first: `fitted(eff)` reads which cells are fitted
         for cell in list(self.cells.values()):
             if not cell.module or self.every_cell:
                 self._resolve_cell(cell)
@@ -202,7 +207,34 @@ class Binder(TableRows):
                       checks, tables, scenarios, self.sections, functions, self.cell_errors, self.relations)
         graph.distributions = self.distributions
         graph.searches = self.searches
+        graph.fits = [f for f in fits if all(c in self.cells for c in f.params)]   # a module's, if reached
+        graph.data_tables = self.data_tables
         return graph
+
+    def _fits(self) -> list:
+        """Every fit, its cells made fitted; a fit with a mistake is that of each cell it names."""
+        out = []
+        for module, stmt in self.fit_stmts:
+            before = len(self.diagnostics)
+            try:
+                out.append(bind_fit(self, stmt, module))
+            except IfrError as e:
+                self.report(e)
+            errors = self._errors_since(before)
+            if errors:
+                for param in stmt.params:
+                    cid = Scope(module).lookup(param.name)
+                    if isinstance(cid, str) and cid in self.cells:
+                        self.cell_errors.setdefault(cid, errors[0])
+        self._relations = None
+        return out
+
+    def resolve(self, cid: str) -> None:
+        """Resolve one cell (a fit's) if it is not yet."""
+        self._resolve_cell(self.cells[cid])
+
+    def unknown_name(self, name: str, span: Span, scope: Scope, what: str) -> IfrError:
+        return self._unknown(name, span, scope, what=what)
 
     def _errors_since(self, before: int) -> list[IfrError]:
         return [e for e in self.diagnostics[before:] if e.severity == "error"]
@@ -265,6 +297,15 @@ class Binder(TableRows):
                     self.search_stmts.setdefault(stmt.name, stmt)
                 if is_main and not isinstance(module.namespace.get(stmt.name), ScenarioName):
                     self._define(module, stmt.name, stmt.name_span, ScenarioName(stmt.name))   # `best.tp`
+            case syntax.DataTable():
+                self._define(module, stmt.name, stmt.name_span, UNRESOLVED)   # unless it is read
+                table = load_table(stmt, module.file, self.sources)
+                table.span = stmt.span
+                module.namespace[stmt.name] = table
+                if is_main:
+                    self.data_tables.append(table)
+            case syntax.Fit():
+                self.fit_stmts.append((module, stmt))
             case syntax.Check() | syntax.Docstring():
                 pass   # a check is bound with the main file's statements; a docstring declares nothing
             case syntax.DimensionDef() | syntax.UnitDef():
@@ -495,7 +536,7 @@ class Binder(TableRows):
                     self._guarded(lambda: self.searches.__setitem__(stmt.name, self._search(stmt, scope)))
                 case syntax.Table() | syntax.Use() | syntax.Section() | syntax.Cell() | syntax.SolveCell() | \
                         syntax.Record() | syntax.FnDef() | syntax.Docstring() | syntax.DimensionDef() | \
-                        syntax.UnitDef():
+                        syntax.UnitDef() | syntax.DataTable() | syntax.Fit():
                     pass   # bound above, or declared with the module
                 case _:
                     ir.assert_never(stmt)
@@ -651,6 +692,14 @@ class Binder(TableRows):
                     values.append(self.expr(item, scope))
             if not values:
                 raise IfrError("empty-table", "a table needs at least one value", listed.span)
+        elif not isinstance(listed, syntax.RangeExpr):   # `vary batch over bench.batch`: a measured column
+            found = self.data_column(listed, scope) if not is_record else None
+            if found is None:
+                raise IfrError("syntax", f"`{self._text(listed)}` is not a list, a range or a data table's column",
+                               listed.span, hint="vary over [a, b, ...], lo..hi by step, or table.column")
+            values = column_nodes(*found, listed.span, self._source(listed))
+            if not values:
+                raise IfrError("empty-table", f"column `{self._text(listed)}` has no values", listed.span)
         else:
             if is_record:
                 raise IfrError("not-a-record", "a record can only be varied over a list of records", listed.span)

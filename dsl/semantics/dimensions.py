@@ -52,6 +52,10 @@ def check_graph(graph: Graph) -> DimensionCheck:
                            if _first_error(lambda: check_override(graph, cid, node, dims), errors) is None]
     for fn in graph.functions:
         _first_error(lambda: dim_of(fn.body, dims), errors)
+    for fit in graph.fits:
+        error = _first_error(lambda f=fit: check_fit(f, dims), errors)
+        for cid in fit.params if error is not None else ():
+            cell_errors.setdefault(cid, error)
     return DimensionCheck(dims, errors, cell_errors, checks, tables, overrides)
 
 
@@ -348,6 +352,23 @@ def constant_value(node: ir.Node) -> float | None:
             return None
         return {"+": a + b, "-": a - b, "*": a * b, "/": a / b if b else None}[node.op]
     return None
+
+
+def check_fit(fit, dims: dict) -> None:
+    """A fit's formula has the measured column's dimension, and each bound its cell's."""
+    column = fit.table.columns[fit.target]
+    got = dim_of(fit.expr, dims)
+    if got != column.dim:
+        unit = f" [{column.unit}]" if column.unit else ""
+        raise IfrError("unit-mismatch", f"the fit's formula is {got}, but column `{column.name}`{unit} of "
+                       f"`{fit.table.name}` is {column.dim}", fit.expr.span,
+                       hint=f"they differ by {got / column.dim}: check the formula's units against the header's")
+    for cid, pair in zip(fit.params, fit.bounds):
+        want = dims.get(cid)
+        for bound in pair:
+            if bound is not None and want is not None and dim_of(bound, dims) != want:
+                raise IfrError("unit-mismatch", f"a bound of `{cid}` is {dim_of(bound, dims)}, and `{cid}` is "
+                               f"{want}", bound.span, hint="write the bounds in the cell's units")
 
 
 def dimension_mismatch(action: str, left: ir.Node, a: Dim, right: ir.Node, b: Dim, verb: str | None = None,

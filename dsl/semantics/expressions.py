@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 
 from ifr.errors import DEFAULT_SOURCES, IfrError, Span
-from ifr.semantics import ir
-from ifr.semantics.graph import FnBinding, ModuleDef, RecordDef, ScenarioName
+from ifr.semantics import data_tables, ir
+from ifr.semantics.graph import DataTableDef, FnBinding, ModuleDef, RecordDef, ScenarioName
 from ifr.semantics.loader import UNRESOLVED
 from ifr.semantics.units import DIMENSIONLESS, declared_here, suggest, suggest_unit, unit
 from ifr.syntax import nodes as syntax
@@ -112,6 +112,14 @@ class ExpressionResolver:
         if isinstance(node, syntax.NotAvailable):
             return ir.NotAvailable(node.span, text, node.reason)
         if isinstance(node, syntax.FieldAccess) and isinstance(node.obj, syntax.Index):
+            data = self._data_table(node.obj.obj, scope)
+            if data is not None:   # `bench[3].t_step`: a measured value
+                if node.obj.more:
+                    raise IfrError("wrong-arity", f"a row of data table `{data.name}` is one number",
+                                   node.obj.more[0].span, hint=f"write {data.name}[1].{node.name}")
+                return data_tables.value_node(data, data_tables.row_index(data, node.obj.key),
+                                              data_tables.column_of(data, node.name, field_name_span(node)),
+                                              node.span, text)
             return self._table_row(node, scope)
         if isinstance(node, (syntax.Name, syntax.FieldAccess)):
             return self._value(node, scope)
@@ -190,6 +198,11 @@ class ExpressionResolver:
                 raise IfrError("unknown-field", f"`{self._text(node.obj)}` has no field `{node.name}`",
                                field_name_span(node), hint=f"did you mean {close}?" if close else
                                "its fields are " + ", ".join(owner.fields))
+            if isinstance(owner, DataTableDef):
+                data_tables.column_of(owner, node.name, field_name_span(node))
+                raise IfrError("not-a-value", f"`{self._text(node)}` is a column of measured values, not a value",
+                               node.span, hint=f"read one row ({self._text(node.obj)}[1].{node.name}) or "
+                               f"an aggregate: mean, median, min, max, sum or count({self._text(node)})")
             if isinstance(owner, ScenarioName):
                 cell = scope.lookup(node.name) if scope.module is self.main else None
                 if not isinstance(cell, str):
@@ -231,6 +244,12 @@ class ExpressionResolver:
         fn = scope.lookup(node.func)
         if isinstance(fn, FnBinding):
             return self._inline(node, fn, scope)
+        if node.func in data_tables.AGGREGATES and len(node.args) == 1 and not node.kwargs:
+            found = self._aggregate(node, scope)
+            if found is not None:
+                return found
+        if node.func == "fitted" and scope.lookup("fitted") is None:
+            return self._fitted(node, scope)
         if node.func in ir.MONTE_CARLO:
             return self._monte_carlo(node, scope)
         if node.func == "to" or node.func in ir.DISTRIBUTIONS:
@@ -259,6 +278,47 @@ class ExpressionResolver:
         if node.func == "log":
             hint = "use ln (natural), log10 or log2"
         raise IfrError("unknown-function", f"no function named `{node.func}`", node.func_span, hint=hint)
+
+    def _data_table(self, node: syntax.Expr, scope: Scope) -> DataTableDef | None:
+        """The data table a name refers to, or None."""
+        found = scope.lookup(node.id) if isinstance(node, syntax.Name) else None
+        return found if isinstance(found, DataTableDef) else None
+
+    def data_column(self, node: syntax.Expr, scope: Scope) -> tuple[DataTableDef, int] | None:
+        """`bench.t_step`: its table and column, or None when it is no data table's column."""
+        if not isinstance(node, syntax.FieldAccess):
+            return None
+        table = self._data_table(node.obj, scope)
+        if table is None:
+            return None
+        return table, data_tables.column_of(table, node.name, field_name_span(node))
+
+    def _aggregate(self, node: syntax.Call, scope: Scope) -> ir.Node | None:
+        """`mean(bench.t_step)`, `count(bench)`: a constant from the table; None for any other call."""
+        arg = node.args[0]
+        table = self._data_table(arg, scope)
+        if table is not None:
+            if node.func != "count":
+                raise IfrError("bad-argument", f"{node.func}() of a data table needs a column",
+                               arg.span, hint=f"name one: {node.func}({self._text(arg)}.column); count({self._text(arg)}) "
+                               "is its number of rows")
+            return data_tables.aggregate("count", table, None, node.span, self._source(node))
+        found = self.data_column(arg, scope)
+        if found is None:
+            return None
+        return data_tables.aggregate(node.func, *found, node.span, self._source(node))
+
+    def _fitted(self, node: syntax.Call, scope: Scope) -> ir.Node:
+        """`fitted(eff)`: a normal distribution of a fitted cell, its standard error the spread."""
+        arg = node.args[0] if len(node.args) == 1 and not node.kwargs else None
+        cid = scope.lookup(arg.id) if isinstance(arg, syntax.Name) else None
+        cell = self.cells.get(cid) if isinstance(cid, str) else None
+        if cell is None or cell.fit is None or cell.id not in cell.fit.params or cid + "_se" not in self.cells:
+            raise IfrError("bad-argument", "fitted() takes one cell a `fit` chooses", node.span,
+                           hint="name a fitted cell: fitted(eff), after `fit eff ... to table: ...`")
+        self.distributions += 1
+        return ir.Dist(node.span, self._source(node), "normal",
+                       [ir.Ref(arg.span, self._source(arg), cid), ir.Ref(arg.span, self._source(arg), cid + "_se")])
 
     def _arguments(self, node: syntax.Call, wanted: tuple) -> list[syntax.Expr]:
         """A built-in's arguments in order, given by position or by name."""
@@ -416,6 +476,8 @@ def _describe(binding) -> str:
         return "a cell"
     if isinstance(binding, ScenarioName):
         return "a scenario"
+    if isinstance(binding, DataTableDef):
+        return "a data table"
     return "not a value"
 
 

@@ -33,6 +33,8 @@ class CellDef:
     bracket: tuple[ir.Node, ir.Node] | None = None
     # a cell made from its line shape's template (shape_ir.py)
     shaped: Shaped | None = None
+    # a cell whose value a `fit` chooses (its written value is the starting point)
+    fit: FitDef | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +123,49 @@ class TableDef:
 
 
 @dataclass(eq=False)
+class DataColumn:
+    name: str
+    factor: float           # to base SI
+    dim: object             # units.Dim
+    unit: str | None
+    text: bool = False      # a label column
+
+
+@dataclass(eq=False)
+class DataTableDef:
+    """`bench = data "decode_bench.csv"`: a measured table, its values in base SI
+    (a label's text, None where missing), read when the model is bound."""
+    name: str
+    span: Span
+    file: str                       # as messages name it
+    columns: list[DataColumn]
+    rows: list[list]
+    lines: list[int]                # the file's line of each row
+    labels: list[str] = field(default_factory=list)   # a row's text entries, for messages
+
+    def column(self, name: str) -> int | None:
+        return next((i for i, c in enumerate(self.columns) if c.name == name), None)
+
+
+@dataclass(eq=False)
+class FitDef:
+    """`fit eff, t0 to bench: t_step = formula`: the cells ``params`` chosen by
+    least squares so ``expr`` (where each column the formula names is read as
+    `ir.Var(DataTableDef.name + "." + column)`) matches ``target`` row by row."""
+    span: Span
+    source: str
+    table: DataTableDef
+    target: int                     # the measured column
+    residual: str                   # absolute | relative
+    params: list[str]               # cell ids
+    bounds: list[tuple]             # (lo, hi) ir nodes or None, per parameter
+    starts: list                    # each parameter's written value (ir)
+    expr: object                    # ir.Node
+    columns: list[int]              # the columns the formula reads
+    description: str = ""
+
+
+@dataclass(eq=False)
 class ScenarioDef:
     name: str
     span: Span
@@ -179,6 +224,8 @@ class Graph:
     distributions: int = 1                        # how many distributions the files write (0: none)
     declared_units: object = None                 # declared_units.DeclaredUnits: the files' own units
     searches: dict = field(default_factory=dict)  # name -> SearchDef, the main file's, in order
+    fits: list = field(default_factory=list)      # FitDefs
+    data_tables: list = field(default_factory=list)   # DataTableDefs of the main file
 
 
 def search_named(searches: dict, scenario: str) -> SearchDef | None:

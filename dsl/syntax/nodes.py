@@ -285,6 +285,16 @@ class Search(Statement):
 
 
 @dataclass(eq=False, slots=True)
+class DataTable(Statement):
+    """`bench = data "decode_bench.csv"`: a measured table read from a file."""
+    name: str
+    name_span: Span
+    path: str
+    path_span: Span
+    description: str = ""
+
+
+@dataclass(eq=False, slots=True)
 class DimensionDef(Statement):
     """`dimension money`: a base dimension of the file's own, `[money]`."""
     name: str
@@ -301,6 +311,29 @@ class UnitDef(Statement):
     dimension: str | None = None
     dimension_span: Span | None = None
     expr: Expr | None = None
+    source: str = ""
+    description: str = ""
+
+
+@dataclass(eq=False, slots=True)
+class FitParam:
+    name: str
+    span: Span
+    lo: Expr | None = None       # `eff in 0..1`: bounds
+    hi: Expr | None = None
+
+
+@dataclass(eq=False, slots=True)
+class Fit(Statement):
+    """`fit eff, t0 to bench: t_step = t0 + ...`: inputs chosen by least squares
+    so the formula matches the table's column ``target`` row by row."""
+    params: list[FitParam]
+    table: str
+    table_span: Span
+    residual: str                # "absolute" | "relative"
+    target: str
+    target_span: Span
+    expr: Expr
     source: str = ""
     description: str = ""
 

@@ -687,6 +687,37 @@ class _ToAst(Transformer):
     def minimize(self, meta, items):
         return ["minimize", items[0]]
 
+    def data_table(self, meta, items):
+        name, word, path = items
+        if str(word) != "data":
+            raise IfrError("syntax", f"`{word} \"...\"`: a name followed by a string", self._tok_span(word),
+                           hint='a measured table is read with `name = data "file.csv"`')
+        self._defined_name(name)
+        return syntax.DataTable(self._span(meta), str(name), self._tok_span(name), _unquote(path),
+                                self._tok_span(path))
+
+    def fit(self, meta, items):
+        word = items[0]
+        params = [x for x in items if isinstance(x, syntax.FitParam)]
+        table, mode, target, expr = items[1 + len(params):]
+        if str(word) != "fit":
+            raise IfrError("syntax", f"`{word}` does not start a statement", self._tok_span(word),
+                           hint="a cell is `name = value`; a fit is `fit a, b to table: column = formula`")
+        residual = "absolute" if mode is None else str(mode)
+        if residual not in ("absolute", "relative"):
+            raise IfrError("syntax", f"`{mode}`: a fit's residuals are `relative` or `absolute`",
+                           self._tok_span(mode), hint=f"write `to {table} relative:` or `to {table}:`")
+        return syntax.Fit(self._span(meta), params, str(table), self._tok_span(table), residual, str(target),
+                          self._tok_span(target), expr, self._expr_source(meta, expr))
+
+    def fit_param(self, meta, items):
+        name, bounds = items
+        lo, hi = bounds if bounds is not None else (None, None)
+        return syntax.FitParam(str(name), self._tok_span(name), lo, hi)
+
+    def fit_range(self, meta, items):
+        return (items[0], items[1])
+
     # --- expressions
     def number(self, meta, items):
         return syntax.Number(self._span(meta), _number(items[0]), str(items[0]))

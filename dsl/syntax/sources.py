@@ -34,13 +34,17 @@ def not_an_ifr_file(path: Path, real: Path, span: Span | None) -> IfrError:
                     hint="ifr reads models and modules from files named .ifr only")
 
 
-def read_source(path: Path, span: Span | None = None) -> str:
+def read_source(path: Path, span: Span | None = None, suffixes: tuple[str, ...] = (".ifr",),
+                max_bytes: int = MAX_SOURCE_BYTES) -> str:
     """A file's text: only a regular file named .ifr (the name of what its links
     lead to, not the name as written), of at most MAX_SOURCE_BYTES, in UTF-8.
+    A data table's file is read by the same rules, with its own ``suffixes``
+    (`.csv`, `.tsv`) and size limit.
 
     A file of another name, a FIFO, a device or a folder is refused before
     anything is read from it; its content is never quoted.
     """
+    kind = "an .ifr file" if suffixes == (".ifr",) else "a " + " or ".join(suffixes) + " file"
     import errno
     import os
     import stat
@@ -55,32 +59,35 @@ def read_source(path: Path, span: Span | None = None) -> str:
     except FileNotFoundError:
         raise IfrError("no-such-file", f"no such file: {path}", span, hint="check the path") from None
     except IsADirectoryError:
-        raise IfrError("unreadable", f"{path} is a directory, not an .ifr file", span) from None
+        raise IfrError("unreadable", f"{path} is a directory, not {kind}", span) from None
     except OSError as exc:
         why = "a symbolic link that loops" if exc.errno == errno.ELOOP else exc.strerror
         raise IfrError("unreadable", f"cannot read {path}: {why}", span) from None
     try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
-            raise IfrError("unreadable", f"{path} is a directory, not an .ifr file", span)
+            raise IfrError("unreadable", f"{path} is a directory, not {kind}", span)
         if not stat.S_ISREG(st.st_mode):
             raise IfrError("unreadable", f"{path} is not a regular file (a device, a pipe or a socket)", span,
-                           hint="give the path of an .ifr file")
-        if real.suffix != ".ifr":
-            raise not_an_ifr_file(path, real, span)
-        if st.st_size > MAX_SOURCE_BYTES:
-            raise IfrError("too-large", f"{path} has {st.st_size:,} bytes; an .ifr file may have at most "
-                           f"{MAX_SOURCE_BYTES:,}", span, hint="split the model into modules")
+                           hint=f"give the path of {kind}")
+        if real.suffix not in suffixes:
+            if suffixes == (".ifr",):
+                raise not_an_ifr_file(path, real, span)
+            raise IfrError("unreadable", f"{path} is not {kind} (a link to {display_path(real)})", span)
+        if st.st_size > max_bytes:
+            raise IfrError("too-large", f"{path} has {st.st_size:,} bytes; {kind} may have at most "
+                           f"{max_bytes:,}", span, hint="split the model into modules" if suffixes == (".ifr",)
+                           else "keep the rows the model needs")
         with os.fdopen(fd, "rb") as f:
             fd = None
-            data = f.read(MAX_SOURCE_BYTES + 1)
+            data = f.read(max_bytes + 1)
     except OSError as exc:
         raise IfrError("unreadable", f"cannot read {path}: {exc.strerror}", span) from None
     finally:
         if fd is not None:
             os.close(fd)
-    if len(data) > MAX_SOURCE_BYTES:
-        raise IfrError("too-large", f"{path} has more than {MAX_SOURCE_BYTES:,} bytes", span)
+    if len(data) > max_bytes:
+        raise IfrError("too-large", f"{path} has more than {max_bytes:,} bytes", span)
     if data.startswith(b"\xef\xbb\xbf"):   # a UTF-8 byte-order mark, as some editors save
         data = data[3:]
     try:

@@ -280,6 +280,9 @@ class FormulaBuilder:
             raise NotLive(f"Uncertain: the median of {self.model.sampling.samples:,} Monte Carlo samples drawn by "
                           f"ifr{spread}, listed on the Distributions sheet. A spreadsheet does not redraw samples: "
                           "run ifr again after changing its inputs.")
+        if cell.fit is not None:
+            raise NotLive(f"fitted by ifr to the measured rows of `{cell.fit.table.name}` ({cell.fit.table.file}) "
+                          "by least squares; a value, not a formula.")
         if cell.kind == "solve":
             try:
                 return self.in_display_unit(self.closed_form(cid, self.display_ref), cid)

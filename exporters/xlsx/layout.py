@@ -97,6 +97,8 @@ def fixed_sheets(model) -> list[FixedSheet]:
               for t in model.graph.tables if not t.var_is_record]
     if model.graph.scenarios:
         sheets.append((SCENARIOS_TITLE, "_ifr_scenarios", "the scenarios' values"))
+    for k, (title, fit) in enumerate(data_sheet_titles(model)):
+        sheets.append((title, f"_ifr_data_{k}", f"the measured rows of `{fit.table.name}`"))
     markers = assign_names([(title, [marker]) for title, marker, _ in sheets])
     return [FixedSheet(title, markers[title], what) for title, _, what in sheets]
 
@@ -142,6 +144,30 @@ def fixed_cells(model) -> list[FixedCell]:
                                      f"the value of `{cell.name}` in scenario `{name}`",
                                      f"change the `scenario {name}` lines of {model.file}, or edit "
                                      f"`{cell.name}` on the Model sheet"))
+    for title, fit in data_sheet_titles(model):
+        table = fit.table
+        for i, row in enumerate(table.rows):
+            for j, (column, value) in enumerate(zip(table.columns, row)):
+                if value is not None and not column.text:
+                    out.append(FixedCell(title, DATA_HEADER_ROW + 2 + i, j + 1, value / column.factor, False,
+                                         f"a measured `{column.name}` of `{table.name}` (line {table.lines[i]} of "
+                                         f"{table.file})", f"change {table.file} and run ifr again"))
+    return out
+
+
+DATA_HEADER_ROW = 2   # a data sheet's header row (0-based); its measured rows follow
+
+
+def data_sheet_titles(model) -> list[tuple[str, object]]:
+    """Each data sheet's title and its fit: one per fit whose cells the workbook shows, with values
+    (data_sheet.py)."""
+    out, shown = [], None
+    for fit in model.graph.fits:
+        shown = shown if shown is not None else set(exported_cells(model))
+        if any(c in model.errors or c not in shown for c in fit.params):   # (a module's fit its cells do not show)
+            continue
+        base = f"Data {fit.table.name}"[:28]
+        out.append((base if not out else f"{base} {len(out) + 1}"[:31], fit))
     return out
 
 

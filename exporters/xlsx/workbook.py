@@ -134,6 +134,7 @@ class WorkbookWriter:
         self.table_cells: dict[tuple[str, int, str], str] = {}  # (table, row, shown cell) -> Excel reference
         self.scenario_refs: dict[str, dict[str, str]] = {}      # scenario -> helper symbol -> its own rows' result
         self.table_row_cells: dict[tuple[str, int, str], str] = {}  # (table, row, cell) -> its helper copy
+        self.data_guards: dict[str, list[str]] = {}   # a fitted cell -> tests that its measured rows are unedited
 
     def write(self) -> None:
         # Each kind of sheet is loaded only for a model that has one (numpy with tables and samples).
@@ -159,6 +160,9 @@ class WorkbookWriter:
         if graph.searches:   # the best configurations and Pareto fronts, as guarded values
             from ifr.exporters.xlsx.search import search_sheets
             extra.extend(search_sheets(self))
+        if graph.fits:
+            from ifr.exporters.xlsx.data_sheet import data_sheets
+            extra.extend(data_sheets(self))
         if graph.uncertain:
             from ifr.exporters.xlsx.uncertain import DistributionsSheet, SensitivitySheet, uncertain_cells
             uncertain = uncertain_cells(self)
@@ -447,6 +451,8 @@ class WorkbookWriter:
                 return None
             name, used = self.names[c], float(used)
             tests.append(f"{name}=0" if used == 0 else f"ABS({name}-{used!r})<=1E-9*ABS({used!r})")
+        for c in sorted(cids):   # a fitted cell: its measured rows too (data_sheet.py)
+            tests.extend(self.data_guards.get(c, ()))
         if not tests:
             return None
         return f"=IF(AND({','.join(tests)}),{float(value)!r},NA())"
