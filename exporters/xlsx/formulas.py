@@ -22,6 +22,7 @@ from ifr.display import auto_unit, factor, percent_text
 from ifr.evaluation.evaluate import is_truth_value
 from ifr.exporters.excel.ir_formula import printable
 from ifr.exporters.xlsx.live import NotLive, symbol
+from ifr.exporters.xlsx.stretch import region_has_room
 from ifr.semantics import ir
 from ifr.semantics.dimensions import dim_of
 from ifr.solving.symbolic import NotSymbolic, from_tree, number, sympy_module, to_sympy
@@ -347,13 +348,21 @@ class FormulaBuilder:
             return None
         roots = [(from_tree(t), from_tree(c)) for t, c in candidates]
         holds = [c for _, c in roots]
-        for tree in forms.flat:
-            terms = [from_tree(t) for t in tree[1:]] if tree[0] == "add" else [from_tree(tree)]
-            size = sp.Add(*[sp.Abs(t) for t in terms])
-            holds = [sp.And(c, relation(sp.Gt, sp.Abs(sp.Add(*terms)), size * sp.Float(1e-9)))
-                     for c in holds]
+        lo = hi = None
         if cell.bracket is not None:
             lo, hi = (to_sympy(b, lambda key: symbol(key)) for b in cell.bracket)
+            lo, hi = sp.Min(lo, hi), sp.Max(lo, hi)
+        regions = forms.flat_regions if len(forms.flat_regions) == len(forms.flat) else [["bool", True]] * len(forms.flat)
+        for tree, region in zip(forms.flat, regions):
+            terms = [from_tree(t) for t in tree[1:]] if tree[0] == "add" else [from_tree(tree)]
+            size = sp.Add(*[sp.Abs(t) for t in terms])
+            apart = relation(sp.Gt, sp.Abs(sp.Add(*terms)), size * sp.Float(1e-9))
+            # a stretch needs room in the branch's region too (within the bracket)
+            room = region_has_room(from_tree(region), sp.Symbol(cell.unknown, real=True), lo, hi, relation)
+            if room is not None:
+                apart = sp.Or(apart, sp.Not(room))
+            holds = [sp.And(c, apart) for c in holds]
+        if cell.bracket is not None:
             holds = [sp.And(c, relation(sp.Ge, x, sp.Min(lo, hi)), relation(sp.Le, x, sp.Max(lo, hi)))
                      for (x, _), c in zip(roots, holds)]
         count = sp.Add(*[sp.Piecewise((1, c), (0, True)) for c in holds])
