@@ -13,6 +13,7 @@ comprehension Excel cannot follow).
 """
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -327,11 +328,17 @@ class FormulaBuilder:
             raise NotLive(f"solved by ifr ({how}); a value, not a formula: no closed form to recalculate. "
                           "Run ifr again after changing inputs.")
         sp = sympy_module()
-        expr = self._every_condition(cid, solution) or from_tree(solution.tree)
-        # factor_terms pulls the unit factors the symbols bring out as one coefficient.
-        return sp.factor_terms(expr.xreplace({s: ref(s.name) for s in expr.free_symbols}))
+        try:
+            expr = self._every_condition(cid, solution) or from_tree(solution.tree)
+            # factor_terms pulls the unit factors the symbols bring out as one coefficient.
+            return sp.factor_terms(expr.xreplace({s: ref(s.name) for s in expr.free_symbols}))
+        except (TypeError, ValueError):
+            # a flat branch's region that sympy cannot compare (an end that turns zoo where a
+            # coefficient is 0): the stretch is then looked for everywhere, as without a region
+            expr = self._every_condition(cid, solution, regions=False) or from_tree(solution.tree)
+            return sp.factor_terms(expr.xreplace({s: ref(s.name) for s in expr.free_symbols}))
 
-    def _every_condition(self, cid: str, solution):
+    def _every_condition(self, cid: str, solution, regions: bool = True):
         """A closed form that comes in branches (from a max, min or if), with every
         branch's condition kept: the root where exactly one branch holds, and #N/A
         where none does, where several do, where a branch free of the unknown makes
@@ -352,8 +359,8 @@ class FormulaBuilder:
         if cell.bracket is not None:
             lo, hi = (to_sympy(b, lambda key: symbol(key)) for b in cell.bracket)
             lo, hi = sp.Min(lo, hi), sp.Max(lo, hi)
-        regions = forms.flat_regions if len(forms.flat_regions) == len(forms.flat) else [["bool", True]] * len(forms.flat)
-        for tree, region in zip(forms.flat, regions):
+        kept = forms.flat_regions if regions and len(forms.flat_regions) == len(forms.flat) else []
+        for tree, region in itertools.zip_longest(forms.flat, kept, fillvalue=["bool", True]):
             terms = [from_tree(t) for t in tree[1:]] if tree[0] == "add" else [from_tree(tree)]
             size = sp.Add(*[sp.Abs(t) for t in terms])
             apart = relation(sp.Gt, sp.Abs(sp.Add(*terms)), size * sp.Float(1e-9))

@@ -9,9 +9,12 @@ whether that interval meets the bracket, and shows the root where it cannot.
 """
 from __future__ import annotations
 
+import itertools
+
 from ifr.solving.symbolic import sympy_module
 
 FAR = 1e300   # the ends of an open search: beyond every quantity a plan holds
+MOST_OPEN_SIGNS = 3   # coefficients of unknown sign taken apart (3^n cases); more: the region may be anywhere
 
 
 def region_has_room(region, x, lo, hi, relation):
@@ -28,23 +31,34 @@ def region_has_room(region, x, lo, hi, relation):
     parts = region.args if isinstance(region, sp.And) else (region,)
     lo = sp.Float(-FAR) if lo is None else lo
     hi = sp.Float(FAR) if hi is None else hi
-    lowers, uppers, needs = [lo], [hi], []
+    lowers, uppers, needs, open_signs = [lo], [hi], [], []
     for part in parts:
         linear = _linear(sp, part, x)
         if linear is None:
             return None
         a, b = linear                              # the part says a*x + b >= 0
-        if a.is_number and a.is_zero:
+        if not a.is_number:
+            open_signs.append((a, b))
+        elif a.is_zero:
             needs.append(relation(sp.Ge, b, sp.Integer(0)))
-            continue
-        end = -b / a
-        if a.is_number:
-            (lowers if a.is_positive else uppers).append(end)
-            continue
-        lowers.append(sp.Piecewise((end, relation(sp.Gt, a, sp.Integer(0))), (lo, True)))
-        uppers.append(sp.Piecewise((end, relation(sp.Lt, a, sp.Integer(0))), (hi, True)))
-        needs.append(sp.Or(relation(sp.Ne, a, sp.Integer(0)), relation(sp.Ge, b, sp.Integer(0))))
-    return sp.And(relation(sp.Le, sp.Max(*lowers), sp.Min(*uppers)), *needs)
+        else:
+            (lowers if a.is_positive else uppers).append(-b / a)
+    if len(open_signs) > MOST_OPEN_SIGNS:
+        return None
+    # a coefficient of unknown sign: one case for each sign it may take, none of them a
+    # Piecewise (sympy would put a zero coefficient into the other branch's end)
+    cases = []
+    zero = sp.Integer(0)
+    for signs in itertools.product((1, -1, 0), repeat=len(open_signs)):
+        low, up, need = list(lowers), list(uppers), list(needs)
+        for sign, (a, b) in zip(signs, open_signs):
+            if sign == 0:
+                need += [relation(sp.Eq, a, zero), relation(sp.Ge, b, zero)]
+                continue
+            need.append(relation(sp.Gt if sign > 0 else sp.Lt, a, zero))
+            (low if sign > 0 else up).append(-b / a)
+        cases.append(sp.And(relation(sp.Le, sp.Max(*low), sp.Min(*up)), *need))
+    return sp.Or(*cases)
 
 
 def _linear(sp, part, x):
