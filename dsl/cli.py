@@ -317,13 +317,19 @@ def _spaced(value: str) -> str:
 
 def _cell_rows(model):
     from ifr.display import factor, format_number, quantity_text
-    from ifr.exporters.cells import cell_record, exported_cells, not_available_reason, not_available_text
+    from ifr.exporters.cells import (
+        cell_record,
+        exported_cells,
+        listed_kind,
+        not_available_reason,
+        not_available_text,
+    )
     rows = []
     cells, values = model.graph.cells, model.values
     for cid in exported_cells(model):
         cell, record = cells[cid], cell_record(model, cid)
         unit = record.unit
-        row = {"name": record.name, "value": None, "unit": unit, "kind": record.shown_kind,
+        row = {"name": record.name, "value": None, "unit": unit, "kind": listed_kind(model, cid, record),
                "formula": record.source, "description": record.description,
                "section": record.section if not record.module else f"from {record.module}"}
         failed = record.error
@@ -398,7 +404,7 @@ def _run(model, args) -> int:
         if r["section"] != section:
             section = r["section"]
             lines.append(f"\n{section}" if section else "")
-        formula = "" if r["kind"] in ("input", "override") else f"= {r['formula']}"
+        formula = "" if r["kind"] in ("input", "override") and not r.get("uncertain") else f"= {r['formula']}"
         if r["kind"] == "override":
             formula = "(set)"
         desc = f"  # {r['description']}" if r["description"] else ""

@@ -28,6 +28,7 @@ from ifr.display import (
     format_number,
     quantity_text,
     share_text,
+    sum_of_percentages,
     uses_binary,
     written_digits,
 )
@@ -450,6 +451,9 @@ class Model:
             if isinstance(value, float) and not math.isfinite(value):
                 value = 1.0
             units[cid] = display_unit(cell, dim, value, is_binary)
+            if not units[cid] and cell.kind == "formula" and not cell.display and cell.shaped is None \
+                    and not dim.items and sum_of_percentages(cell.expr, units):
+                units[cid] = "%"
         return units
 
     # --- variants
