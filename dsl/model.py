@@ -591,7 +591,13 @@ class Model:
         """The main file's cells and every imported cell they, the checks, tables
         and scenarios need, in the model's order."""
         graph = self.graph
-        start = [cid for cid, c in graph.cells.items() if not c.module]
+        # a record alias's fields (`gpu = h100`) are the main file's cells, but only the ones
+        # something reads are listed: the alias is not a second copy of the whole record
+        aliased = {cid for cid, c in graph.cells.items() if not c.module and c.record is not None
+                   and getattr(graph.records.get(c.record), "alias_of", None) is not None}
+        start = [cid for cid, c in graph.cells.items() if not c.module and cid not in aliased]
+        if aliased:
+            start += [cid for cid in aliased if graph.relations.affected(cid) - aliased - {cid}]
         for statement in (*graph.checks, *graph.tables, *graph.scenarios.values()):
             for node in expressions(statement):
                 start += ir.refs(node)

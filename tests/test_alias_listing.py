@@ -1,0 +1,26 @@
+"""A record alias (`gpu = h100`) lists only the fields the model reads, in every output
+that lists cells (the run listing, JSON, the workbook), not a second copy of the record."""
+from __future__ import annotations
+
+import json
+
+from oracle import cli
+
+MODEL = """\
+use hardware: h100
+gpu = h100
+t = 1 GB / gpu.hbm_bandwidth in ms
+check gpu.hbm_capacity > 40 GB
+"""
+
+
+def test_an_alias_lists_the_fields_the_model_reads(tmp_path):
+    path = tmp_path / "main.ifr"
+    path.write_text(MODEL, encoding="utf-8")
+    code, out, err = cli(["run", str(path), "--format", "json"])
+    assert code == 0, err
+    names = [c["name"] for c in json.loads(out)["cells"]]
+    # read by t and by the check; h100 has six fields (tdp, nvlink_bandwidth, ... are not read)
+    assert sorted(n for n in names if n.startswith("gpu.")) == ["gpu.hbm_bandwidth", "gpu.hbm_capacity"]
+    assert sorted(n for n in names if "h100" in n) == ["hardware.h100.hbm_bandwidth", "hardware.h100.hbm_capacity"]
+    assert cli(["check", str(path)])[0] == 0
