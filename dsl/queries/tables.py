@@ -311,7 +311,7 @@ def _sweep(model, overrides: dict, shown: list, size: int, span=None) -> tuple[l
         if not errors.keys() - model.errors.keys():   # a row may fail where others do not: go row by row
             columns = [np.array(np.broadcast_to(np.asarray(env[cid]), (size,))) for cid in shown]
             bad = np.zeros(size, dtype=bool)
-            for cid in only - overrides.keys() - model.errors.keys():
+            for cid in only - overrides.keys() - errors.keys():   # a base error may be inf here
                 value = env[cid]
                 if getattr(value, "dtype", None) is not None and value.dtype.kind == "f" and value.ndim:
                     bad |= ~np.isfinite(value)

@@ -1,0 +1,32 @@
+"""A table never shows a number for a cell that has no value: `tp = k / 0` is a
+division by zero in every row, and the table says so, as `ifr run` does, rather
+than the inf that arrays compute without a word."""
+from __future__ import annotations
+
+import json
+
+from oracle import cli
+
+MODEL = """\
+k = 1 GB/s
+tp = k / 0
+v = 10 * tp
+ok = k * 2
+table t: vary k over [1 GB/s, 2 GB/s] show v, tp, ok
+"""
+
+
+def test_a_cell_in_error_has_no_value_in_any_row(tmp_path):
+    path = tmp_path / "main.ifr"
+    path.write_text(MODEL, encoding="utf-8")
+    code, out, _ = cli(["run", str(path), "--format", "json"])
+    listed = {c["name"]: c for c in json.loads(out)["cells"]}
+    assert listed["tp"]["value"] is None and listed["tp"]["error"]["code"] == "division-by-zero"
+    code, out, _ = cli(["table", str(path), "t", "--format", "json"])
+    table = json.loads(out)
+    assert [row[1:3] for row in table["rows"]] == [[None, None], [None, None]]
+    assert [row[3] for row in table["rows"]] == [2.0, 4.0]   # 2 k, in GB/s
+    assert {(e["row"], e["column"], e["code"]) for e in table["errors"]} == {
+        (r, c, "division-by-zero") for r in (0, 1) for c in ("v", "tp")}
+    code, out, _ = cli(["table", str(path), "t"])
+    assert "inf" not in out and out.count("#ERROR") == 4, out
