@@ -30,3 +30,28 @@ def test_a_cell_in_error_has_no_value_in_any_row(tmp_path):
         (r, c, "division-by-zero") for r in (0, 1) for c in ("v", "tp")}
     code, out, _ = cli(["table", str(path), "t"])
     assert "inf" not in out and out.count("#ERROR") == 4, out
+
+
+READ = """\
+k = 1 GB/s
+tp = k * (k - k) / (k - k)
+v = 10 * tp
+table t: vary tp over [1 GB/s, 2 GB/s] show v
+x = t[2 GB/s].v
+scenario fast: tp = 3 GB/s
+y = fast.v
+z = t[2 GB/s].v + v
+"""
+
+
+def test_a_row_that_sets_the_cell_in_error_has_its_value(tmp_path):
+    # tp is 0/0, but the row t[2 GB/s] and the scenario set it: v is 10 * 2 GB/s there and
+    # 10 * 3 GB/s; a formula that also reads v itself still has v's error
+    path = tmp_path / "main.ifr"
+    path.write_text(READ, encoding="utf-8")
+    code, out, _ = cli(["run", str(path), "--format", "json"])
+    listed = {c["name"]: c for c in json.loads(out)["cells"]}
+    assert (listed["x"]["value"], listed["x"]["unit"]) == (20.0, "GB/s")
+    assert (listed["y"]["value"], listed["y"]["unit"]) == (30.0, "GB/s")
+    assert listed["z"]["value"] is None and listed["z"]["error"]["code"] == "depends-on-error"
+    assert listed["v"]["value"] is None
