@@ -157,7 +157,10 @@ class Oracle:
         for table in case.generated.tables:
             code, out, _ = self.run(case, ["table", path, table, "--format", "json"])
             code_csv, out_csv, _ = self.run(case, ["table", path, table, "--format", "csv"])
-            self.run(case, ["table", path, table])
+            _, text, _ = self.run(case, ["table", path, table])
+            shown = not_finite_row(text)
+            if shown is not None:
+                case.find("disagree", f"table {table}", f"shows {shown!r}")
             if not out.strip() or not out_csv.strip():
                 continue
             rows = json.loads(out)["rows"]
@@ -334,6 +337,14 @@ class Oracle:
 
 
 _ROW = re.compile(r"^\| (.+?) \| (.*?) \| (.*?) \|")
+
+
+def not_finite_row(text: str) -> str | None:
+    """The first row of a table's text that shows inf or nan (a number is shown, or #ERROR)."""
+    for line in text.splitlines()[1:]:
+        if re.search(r"(?<![\w.])-?(inf|nan)(?![\w.])", line):
+            return line.strip()
+    return None
 
 
 def explain_value(text: str):

@@ -82,3 +82,16 @@ def test_the_oracle_reads_explain_and_finds_a_number_it_does_not_share(tmp_path)
     for name in ("big", "ok", "bad"):
         oracle.explained(case, name, cli(["explain", str(path), name])[1])
     assert [f.where.split(":")[1] for f in case.findings] == ["explain big", "explain ok", "explain bad"]
+
+
+def test_the_oracle_finds_a_table_that_shows_inf(tmp_path):
+    # a table's text shows a number or #ERROR; `inf` or `nan` (a division by zero computed by
+    # arrays without a word) is a finding
+    from oracle import cli, not_finite_row
+    assert not_finite_row("k [GB/s]  v [mB/s]\n       1       inf\n") == "1       inf"
+    assert not_finite_row("k [GB/s]  v\n       1    -inf\n") == "1    -inf"
+    assert not_finite_row("k [GB/s]  v\n       1     nan\n") == "1     nan"
+    assert not_finite_row("k [GB/s]  info [s]\n       1  #ERROR\n       2  1.5e-3\n") is None
+    path = tmp_path / "main.ifr"
+    path.write_text("k = 1 GB/s\ntp = k / 0\ntable t: vary k over [1 GB/s, 2 GB/s] show tp\n", encoding="utf-8")
+    assert not_finite_row(cli(["table", str(path), "t"])[1]) is None   # #ERROR in every row, as ifr run says
