@@ -24,3 +24,19 @@ def test_an_alias_lists_the_fields_the_model_reads(tmp_path):
     assert sorted(n for n in names if n.startswith("gpu.")) == ["gpu.hbm_bandwidth", "gpu.hbm_capacity"]
     assert sorted(n for n in names if "h100" in n) == ["hardware.h100.hbm_bandwidth", "hardware.h100.hbm_capacity"]
     assert cli(["check", str(path)])[0] == 0
+
+
+def test_the_listing_shows_an_aliased_field_once_under_the_alias(tmp_path):
+    path = tmp_path / "main.ifr"
+    path.write_text(MODEL + "u = h100.tdp * 2\n", encoding="utf-8")
+    code, out, err = cli(["run", str(path)])
+    assert code == 0, err
+    lines = out.splitlines()
+    heading = lines.index("gpu = h100 (from hardware)")
+    assert lines[heading + 1].split()[:3] == ["gpu.hbm_bandwidth", "3.35", "TB/s"]
+    assert lines[heading + 2].split()[:3] == ["gpu.hbm_capacity", "80", "GB"]
+    listed = [line.split()[0] for line in lines if line.startswith("  ")]
+    # h100's bandwidth and capacity are shown once, as the alias's; its tdp, which u reads
+    # itself, under the module it comes from
+    assert "hardware.h100.hbm_bandwidth" not in listed and "hardware.h100.hbm_capacity" not in listed
+    assert "hardware.h100.tdp" in listed and listed.count("gpu.hbm_bandwidth") == 1
