@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from ifr.display import (
     display_unit,
+    example_unit,
     factor,
     format_number,
     quantity_text,
@@ -448,8 +449,8 @@ class Model:
             if is_binary:
                 binary.add(cid)
             value = values[cid]
-            if isinstance(value, float) and not math.isfinite(value):
-                value = 1.0
+            if isinstance(value, float) and not math.isfinite(value):   # no value: the unit a writer would
+                value = factor(example_unit(dim)) if dim.items else 1.0      # pick (GB/s, not mB/s of 1 bit/s)
             units[cid] = display_unit(cell, dim, value, is_binary)
             if not units[cid] and cell.kind == "formula" and not cell.display and cell.shaped is None \
                     and not dim.items and sum_of_percentages(cell.expr, units):

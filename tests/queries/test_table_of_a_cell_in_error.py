@@ -26,6 +26,8 @@ def test_a_cell_in_error_has_no_value_in_any_row(tmp_path):
     table = json.loads(out)
     assert [row[1:3] for row in table["rows"]] == [[None, None], [None, None]]
     assert [row[3] for row in table["rows"]] == [2.0, 4.0]   # 2 k, in GB/s
+    # a cell with no value is still headed in the unit a writer would pick, not mB/s (of 1 bit/s)
+    assert table["units"] == ["GB/s", "GB/s", "GB/s", "GB/s"]
     assert {(e["row"], e["column"], e["code"]) for e in table["errors"]} == {
         (r, c, "division-by-zero") for r in (0, 1) for c in ("v", "tp")}
     code, out, _ = cli(["table", str(path), "t"])
