@@ -311,8 +311,11 @@ def _sweep(model, overrides: dict, shown: list, size: int, span=None) -> tuple[l
         if not errors.keys() - model.errors.keys():   # a row may fail where others do not: go row by row
             columns = [np.array(np.broadcast_to(np.asarray(env[cid]), (size,))) for cid in shown]
             bad = np.zeros(size, dtype=bool)
-            for cid in only - overrides.keys() - errors.keys():   # a base error may be inf here
-                value = env[cid]
+            for cid in only - overrides.keys():
+                if cid in errors:   # it failed over the whole pass (a solve at its first bad row): row by row
+                    bad[:] = True
+                    break
+                value = env[cid]   # (a base error may be inf here, computed by arrays without a word)
                 if getattr(value, "dtype", None) is not None and value.dtype.kind == "f" and value.ndim:
                     bad |= ~np.isfinite(value)
             failed = []

@@ -57,3 +57,17 @@ def test_a_row_that_sets_the_cell_in_error_has_its_value(tmp_path):
     assert (listed["y"]["value"], listed["y"]["unit"]) == (30.0, "GB/s")
     assert listed["z"]["value"] is None and listed["z"]["error"]["code"] == "depends-on-error"
     assert listed["v"]["value"] is None
+
+
+def test_a_solve_that_fails_in_one_row_has_its_value_in_the_others(tmp_path):
+    # with k = 0 the solve has no root (in the model and in the first row); with k = 1 and 2,
+    # a = 5 / k: 5 and 2.5. The table showed nan in every row, with no error for any.
+    path = tmp_path / "main.ifr"
+    path.write_text("k = 0\na = 1\nx = solve a on 0.001..100: a * k = 5\ntable t: vary k over [0, 1, 2] show x\n",
+                    encoding="utf-8")
+    code, out, _ = cli(["table", str(path), "t", "--format", "json"])
+    table = json.loads(out)
+    assert [row[1] for row in table["rows"]] == [None, 5.0, 2.5]
+    assert [(e["row"], e["column"]) for e in table["errors"]] == [(0, "x")]
+    code, out, _ = cli(["table", str(path), "t"])
+    assert "nan" not in out and out.count("#ERROR") == 1, out
