@@ -152,7 +152,7 @@ def main() -> None:
         csv_t, np_t = interleaved([IFR + ["table", str(table), "sweep", "--format", "csv"],
                                    [sys.executable, str(numpy_script)]], 3, env)
         row("6. 1e6-point table as CSV / hand-written numpy", csv_t, np_t, "1.1x")
-        print("7. Numbat: not measured (its binary is not available from this machine's package registries)")
+        print("7. Numbat: see bench_solve_paths.py (row D), which runs bench/numbat_small.nbt")
 
 
 if __name__ == "__main__":

@@ -241,6 +241,14 @@ def _main(argv: list[str], kept: list) -> int:
     args = _parser().parse_args(argv)
     if args.command is None:
         raise IfrError("usage", "no command given", None, hint="ifr run FILE, ifr check FILE|DIR, ... " + USAGE_HINT)
+    if args.command in ("run", "check"):   # their values never wait for sympy's closed forms
+        from ifr.solving.deferral import numeric_first
+        with numeric_first():
+            return _command(args, kept)
+    return _command(args, kept)
+
+
+def _command(args, kept: list) -> int:
     if args.command == "check":
         return _check(args)
     if args.command == "cache":

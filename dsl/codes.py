@@ -25,6 +25,10 @@ CODES: dict[str, ErrorCode] = {
     "bad-argument": ErrorCode("a built-in function is given an argument it cannot take"),
     "bad-bracket": ErrorCode("a solve's bracket is not a range of the unknown"),
     "bad-check": ErrorCode("a check is neither `= value` nor a comparison"),
+    "bad-config": ErrorCode("a model's config.json (`use \"config.json\" as m`) is not one JSON object of finite "
+                            "numbers"),
+    "bad-field": ErrorCode("a model's config.json gives a field a value that is not its kind (a count, true or false, "
+                           "a dtype)"),
     "bad-equation": ErrorCode("a solve's equation is not an equation"),
     "bad-range": ErrorCode("a range is empty or its step is not positive"),
     "bad-unit": ErrorCode("a unit expression does not parse"),
@@ -45,6 +49,7 @@ CODES: dict[str, ErrorCode] = {
     "invalid": ErrorCode("a table or scenario that a cell reads has an error"),
     "misplaced-docstring": ErrorCode("a docstring is written elsewhere than at the top of the file"),
     "missing-dependency": ErrorCode("an optional package the command needs is not installed"),
+    "missing-field": ErrorCode("a model's config.json lacks a field the derived counts need"),
     "missing-module": ErrorCode("a `use` names a module that does not exist"),
     "nested-solve": ErrorCode("a solve would have to solve through another solve"),
     "no-files": ErrorCode("a folder given on the command line holds no .ifr file"),
@@ -94,6 +99,8 @@ CODES: dict[str, ErrorCode] = {
     "unknown-table": ErrorCode("no table of that name"),
     "unknown-unit": ErrorCode("no unit of that name"),
     "unreadable": ErrorCode("a file or workbook cannot be read"),
+    "unsupported-field": ErrorCode("a model's config.json has a field whose effect on the parameter count ifr does "
+                                   "not compute"),
     "unwritable": ErrorCode("an output file cannot be written where it is asked for"),
     "usage": ErrorCode("the command line is not one ifr takes"),
     "vector-bound": ErrorCode("a range bound or a built-in's argument varies across a table's sweep"),

@@ -47,6 +47,7 @@ from ifr.evaluation.uncertain import Summary, annotate, is_samples, summary
 from ifr.semantics import ir
 from ifr.semantics.bind import Binder, RunTimeExpressions, Scope
 from ifr.semantics.dimensions import check_graph, dim_of
+from ifr.semantics.dotted import resolve
 from ifr.semantics.graph import Graph, expressions
 from ifr.semantics.loader import Loader
 from ifr.semantics.units import Dim, suggest
@@ -101,7 +102,8 @@ def analyse(path, text: str | None = None, sources: Sources | None = None,
         if not options.editor:
             for module in loader.modules.values():
                 module.program.statements = []
-        expressions = RunTimeExpressions(graph, loader.sources, binder.table_stmts, binder.distributions)
+        expressions = RunTimeExpressions(graph, loader.sources, binder.table_stmts, binder.distributions,
+                                         binder.module_tables_read)
         return Analysis(graph, found.dims, expressions, loader.diagnostics + binder.diagnostics + found.errors,
                         programs, name_spans)
 
@@ -295,6 +297,13 @@ class Model:
         for cid, c in self.graph.cells.items():
             if c.name == name:
                 return cid
+        if "." in name:   # a field as the file reads it: `llama3_8b.layers` from `use llm: llama3_8b`
+            try:
+                found = resolve(self.graph.main.namespace.get, name, span)
+            except IfrError:
+                found = None
+            if isinstance(found, str) and found in self.graph.cells:
+                return found
         close = suggest(name, [c.name for c in self.graph.cells.values()])
         raise IfrError("unknown-name", f"no cell named `{name}` in {self.file}", span,
                        hint=f"did you mean {close}?" if close else "`ifr run FILE` lists the cells")

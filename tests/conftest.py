@@ -5,6 +5,10 @@ import os
 import pytest
 from recalc import find_soffice
 
+# No command a test runs leaves a background closed-form search behind (solving/deferral.py;
+# tests/solving/test_solve_paths.py runs one on purpose).
+os.environ.setdefault("IFR_NO_BACKGROUND", "1")
+
 # The golden files --update-goldens rewrote in this run, for the summary.
 GOLDENS_REWRITTEN = pytest.StashKey[list]()
 

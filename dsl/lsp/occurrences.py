@@ -17,7 +17,8 @@ import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ifr.errors import Span
+from ifr.errors import IfrError, Span
+from ifr.semantics.dotted import resolve
 from ifr.semantics.graph import FnBinding, ModuleDef, RecordDef, ScenarioName
 from ifr.syntax import nodes as syntax
 from ifr.syntax.lines import split_lines
@@ -51,6 +52,14 @@ class Occurrence:
     key: str | None                # what the name refers to; None for a unit
     unit: str | None = None        # the unit's text, for a unit
     definition: bool = False
+
+
+def _dotted(namespace: dict, name: str):
+    """What a scenario's `gpu.hbm` names, or None."""
+    try:
+        return resolve(namespace.get, name, None)
+    except IfrError:
+        return None
 
 
 def key_of(binding) -> str | None:
@@ -185,7 +194,7 @@ class _Walker:
                 symbols[key] = Symbol(key, "scenario", stmt.name, _absolute(stmt.name_span))
                 self.add(stmt.name_span, key, definition=True)
                 for name, span, value in stmt.assignments:
-                    self.add(span, key_of(ns.get(name)))
+                    self.add(span, key_of(ns.get(name) if "." not in name else _dotted(ns, name)))
                     self.expr(value, module, None, set())
             elif not isinstance(stmt, (syntax.Docstring, syntax.Section)):
                 raise TypeError(f"no occurrences for a {type(stmt).__name__} statement")

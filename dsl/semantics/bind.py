@@ -6,6 +6,7 @@ import graphlib
 from ifr.errors import IfrError, Span
 from ifr.semantics import ir
 from ifr.semantics.dependencies import Dependencies
+from ifr.semantics.dotted import resolve
 from ifr.semantics.expressions import ExpressionResolver, Scope, field_name_span
 from ifr.semantics.graph import (
     CellDef,
@@ -29,37 +30,72 @@ from ifr.syntax import nodes as syntax
 
 
 class TableRows(ExpressionResolver):
-    """Reads `table[value].column` in the main file: the binder's while it binds, and the
+    """Reads `table[value].column` (and `module.table[value].column`): the binder's while it binds, and the
     run-time expressions' after (``main``, ``cells``, ``tables`` and ``table_stmts`` are theirs)."""
 
     in_check = False   # binding a check: a row of a table with a mistake of its own is left to that mistake
 
     def _table_row(self, node: syntax.FieldAccess, scope: Scope) -> ir.Node:
-        """`table[value].column`: the shown cell with the varied cell set to the value."""
+        """`table[value].column`: the shown cell with the varied cell set to the value.
+        `db.table[value].column` reads a table of the module `db`."""
         index = node.obj
-        name = index.obj.id if isinstance(index.obj, syntax.Name) else None
-        stmt = self.table_stmts.get(name) if scope.module is self.main else None
-        if name is not None and stmt is not None and name not in self.tables and self.in_check:
+        home, name = self._table_home(index.obj, scope)
+        if home is None:
+            return ir.Invalid(node.span, self._text(node))   # the module could not be loaded: reported
+        stmts = self.table_stmts if home is self.main else self.module_table_stmts.get(home.key, {})
+        stmt = stmts.get(name) if name is not None else None
+        qualified = name if home is self.main else f"{home.key}.{name}"
+        if stmt is not None and home is self.main and name not in self.tables and self.in_check:
             return ir.Invalid(node.span, self._text(node))   # the table has a mistake of its own
-        if name in self.main.program.broken and scope.module is self.main:
+        if name in home.program.broken:
             return ir.Invalid(node.span, self._text(node))
         if stmt is None:
-            close = suggest(self._text(index.obj), self.table_stmts)
+            close = suggest(name or "", stmts)
             hint = f"did you mean {close}?" if close else "define it with `table NAME: vary ...`"
-            if isinstance(index.obj, syntax.FieldAccess) or scope.module is not self.main:
-                hint = ("a formula reads the rows of its own file's tables only: read the row in the module "
-                        "that defines the table, or write the row's formula here")
-            raise IfrError("unknown-table", f"`{self._text(index.obj)}` is not a table of this file", index.obj.span,
+            where = "this file" if home is scope.module else f"module `{home.key}`"
+            if not close and home is not scope.module:
+                hint = f"its tables are {', '.join(stmts)}" if stmts else f"module `{home.key}` defines no table"
+            raise IfrError("unknown-table", f"`{self._text(index.obj)}` is not a table of {where}", index.obj.span,
                            hint=hint)
-        main = Scope(self.main)
+        if home is not self.main:
+            self.module_tables_read.setdefault(qualified, (home, stmt))
+        main = Scope(home)
+        return self._row_of(node, scope, main, stmt, qualified)
+
+    def _table_home(self, table: syntax.Expr, scope: Scope):
+        """(the module whose table ``table`` names, the table's name in it): `t` is the reading
+        file's own; `db.t`, module db's.  (None, None) for a module that could not be loaded."""
+        if isinstance(table, syntax.FieldAccess):
+            owner = self._binding(table.obj, scope)
+            if owner is UNRESOLVED:
+                return None, None
+            if isinstance(owner, ModuleDef):
+                return owner, table.name
+            raise IfrError("unknown-table", f"`{self._text(table)}` is not a table: `{self._text(table.obj)}` "
+                           "is no module", table.span, hint="a module's table is read as module.table[value].column")
+        return scope.module, table.id if isinstance(table, syntax.Name) else None
+
+    def _row_record(self, key: syntax.Expr, scope: Scope, home: Scope):
+        """The record a row's key names: in the reading scope, or else in the table's module
+        (`db.speedups[a100].x4`, where `a100` is a record of db's)."""
+        if not isinstance(key, (syntax.Name, syntax.FieldAccess)):
+            return None
+        if isinstance(key, syntax.Name) and scope.lookup(key.id) is None and home.lookup(key.id) is not None:
+            return home.lookup(key.id)
+        return self._binding(key, scope)
+
+    def _row_of(self, node: syntax.FieldAccess, scope: Scope, main: Scope, stmt: syntax.Table,
+                name: str) -> ir.Node:
+        """The row of the table ``stmt``, bound in its module's scope ``main``, that ``node`` reads in ``scope``."""
+        index = node.obj
         axes = [(stmt.var, stmt.values), *((v, vals) for v, _span, vals in stmt.more)]
         varied = [main.lookup(v) for v, _ in axes]
         show = [main.lookup(n) for n, _ in stmt.show]
         if not all(isinstance(v, (str, RecordDef)) for v in varied) or not all(isinstance(c, str) for c in show):
             return ir.Invalid(node.span, self._text(node))   # reported with the table
-        column = scope.lookup(node.name)
+        column = main.lookup(node.name)
         if not isinstance(column, str) or column not in show:
-            shown = ", ".join(self.cells[c].name for c in show if c in self.cells)
+            shown = ", ".join(n for n, _ in stmt.show)
             raise IfrError("unknown-column", f"table `{name}` shows no column `{node.name}`", field_name_span(node),
                            hint=f"its columns are {shown}")
         given = [index.key, *index.more]
@@ -71,7 +107,7 @@ class TableRows(ExpressionResolver):
         keys = []
         for key_node, var, (_, listed) in zip(given, varied, axes):
             if isinstance(var, RecordDef):
-                key = self._binding(key_node, scope) if isinstance(key_node, (syntax.Name, syntax.FieldAccess)) else None
+                key = self._row_record(key_node, scope, main)
                 if not isinstance(key, RecordDef):
                     raise IfrError("not-a-record", f"table `{name}` varies a record: name one of its records",
                                    key_node.span)
@@ -108,12 +144,15 @@ class Binder(TableRows):
         self.cell_errors: dict[str, IfrError] = {}
         self.cells: dict[str, CellDef] = {}
         self.records: dict[str, RecordDef] = {}
+        self.module_records: dict[str, RecordDef] = {}   # a config.json's module key -> its one record
         self.syntax: dict[str, syntax.Statement] = {}
         self.scopes: dict[str, Scope] = {}
         self.fn_stack: list[str] = []
         self.sections: list[str] = []
         self.tables: dict[str, TableDef] = {}
         self.table_stmts: dict[str, syntax.Table] = {}
+        self.module_table_stmts: dict[str, dict[str, syntax.Table]] = {}   # module key -> its tables
+        self.module_tables_read: dict[str, tuple] = {}   # `db.speedups` -> (module, statement), once a row is read
         self.scenarios: dict[str, ScenarioDef] = {}
         self.distributions = 0      # distributions written (none: nothing is uncertain)
         self.refs: dict[str, set[str]] = {}
@@ -168,6 +207,19 @@ class Binder(TableRows):
                 section = self._declare_one(module, stmt, is_main, section, prefix, module_scope)
             except IfrError as e:
                 self.report(e)
+        if module.as_record:
+            self._module_record(module)
+
+    def _module_record(self, module: ModuleDef) -> None:
+        """A config.json's module as the record its `use` names: its cells are the fields."""
+        rec = RecordDef(module.key, module.key, module.key, {}, Span(module.file, 1, 1, 1, 1),
+                        f"from {module.file}")
+        for name, binding in module.namespace.items():
+            if isinstance(binding, str) and binding in self.cells:
+                rec.fields[name] = binding
+                self.cells[binding].record = rec.id
+        self.records[rec.id] = rec
+        self.module_records[module.key] = rec
 
     def _declare_one(self, module: ModuleDef, stmt: syntax.Statement, is_main: bool, section: str,
                      prefix: str, module_scope: Scope) -> str:
@@ -194,6 +246,8 @@ class Binder(TableRows):
             case syntax.Table():
                 if is_main:
                     self.table_stmts.setdefault(stmt.name, stmt)
+                else:   # read as module.table[value].column
+                    self.module_table_stmts.setdefault(module.key, {}).setdefault(stmt.name, stmt)
             case syntax.Check() | syntax.Docstring():
                 pass   # a check is bound with the main file's statements; a docstring declares nothing
             case _:
@@ -243,7 +297,7 @@ class Binder(TableRows):
             return
         if stmt.names is None:
             name = stmt.alias or stmt.module.split(".")[-1]
-            self._define(module, name, stmt.span, target)
+            self._define(module, name, stmt.span, self.module_records.get(target.key, target))
             return
         for name, span in stmt.names:
             if name not in target.namespace:
@@ -417,14 +471,27 @@ class Binder(TableRows):
                     pass   # bound above, or declared with the module
                 case _:
                     ir.assert_never(stmt)
+        self._module_tables(tables)
         return checks, tables, scenarios
+
+    def _module_tables(self, tables: list) -> None:
+        """The tables of other modules whose rows are read (`db.speedups[a100].x4`), bound in their
+        module's scope under their qualified name; a table read by one of them is added in turn."""
+        bound: set[str] = set()
+        while len(bound) < len(self.module_tables_read):
+            for name, (module, stmt) in list(self.module_tables_read.items()):
+                if name in bound:
+                    continue
+                bound.add(name)
+                self._guarded(lambda: tables.append(self._table(stmt, Scope(module), name)))
+        self.tables = {t.name: t for t in tables}
 
     def _overrides(self, stmt: syntax.Scenario, scope: Scope) -> list:
         """A scenario's (cell id, value, span) triples.  `case = worst`, where
         `case` is a record alias, sets each of its fields to `worst`'s."""
         overrides = []
         for name, span, value in stmt.assignments:
-            target = scope.lookup(name)
+            target = scope.lookup(name) if "." not in name else self._field_target(name, span, scope)
             if isinstance(target, RecordDef) and target.alias_of is not None:
                 other = self._binding(value, scope) if isinstance(value, (syntax.Name, syntax.FieldAccess)) else None
                 if not isinstance(other, RecordDef):
@@ -443,6 +510,21 @@ class Binder(TableRows):
                 continue
             overrides.append((target, self.expr(value, scope), span))
         return overrides
+
+    def _field_target(self, name: str, span: Span, scope: Scope):
+        """The cell a scenario's `gpu.hbm = ...` sets (a mistake is reported: UNRESOLVED)."""
+        try:
+            target = resolve(scope.lookup, name, span)
+        except IfrError as e:
+            self.report(e)
+            return UNRESOLVED
+        if not isinstance(target, str) and target is not UNRESOLVED:
+            self.report(IfrError("not-a-cell", f"`{name}` is {'a record' if isinstance(target, RecordDef) else 'no cell'}"
+                                 ", not a cell a scenario can set", span,
+                                 hint="set one of its fields, e.g. " + f"{name}.{next(iter(target.fields))} = ..."
+                                 if isinstance(target, RecordDef) and target.fields else None))
+            return UNRESOLVED
+        return target
 
     def _functions(self, modules) -> list[FunctionDef]:
         """Every function's body on its own, parameters of any dimension: so a
@@ -475,20 +557,21 @@ class Binder(TableRows):
         names = [stmt.var, *(v for v, _span, _values in stmt.more), *(n for n, _span in stmt.show)]
         return any(scope.lookup(n) is UNRESOLVED for n in names)
 
-    def _table(self, stmt: syntax.Table, scope: Scope) -> TableDef:
+    def _table(self, stmt: syntax.Table, scope: Scope, qualified: str | None = None) -> TableDef:
         show = []
         for name, span in stmt.show:
             target = scope.lookup(name)
             if not isinstance(target, str):
                 raise self._unknown(name, span, scope, what="a cell to show")
             show.append(target)
-        first = self._axis(stmt.name, stmt.span, stmt.var, stmt.var_span, stmt.values, scope)
+        table = qualified or stmt.name
+        first = self._axis(table, stmt.span, stmt.var, stmt.var_span, stmt.values, scope)
         first.show, first.description = show, stmt.description
         varied = {first.var}
         for var, var_span, values in stmt.more:
-            axis = self._axis(stmt.name, stmt.span, var, var_span, values, scope)
+            axis = self._axis(table, stmt.span, var, var_span, values, scope)
             if axis.var in varied:
-                raise IfrError("redefinition", f"table `{stmt.name}` varies `{var}` twice", var_span)
+                raise IfrError("redefinition", f"table `{table}` varies `{var}` twice", var_span)
             varied.add(axis.var)
             first.more.append(axis)
         return first
@@ -641,11 +724,16 @@ class RunTimeExpressions(TableRows):
     main file's scope, from what binding left: the graph and the main file's
     table statements.  A Model asks this, not the Binder, which is let go."""
 
-    def __init__(self, graph: Graph, sources, table_stmts: dict[str, syntax.Table], distributions: int):
+    def __init__(self, graph: Graph, sources, table_stmts: dict[str, syntax.Table], distributions: int,
+                 module_tables_read: dict | None = None):
         self.main = graph.main
         self.cells = graph.cells
         self.tables = {t.name: t for t in graph.tables}
         self.table_stmts = table_stmts
+        self.module_tables_read = dict(module_tables_read or {})   # only the modules' tables bound in the graph
+        self.module_table_stmts: dict[str, dict[str, syntax.Table]] = {}
+        for module, stmt in self.module_tables_read.values():
+            self.module_table_stmts.setdefault(module.key, {})[stmt.name] = stmt
         self.relations = graph.relations
         self.sources = sources
         self.source_texts: dict[str, ir.SourceText] = {}   # file -> its text, for the nodes' texts

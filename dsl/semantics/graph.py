@@ -86,6 +86,7 @@ class ModuleDef:
     program: syntax.Program
     namespace: dict = field(default_factory=dict)   # name -> str (cell id) | RecordDef | FnBinding | ModuleDef
     origin: dict = field(default_factory=dict)      # name -> Span of its definition
+    as_record: bool = False   # a config.json's module: `use "config.json" as m` names its cells as one record
 
 
 @dataclass(eq=False)

@@ -134,6 +134,9 @@ class Loader:
     def _use(self, module: ModuleDef, path: Path, stmt: syntax.Use) -> None:
         if stmt.path is not None:
             target = (path.parent / stmt.path)
+            if target.suffix == ".json":   # a model's config.json (hf_config.py)
+                stmt.loaded = self.load_config(target, stmt.alias, stmt.span)
+                return
             if target.suffix != ".ifr" and ifr_file(target) is None:   # a link `x.txt` to an .ifr file is one
                 raise IfrError("missing-module", f"`{stmt.path}` is not an .ifr file", stmt.span,
                                hint="a module is an .ifr file: use \"lib/name.ifr\" as name")
@@ -153,6 +156,31 @@ class Loader:
         hint = f"did you mean {close}?" if close else (
             "modules are found beside the file, then in the standard library: " + ", ".join(known))
         raise IfrError("missing-module", f"no module named `{stmt.module}`", stmt.span, hint=hint)
+
+    def load_config(self, path: Path, key: str, span: Span) -> ModuleDef:
+        """A Hugging Face config.json as a module of one record (hf_config.py), read like a module:
+        from an editor's buffer before the disk, once per file, its text kept under its name."""
+        from ifr.semantics import hf_config
+        try:
+            resolved = path.resolve()
+        except (RuntimeError, OSError, ValueError):
+            raise IfrError("unreadable", f"cannot read {path}", span) from None
+        if resolved in self.by_path:
+            return self.by_path[resolved]
+        name = display_path(resolved)
+        text = self.sources.buffers.get(str(resolved))
+        if text is None:
+            text = hf_config.read_config(path, span)
+        source = hf_config.module_text(text, name, span)
+        self.sources.put(name, source, quote=False)
+        program = self.parse(source, name)
+        self.diagnostics += program.diagnostics
+        while key in self.modules:
+            key = key + "_"
+        module = ModuleDef(key, program.file, program, as_record=True)
+        self.modules[key] = module
+        self.by_path[resolved] = module
+        return module
 
     def _present(self, path: Path) -> bool:
         """Whether there is something at ``path`` to load (a link that loops or

@@ -12,7 +12,6 @@ pattern is ever handed to pint's parser.
 from __future__ import annotations
 
 import atexit
-import hashlib
 import json
 import re
 from contextlib import contextmanager
@@ -132,6 +131,7 @@ def _definitions() -> tuple[str, str]:
     if count != 1:  # pint changed its file: fail loudly, not silently wrong
         raise RuntimeError("pint's default_en.txt no longer defines `bit = []`")
     combined = text + "\n" + _UNITS_FILE.read_text(encoding="utf-8")
+    import hashlib
     return combined, hashlib.sha256(combined.encode()).hexdigest()[:16]
 
 

@@ -4,9 +4,18 @@ An entry is what `closed_form.closed_forms` answered, which depends on the
 structure of the equation only (never on values): ``{"candidates": [...],
 "complete": bool, "flat": [...], "flat_regions": [...]}``, or ``{"none": why}`` for an equation sympy cannot solve.
 Whether a candidate is the root for given values is decided at each run, so a
-what-if under which the equation has no root leaves the entry as it is.  A
-time-out is not a property of the equation: it is remembered for the process
-only (`TIMED_OUT`), never written.
+what-if under which the equation has no root leaves the entry as it is.
+
+A search that sympy did not finish within the time limit is kept too, as
+``{"none": why, "timed_out": seconds}``: waiting for it again on every command
+would cost the limit each time for the same answer.  A later search with a
+longer limit than the one that timed out asks again (`ifr cache clear` forgets
+it).  A worker that failed (could not start, ran out of memory) is remembered
+for the process only (`TIMED_OUT`), never written.
+
+On disk an entry is `storage.cache`'s (its format, its kind and the key it was
+written under, checked on read) around what sympy answered, itself checked
+for its shape; nothing else in it is read.
 """
 from __future__ import annotations
 
@@ -19,7 +28,8 @@ from ifr.semantics import ir
 
 VERSION = "closed-forms-4"   # part of every key: entries of another layout are never read
 
-TIMED_OUT: dict[str, str] = {}   # key -> why, for this process only
+TIMED_OUT: dict[str, str] = {}   # key -> why the worker failed, for this process only
+KIND = "closed-forms"            # the kind of the cache's entries
 
 
 def equation_key(unknown: str, lhs: ir.Node, rhs: ir.Node, chain: dict[str, ir.Node]) -> str:
@@ -86,10 +96,8 @@ class ClosedFormCache:
         entry = shipped().get(key)
         if entry is not None:
             return entry
-        try:
-            entry = json.loads((self.folder / f"{key}.json").read_text())
-        except (OSError, ValueError):
-            return None
+        from ifr.storage.cache import load
+        entry = load(self.folder / f"{key}.json", KIND, key)
         if not _well_formed(entry):
             return None
         self.memory[key] = entry
@@ -97,17 +105,24 @@ class ClosedFormCache:
 
     def put(self, key: str, entry: dict) -> None:
         if self.recording is not None:
-            self.recording[key] = entry
+            if "timed_out" not in entry:   # what a busy machine did not finish is not shipped
+                self.recording[key] = entry
             return
         self.memory[key] = entry
-        from ifr.storage.cache import write_atomic
-        write_atomic(self.folder / f"{key}.json", json.dumps(entry))   # a failure only costs time
+        from ifr.storage.cache import save
+        save(self.folder / f"{key}.json", KIND, key, entry)   # a failure only costs time
+
+
+def timed_out(seconds: float) -> dict:
+    """The entry of a search sympy did not finish within ``seconds``."""
+    return {"none": f"sympy found none within {seconds:g} s", "timed_out": seconds}
 
 
 def _well_formed(entry) -> bool:
     if not isinstance(entry, dict):
         return False
     if "none" in entry:
-        return isinstance(entry["none"], str)
+        seconds = entry.get("timed_out", 0)
+        return isinstance(entry["none"], str) and type(seconds) in (int, float) and 0 <= seconds < 1e6
     candidates = entry.get("candidates")
     return isinstance(candidates, list) and all(isinstance(c, list) and len(c) == 2 for c in candidates)

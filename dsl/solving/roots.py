@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ifr.errors import IfrError
@@ -92,6 +93,38 @@ class Sides:
             out = all_zero | (zero_at_x(a0, a1, a2) & zero_at_x(b0, b1, b2) & ~ratio_is_one)
         return out if each else bool(np.all(out))
 
+    def sharp(self, x, each: bool = False):
+        """Whether floats pin the crossing at x down: a relative 1e-9 either side of
+        it the sides differ by more than 1e-12 of their size (the scan's test of
+        equal sides), with opposite signs.  A root that is not sharp (a term in the
+        unknown tiny beside a constant both sides share) is where the numeric
+        search and a closed form may part beyond rounding."""
+        if not each:
+            x = float(x)
+            delta = abs(x) * 1e-9 if x != 0 else self.scale * 1e-9
+            try:
+                r1, a1, b1 = self.f(x - delta, self.env)
+                r2, a2, b2 = self.f(x + delta, self.env)
+            except FAILURES:
+                return False
+            if _plain(r1, a1, b1, r2, a2, b2):
+                return abs(r1) > 1e-12 * (abs(a1) + abs(b1)) and abs(r2) > 1e-12 * (abs(a2) + abs(b2)) \
+                    and ((r1 < 0) != (r2 < 0)) and r1 != 0 and r2 != 0
+        import numpy as np
+        if each:
+            x = np.asarray(x, dtype=float)
+            delta = np.where(x != 0, np.abs(x) * 1e-9, self.scale * 1e-9)
+        with np.errstate(all="ignore"):
+            try:
+                below = self.f(x - delta, self.env)
+                above = self.f(x + delta, self.env)
+            except FAILURES:
+                return np.zeros(np.shape(x), bool) if each else False
+            r1, a1, b1, r2, a2, b2 = (np.asarray(v, dtype=float) for v in (*below, *above))
+            ok = (np.abs(r1) > 1e-12 * (np.abs(a1) + np.abs(b1))) & (np.abs(r2) > 1e-12 * (np.abs(a2) + np.abs(b2))) \
+                & (np.sign(r1) * np.sign(r2) < 0)
+        return ok if each else bool(np.all(ok))
+
     def _vanishes_at(self, x: float) -> bool | None:
         """``vanishes`` for one float, without numpy; None where a side fails
         or is not a float (numpy's arithmetic, which gives inf, decides then)."""
@@ -115,13 +148,7 @@ class Sides:
     def scan(self, bracket: tuple[float, float] | None) -> Scan:
         """Both sides over the bracket, or over ±scale·10^±12 without one."""
         import numpy as np
-        if bracket is not None:
-            lo, hi = bracket
-            grid = np.geomspace(lo, hi, BRACKET_POINTS) if lo > 0 and hi / lo > 1e3 \
-                else np.linspace(lo, hi, BRACKET_POINTS)
-        else:
-            positive = np.geomspace(self.scale * 10.0 ** -DECADES, self.scale * 10.0 ** DECADES, GRID_POINTS)
-            grid = np.concatenate([-positive[::-1], [0.0], positive])
+        grid = np.array(points(bracket, self.scale))   # the points `quick` tries too
         with np.errstate(all="ignore"):
             try:
                 _, a, b = self.f(grid, self.env)
@@ -133,6 +160,41 @@ class Sides:
                 b = np.array([p[1] for p in pairs])
         return Scan(grid, a, b, bracket is not None, self.scale)
 
+    def quick(self, bracket: tuple[float, float] | None):
+        """``search(scan(bracket))`` in plain floats, without numpy (which a run
+        that needs no array has not imported: 0.1 s and more), where its answer is
+        plain: the same grid (`grid`), no point where the sides agree to float
+        precision, one sign change, its root (brentq) a verified crossing.  Then
+        (roots, vanishing, stretches) as `search` gives them; None otherwise, and
+        for every other answer (several crossings, none, a stretch) `search`,
+        which also tells why."""
+        values, tried = [], points(bracket, self.scale)
+        for x in tried:
+            try:
+                _, a, b = self.f(x, self.env)
+            except FAILURES:
+                values.append(math.nan)
+                continue
+            if not _plain(a, b):
+                return None
+            v = a - b
+            if math.isfinite(v) and abs(v) <= 1e-12 * (abs(a) + abs(b)):
+                return None
+            values.append(v)
+        changes = [i for i in range(len(values) - 1) if math.isfinite(values[i]) and math.isfinite(values[i + 1])
+                   and (values[i] < 0) != (values[i + 1] < 0)]
+        if len(changes) != 1:
+            return None
+        i = changes[0]
+        try:
+            r = brentq(self._residual, tried[i], tried[i + 1], xtol=1e-300, rtol=1e-14, maxiter=200)
+        except (ValueError, RuntimeError):
+            return None
+        found = self._vanishes_at(r)
+        if found is None or found or not self.holds(r):
+            return None
+        return [float(r)], [], []
+
     def search(self, scan: Scan):
         """(roots, zeros where both sides vanish, stretches where the sides are equal).
 
@@ -141,7 +203,6 @@ class Sides:
         holds (or floats cannot tell the sides apart), not a threshold.
         """
         import numpy as np
-        from scipy.optimize import brentq
         grid, a, b = scan.grid, scan.lhs, scan.rhs
         values = a - b
         with np.errstate(all="ignore"):
@@ -223,6 +284,61 @@ class Sides:
             return math.nan, math.nan
 
 
+def brentq(f, xa: float, xb: float, xtol: float, rtol: float, maxiter: int) -> float:
+    """A root of ``f`` in [xa, xb], where it changes sign: Brent's method step for
+    step as scipy.optimize.brentq takes it (its brentq.c, in floats), so that the
+    numeric search needs no scipy (0.3 s to import).  Raises ValueError where f
+    has the same sign at both ends or gives nan, RuntimeError after ``maxiter``
+    steps, as scipy does."""
+    xpre, xcur = float(xa), float(xb)
+    xblk = fblk = spre = scur = 0.0
+    fpre, fcur = f(xpre), f(xcur)
+    if math.isnan(fpre) or math.isnan(fcur):
+        raise ValueError("nan")
+    if fpre == 0:
+        return xpre
+    if fcur == 0:
+        return xcur
+    if math.copysign(1.0, fpre) == math.copysign(1.0, fcur):
+        raise ValueError("f(a) and f(b) must have different signs")
+    for _ in range(maxiter):
+        if fpre != 0 and fcur != 0 and math.copysign(1.0, fpre) != math.copysign(1.0, fcur):
+            xblk, fblk = xpre, fpre
+            spre = scur = xcur - xpre
+        if abs(fblk) < abs(fcur):
+            xpre, xcur, xblk = xcur, xblk, xcur
+            fpre, fcur, fblk = fcur, fblk, fcur
+        delta = (xtol + rtol * abs(xcur)) / 2
+        sbis = (xblk - xcur) / 2
+        if fcur == 0 or abs(sbis) < delta:
+            return xcur
+        if abs(spre) > delta and abs(fcur) < abs(fpre):
+            try:
+                if xpre == xblk:
+                    stry = -fcur * (xcur - xpre) / (fcur - fpre)
+                else:
+                    dpre = (fpre - fcur) / (xpre - xcur)
+                    dblk = (fblk - fcur) / (xblk - xcur)
+                    stry = -fcur * (fblk * dblk - fpre * dpre) / (dblk * dpre * (fblk - fpre))
+            except ZeroDivisionError:   # C's inf or nan, which no step is shorter than: bisect
+                stry = math.inf
+            if 2 * abs(stry) < min(abs(spre), 3 * abs(sbis) - delta):
+                spre, scur = scur, stry
+            else:
+                spre = scur = sbis
+        else:
+            spre = scur = sbis
+        xpre, fpre = xcur, fcur
+        if abs(scur) > delta:
+            xcur += scur
+        else:
+            xcur += delta if sbis > 0 else -delta
+        fcur = f(xcur)
+        if math.isnan(fcur):
+            raise ValueError("nan")
+    raise RuntimeError("no convergence")
+
+
 # Float rounding leaves a residual within a few hundred ulps of the sides; past
 # this many, the sides differ.
 FLOAT_PRECISION = 1000 * 2.0 ** -52
@@ -237,6 +353,29 @@ def _crossing(values, size) -> bool:
     steps = np.diff(values)
     ends = np.abs(values[[0, -1]]) > FLOAT_PRECISION * size[[0, -1]]
     return bool(ends.all() and values[0] * values[-1] < 0 and ((steps > 0).all() or (steps < 0).all()))
+
+
+@lru_cache(maxsize=64)
+def points(bracket: tuple[float, float] | None, scale: float) -> tuple[float, ...]:
+    """The values of the unknown the scan tries, ascending: over the bracket
+    (geometric when it spans more than 3 decades above 0, else even steps), or
+    ±scale·10^±12 and 0 without one.  In plain floats, so that the search with
+    numpy (`Sides.scan`) and without it (`Sides.quick`) try the same points."""
+    if bracket is not None:
+        lo, hi = bracket
+        if lo > 0 and hi / lo > 1e3:
+            return tuple(_geomspace(lo, hi, BRACKET_POINTS))
+        step = (hi - lo) / (BRACKET_POINTS - 1)
+        return tuple([i * step + lo for i in range(BRACKET_POINTS - 1)] + [hi])
+    positive = _geomspace(scale * 10.0 ** -DECADES, scale * 10.0 ** DECADES, GRID_POINTS)
+    return tuple([-p for p in reversed(positive)] + [0.0] + positive)
+
+
+def _geomspace(start: float, stop: float, num: int) -> list[float]:
+    """``num`` points from ``start`` to ``stop`` (both > 0), evenly spaced in their logarithm."""
+    low, high = math.log10(start), math.log10(stop)
+    step = (high - low) / (num - 1)
+    return [start] + [10.0 ** (i * step + low) for i in range(1, num - 1)] + [stop]
 
 
 def runs(mask: np.ndarray) -> list[tuple[int, int]]:
@@ -262,3 +401,120 @@ def _plain(*values) -> bool:
 
 def close(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-7 * max(abs(a), abs(b), 1e-300)
+
+
+
+# How many values of the unknown one pass of the column search evaluates at once (rows × scan points).
+COLUMN_BLOCK = 1_000_000
+COLUMN_STRIDE = 16           # the column scan tries every 16th point of the scalar scan, then all in a crossing
+BISECTIONS = 1100            # enough to halve any bracket of floats down to neighbouring floats
+
+
+def column_roots(f, env, columns, size: int, scales, bracket=None):
+    """The one root of each row of a column (a table's rows, Monte Carlo samples),
+    found for every row at once, in numpy: a scan of every `COLUMN_STRIDE`-th
+    point of the grid `Sides.scan` makes for one row, for a block of rows as one
+    2-D array; each crossing it finds scanned again at every point of that grid
+    between its two ends, so that the bracket is the scalar search's; then one
+    bisection over every bracket.
+
+    ``columns`` are the names in ``env`` whose arrays hold one value per row;
+    ``scales`` (one per row) and ``bracket`` ((lo, hi) arrays, or None) are
+    those of the scalar search.  Returns (roots, found): ``found`` is false for
+    the rows this pass does not settle (no crossing, several, points where the
+    sides agree to float precision, a side that fails on arrays) and that the
+    scalar search must look at, with its diagnosis.  A settled row holds the
+    crossing the scalar search finds, to float precision (within its
+    tolerance); two crossings closer together than the stride are taken for
+    none (the row goes to the scalar search) or, if they cancel out between
+    two points of the coarse scan, missed, as the scalar scan misses two
+    closer than its own step."""
+    import numpy as np
+    scales = np.broadcast_to(np.asarray(scales, dtype=float), (size,))
+    if bracket is None:
+        positive = np.geomspace(10.0 ** -DECADES, 10.0 ** DECADES, GRID_POINTS)
+        unit = np.concatenate([-positive[::-1], [0.0], positive])
+    else:
+        unit = np.linspace(0.0, 1.0, BRACKET_POINTS)
+        lo_all = np.broadcast_to(np.asarray(bracket[0], dtype=float), (size,))
+        hi_all = np.broadcast_to(np.asarray(bracket[1], dtype=float), (size,))
+    coarse = np.unique(np.concatenate([np.arange(0, unit.size, COLUMN_STRIDE), [unit.size // 2, unit.size - 1]]))
+    lower, upper = np.full(size, np.nan), np.full(size, np.nan)
+    found = np.zeros(size, bool)
+
+    def points(rows, index):
+        """The grid's points ``index`` (an array of indices into it) of these rows."""
+        if bracket is None:
+            return scales[rows, None] * unit[index]
+        lo, hi = lo_all[rows, None], hi_all[rows, None]
+        t = unit[index]
+        geometric = (lo > 0) & (hi / np.where(lo > 0, lo, 1.0) > 1e3)
+        return np.where(geometric, lo * (hi / np.where(lo > 0, lo, 1.0)) ** t, lo + (hi - lo) * t)
+
+    def crossings(rows, index):
+        """For each row: (the number of sign changes, whether the sides agree
+        anywhere, the position of the first change) over its points ``index``."""
+        grid = points(rows, index)
+        local = {k: (v[rows, None] if k in columns else v) for k, v in env.items()}
+        _, a, b = f(grid, local)
+        a = np.broadcast_to(np.asarray(a, dtype=float), grid.shape)
+        b = np.broadcast_to(np.asarray(b, dtype=float), grid.shape)
+        values = a - b
+        equal = np.isfinite(values) & (np.abs(values) <= 1e-12 * (np.abs(a) + np.abs(b)))
+        usable = np.isfinite(values) & ~equal
+        sign = np.sign(values)
+        change = usable[:, :-1] & usable[:, 1:] & (sign[:, :-1] * sign[:, 1:] < 0)
+        return change.sum(axis=1), equal.any(axis=1), np.argmax(change, axis=1), grid
+
+    step = max(1, COLUMN_BLOCK // coarse.size)
+    for first in range(0, size, step):
+        rows = np.arange(first, min(size, first + step))
+        with np.errstate(all="ignore"):
+            try:
+                count, equal, where, _ = crossings(rows, coarse[None, :])
+                single = (count == 1) & ~equal
+                rows = rows[single]
+                start, end = coarse[where[single]], coarse[where[single] + 1]
+                index = np.minimum(start[:, None] + np.arange(COLUMN_STRIDE + 1)[None, :], end[:, None])
+                count, equal, where, grid = crossings(rows, index)
+            except (*FAILURES, TypeError, IndexError):
+                continue   # these rows are the scalar search's
+        single = (count == 1) & ~equal
+        picked = np.arange(rows.size)[single]
+        lower[rows[single]] = grid[picked, where[single]]
+        upper[rows[single]] = grid[picked, where[single] + 1]
+        found[rows[single]] = True
+    roots = _bisect(f, env, columns, lower, upper, found)
+    return roots, found & np.isfinite(roots)
+
+
+def _bisect(f, env, columns, lower, upper, active):
+    """Each bracket [lower, upper] whose residual changes sign, halved down to
+    neighbouring floats for every row at once; the end with the smaller residual."""
+    import numpy as np
+
+    def residual(x, rows):
+        local = {k: (v[rows] if k in columns else v) for k, v in env.items()}
+        with np.errstate(all="ignore"):
+            return np.broadcast_to(np.asarray(f(x, local)[0], dtype=float), x.shape)
+    rows = np.flatnonzero(active)
+    lo, hi = lower[rows].copy(), upper[rows].copy()
+    try:
+        f_lo = residual(lo, rows)
+        f_hi = residual(hi, rows)
+        for _ in range(BISECTIONS):
+            middle = lo + (hi - lo) / 2
+            going = (middle != lo) & (middle != hi)
+            if not going.any():
+                break
+            f_mid = residual(middle, rows)
+            left = going & (np.sign(f_mid) == np.sign(f_lo))
+            right = going & ~left
+            lo, f_lo = np.where(left, middle, lo), np.where(left, f_mid, f_lo)
+            hi, f_hi = np.where(right, middle, hi), np.where(right, f_mid, f_hi)
+    except (*FAILURES, TypeError, IndexError):
+        return np.full(lower.shape, np.nan)
+    out = np.full(lower.shape, np.nan)
+    with np.errstate(all="ignore"):
+        out[rows] = np.where(np.abs(f_lo) <= np.abs(f_hi), lo, hi)
+    return out

@@ -8,7 +8,8 @@ candidate is evaluated with floats and verified by substituting it back; a
 numeric search (a log-spaced scan for sign changes, then brentq on each
 bracket) cross-checks a fresh closed form and stands in when there is none.
 A run whose cached closed form gives one verified root needs neither sympy
-nor scipy.
+nor the numeric search; `ifr run` and `ifr check` do not wait for sympy
+(`deferral`): with no closed form cached they take the numeric root.
 
 A root is a threshold only if the two sides cross there: where both sides
 vanish together (a common factor, as in `a * x = b * x` at 0) or are equal
@@ -23,33 +24,12 @@ from dataclasses import dataclass, field
 from ifr.errors import IfrError
 from ifr.evaluation.evaluate import compile_node, is_array
 from ifr.semantics import ir
-from ifr.solving.closed_form_cache import TIMED_OUT, ClosedFormCache, equation_key
-from ifr.solving.roots import Sides, close, merge
+from ifr.solving import deferral
+from ifr.solving.closed_form_cache import TIMED_OUT, ClosedFormCache, equation_key, timed_out
+from ifr.solving.roots import Sides, close, column_roots, merge
 from ifr.solving.symbolic import eval_tree
 
 SYMPY_SECONDS = 10
-
-
-def _prepare_search() -> None:
-    """Import scipy's root finder in a thread while the sympy worker (another
-    process) finds closed forms: a fresh closed form of one value is
-    cross-checked by the numeric search, and a missing one is replaced by it,
-    so the import is needed next, and this process has nothing else to do
-    meanwhile (0.6 s of a first run, paid on the machine's other core). The
-    search's own import waits for this one to finish. (A table's column that
-    its closed form solves whole needs no search: there the import is spent.)"""
-    if "scipy.optimize" in sys.modules:
-        return
-    import threading
-    # not a daemon: a process that ends meanwhile waits for the import rather than stop it halfway
-    threading.Thread(target=_import_root_finder, name="ifr-import-scipy").start()
-
-
-def _import_root_finder() -> None:
-    try:
-        import scipy.optimize  # noqa: F401
-    except Exception:   # the search imports it again, and reports what fails there
-        pass
 
 
 @dataclass
@@ -69,6 +49,7 @@ class ClosedForms:
     flat: list = field(default_factory=list)   # residuals of branches free of the unknown
     reason: str = ""                 # why there is none
     fresh: bool = False              # asked of sympy in this call (so cross-check it)
+    deferred: bool = False           # not asked yet: the value is the numeric search's (`deferral`)
     flat_regions: list = field(default_factory=list)   # where each flat branch is taken (its condition tree)
 
 
@@ -174,8 +155,17 @@ class Solver:
             tree = self._tree(forms, index, env, root)
             if tree is not None:
                 return Solution(root, "closed form", tree, [root], "closed form, verified")
-        scan = sides.scan(self._bracket(cell, env) if cell.bracket is not None else None)
-        numeric, vanishing, stretches = sides.search(scan)
+        bracket = self._bracket(cell, env) if cell.bracket is not None else None
+        quick = sides.quick(bracket) if "numpy" not in sys.modules else None   # no array yet: none needed here
+        if quick is not None:
+            numeric, vanishing, stretches = quick
+        else:
+            scan = sides.scan(bracket)
+            numeric, vanishing, stretches = sides.search(scan)
+        if forms.deferred and not (len(numeric) == 1 and not stretches and sides.sharp(numeric[0])):
+            # not one crossing that floats pin down: the closed form may say more, so ask for it now
+            with deferral.numeric_first(False):
+                return self.solve(cell, env)
         found = [n for n in numeric if not any(sides.same_crossing(n, r) for _, r in closed)]   # within rounding
         agreeing = len(found) < len(numeric)
         roots = merge([r for _, r in closed] + found)
@@ -189,7 +179,7 @@ class Solver:
             raise on_a_stretch(self, cell, stretches)
         if not roots:
             from ifr.solving.diagnosis import no_solution
-            raise no_solution(self, cell, scan, vanishing + self._vanishing_candidates(forms, cell, env, sides))
+            raise no_solution(self, cell, sides.scan(bracket) if quick is not None else scan, vanishing + self._vanishing_candidates(forms, cell, env, sides))
         if len(roots) > 1:
             listed = ", ".join(self.show(cell.unknown, r) for r in roots[:6])
             raise IfrError("several-solutions", f"`{cell.lhs.text} = {cell.rhs.text}` holds for several values of "
@@ -205,25 +195,35 @@ class Solver:
                 return Solution(closed[0][1], "closed form", tree, [closed[0][1]], note)
         reason = forms.reason or ("" if forms.candidates is None else "sympy's closed forms give no verified root")
         return Solution(root, "numeric", None, roots, "numeric: log-spaced scan and brentq" +
-                        (f"; no closed form ({reason})" if reason else ""))
+                        (f"; no closed form ({reason})" if reason else "") +
+                        ("; closed form not looked for yet" if forms.deferred else ""))
 
     def closed_forms(self, cell) -> ClosedForms:
         """sympy's closed forms for the equation's structure: from the cache, or
         from the worker (under the time limit, which is paid once per process)."""
-        from ifr.solving import sympy_worker
         chain = {cid: self.graph.cells[cid].expr for cid in self._chain(cell)}
         key = equation_key(cell.unknown, cell.lhs, cell.rhs, chain)
         if key in TIMED_OUT:
             return ClosedForms(None, reason=TIMED_OUT[key])
+        numeric_first = deferral.is_numeric_first()
+        if numeric_first and key in deferral.PENDING:
+            return ClosedForms(None, deferred=True)
+        deferral.PENDING.pop(key, None)
         entry = self._cache.get(key)
+        if entry is not None and entry.get("timed_out", SYMPY_SECONDS) < SYMPY_SECONDS:
+            entry = None   # timed out under a shorter limit than this one: ask again
+        if entry is None and numeric_first:
+            deferral.remember(key, (cell.unknown, cell.lhs, cell.rhs, chain))
+            return ClosedForms(None, deferred=True)
         if entry is None:
-            _prepare_search()
+            from ifr.solving import sympy_worker
             try:
                 entry = sympy_worker.call("closed_forms", cell.unknown, cell.lhs, cell.rhs, chain,
                                           seconds=SYMPY_SECONDS)
             except sympy_worker.TimeLimit:
-                TIMED_OUT[key] = f"sympy found none within {SYMPY_SECONDS} s"
-                return ClosedForms(None, reason=TIMED_OUT[key])
+                entry = timed_out(SYMPY_SECONDS)
+                self._cache.put(key, entry)
+                return ClosedForms(None, reason=entry["none"])
             except sympy_worker.WorkerFailed as exc:
                 TIMED_OUT[key] = str(exc)
                 return ClosedForms(None, reason=TIMED_OUT[key])
@@ -295,7 +295,10 @@ class Solver:
 
     def _solve_rows(self, cell, env, sides, forms) -> Solution:
         """A table's rows: the cached closed form on the whole column when it gives
-        one verified root in every row, otherwise row by row."""
+        one verified root in every row; otherwise each row as the scalar search
+        would answer it, found for the whole column at once where it can be (the
+        closed form's one verified root, the numeric column pass where none
+        verifies), and the remaining rows one by one."""
         import numpy as np
         inputs = self._inputs(cell)
         size = max(np.size(env[c]) for c in inputs if isinstance(env.get(c), np.ndarray))
@@ -304,8 +307,23 @@ class Solver:
             if found is not None:
                 return found
         out = np.empty(size)
+        settled = np.zeros(size, bool)
+        if not forms.flat:
+            # the rows the scalar search would answer from one verified closed form without a scan,
+            # and one numeric pass over those where no closed form verifies (there its answer is the search's)
+            searched = np.ones(size, bool)
+            if forms.candidates:
+                out, chosen, twice = self._closed_rows(forms, cell, env, sides, size)
+                if forms.complete and not forms.fresh:
+                    settled = (chosen >= 0) & ~twice
+                searched = chosen < 0
+            if searched.any():
+                values, found = self._numeric_columns(cell, env, sides, inputs, size)
+                found &= searched
+                out = np.where(found, values, out)
+                settled |= found
         uncertain = getattr(self.graph, "uncertain", ())
-        for i in range(size):
+        for i in np.flatnonzero(~settled).tolist():
             row = {k: (v[i] if k in inputs and isinstance(v, np.ndarray) and v.ndim else v) for k, v in env.items()}
             try:
                 out[i] = self.solve(cell, row).value
@@ -315,10 +333,46 @@ class Solver:
                 raise
         return Solution(out, "numeric", None, [], "solved row by row")
 
-    def _closed_columns(self, forms, cell, env, sides, size) -> Solution | None:
+    def _numeric_columns(self, cell, env, sides, inputs, size):
+        """(values, settled): the rows whose one root the column search finds and
+        verifies, as the scalar search would (`roots.column_roots`)."""
+        import numpy as np
+        columns = {c for c in inputs if isinstance(env.get(c), np.ndarray) and env[c].ndim}
+        if any(np.shape(env[c]) != (size,) for c in columns):
+            return np.empty(size), np.zeros(size, bool)
+        with np.errstate(all="ignore"):
+            if cell.bracket is not None:
+                lo = np.asarray(compile_node(cell.bracket[0])(env, {}), dtype=float)
+                hi = np.asarray(compile_node(cell.bracket[1])(env, {}), dtype=float)
+                bracket = (np.minimum(lo, hi), np.maximum(lo, hi))
+                scales = np.maximum(np.abs(bracket[0]), np.abs(bracket[1]))
+                scales = np.where(scales > 0, scales, 1.0)
+            else:
+                bracket = None
+                x0 = self._own_value(cell.unknown, env)
+                try:
+                    x0 = np.asarray(x0, dtype=float)
+                except (TypeError, ValueError):
+                    x0 = np.asarray(1.0)
+                scales = np.where(np.isfinite(x0) & (x0 != 0), np.abs(x0), 1.0)
+        try:
+            roots, found = column_roots(sides.f, env, columns, size, scales, bracket)
+        except ValueError:   # a bracket or a scale of another length than the column's
+            return np.empty(size), np.zeros(size, bool)
+        if found.any():
+            found &= sides.holds(np.where(found, roots, 0.0), each=True)
+            found &= ~sides.vanishes(np.where(found, roots, 1.0), each=True)
+            found &= sides.sharp(np.where(found, roots, 1.0), each=True)
+        return roots, found
+
+    def _closed_rows(self, forms, cell, env, sides, size):
+        """(values, chosen, twice) of the closed forms over a column: each row's one
+        verified candidate's root and its index (-1: none verified), and whether
+        two different candidates verified in the row."""
         import numpy as np
         chosen = np.full(size, -1)
         values = np.full(size, np.nan)
+        twice = np.zeros(size, bool)
         for index, (tree, condition) in enumerate(forms.candidates):
             x = _evaluate(tree, env)
             if x is None:
@@ -330,12 +384,14 @@ class Solver:
             if cell.bracket is not None:
                 lo, hi = self._bracket(cell, env)
                 ok &= (x >= lo * (1 - 1e-12)) & (x <= hi * (1 + 1e-12))
-            twice = ok & (chosen >= 0) & ~np.isclose(values, x, rtol=1e-7, atol=0)
-            if twice.any():
-                return None
+            twice |= ok & (chosen >= 0) & ~np.isclose(values, x, rtol=1e-7, atol=0)
             new = ok & (chosen < 0)
             chosen[new], values[new] = index, x[new]
-        if (chosen < 0).any():
+        return values, chosen, twice
+
+    def _closed_columns(self, forms, cell, env, sides, size) -> Solution | None:
+        values, chosen, twice = self._closed_rows(forms, cell, env, sides, size)
+        if twice.any() or (chosen < 0).any():
             return None
         # one closed form for every row (or Monte Carlo sample) is that form; else the rows are values only
         tree = None

@@ -25,10 +25,8 @@ import atexit
 import json
 import os
 import re
-import shutil
 import stat
 import sys
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -108,6 +106,8 @@ def cache_dir() -> Path:
         _REFUSED.append(path)
         if WARN:
             print(refusal(path, "warning"), file=sys.stderr)
+    import shutil
+    import tempfile
     scratch = Path(tempfile.mkdtemp(prefix="ifr-cache-"))
     atexit.register(shutil.rmtree, scratch, True)
     _claim(scratch)

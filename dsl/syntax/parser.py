@@ -648,7 +648,10 @@ class _ToAst(Transformer):
         return syntax.Scenario(self._span(meta), str(name), self._tok_span(name), assignments)
 
     def assignment(self, meta, items):
-        return (str(items[0]), self._tok_span(items[0]), items[1])
+        *names, value = items   # `x = v`, or a record's field: `gpu.hbm = v`
+        first, last = self._tok_span(names[0]), self._tok_span(names[-1])
+        span = Span(self.file, first.line, first.column, last.end_line, last.end_column)
+        return (".".join(str(n) for n in names), span, value)
 
     # --- expressions
     def number(self, meta, items):

@@ -46,11 +46,17 @@ def table_titles(model) -> dict[str, str]:
 
 
 def scenario_rows(model) -> list[str]:
-    """The cells the Scenarios sheet lists: the main file's, then imported ones a scenario overrides."""
+    """The cells the Scenarios sheet lists: the main file's, then imported ones a scenario overrides,
+    then the imported formulas computed from those (`cfg.kv_bytes_per_token` when a scenario sets
+    `cfg.num_hidden_layers`), so that each scenario's column computes them with its values."""
     graph = model.graph
-    main = [cid for cid in exported_cells(model) if not graph.cells[cid].module]
+    exported = exported_cells(model)
+    main = [cid for cid in exported if not graph.cells[cid].module]
     extra = [cid for sc in graph.scenarios.values() for cid, _, _ in sc.overrides if graph.cells[cid].module]
-    return main + [c for c in dict.fromkeys(extra) if c not in main]
+    overridden = [c for c in dict.fromkeys(extra) if c not in main]
+    affected = set().union(*(model.affected(c) for c in overridden))
+    between = [c for c in exported if graph.cells[c].module and c in affected and c not in overridden]
+    return main + overridden + between
 
 
 def scenario_layout(model) -> tuple[list[tuple[int, str]], dict[str, int]]:

@@ -83,19 +83,24 @@ def test_cli_solve_and_explain(capsys):
 
 
 def test_a_closed_form_is_verified_without_numpy(tmp_path):
-    """numpy is for tables, sweeps, Monte Carlo and the numeric search: a run
-    whose solves have closed forms (the shipped ones) does not import it,
-    and a numeric solve does."""
+    """numpy is for tables, sweeps and Monte Carlo: a run whose solves have
+    closed forms (the shipped ones) does not import it, nor a numeric solve
+    whose search has one plain answer (`Sides.quick`); one that does not (two
+    roots: the error lists them, from the numpy scan) does."""
     env = dict(os.environ, IFR_CACHE_DIR=str(tmp_path / "cache"))
     probe = ("import sys, io, contextlib; from ifr.cli import main\n"
              "with contextlib.redirect_stdout(io.StringIO()): code = main(['run', sys.argv[1]])\n"
              "print(code, 'numpy' in sys.modules)")
     numeric = tmp_path / "numeric.ifr"
     numeric.write_text("x0 = 2\nroot = solve x0: x0 * exp(x0) = 3\n", encoding="utf-8")
+    several = tmp_path / "several.ifr"
+    several.write_text("x0 = 2\nroot = solve x0: x0 * x0 = 3\n", encoding="utf-8")
     for path, uses_numpy in ((ROOT / "models" / "pd_handoff.ifr", "False"),
-                             (ROOT / "models" / "startup_drain.ifr", "False"), (numeric, "True")):
+                             (ROOT / "models" / "startup_drain.ifr", "False"), (numeric, "False")):
         run = subprocess.run([sys.executable, "-c", probe, str(path)], env=env, capture_output=True, text=True)
         assert run.stdout.split() == ["0", uses_numpy], (path, run.stderr)
+    run = subprocess.run([sys.executable, "-c", probe, str(several)], env=env, capture_output=True, text=True)
+    assert run.stdout.split() == ["2", "True"] and "several-solutions" in run.stderr, run.stderr
 
 
 def _own_solve_twice(tmp_path, probe: str):
@@ -114,33 +119,15 @@ def test_a_cached_closed_form_needs_neither_sympy_nor_scipy(tmp_path):
     """A second run reads the closed form from the cache and verifies it with floats.
 
     sympy runs in a worker process (the first run starts one); the run itself
-    never imports it."""
+    never imports it, nor scipy (the numeric search has its own Brent)."""
     probe = ("import sys, ifr; from ifr.solving.sympy_worker import WORKER; m = ifr.load(sys.argv[1]); m.check(); "
-             "print('sympy' in sys.modules, 'scipy.optimize' in sys.modules, WORKER.starts)")
+             "print('sympy' in sys.modules, 'scipy' in sys.modules, WORKER.starts)")
     env, first, second = _own_solve_twice(tmp_path, probe)
-    assert first.stdout.split() == ["False", "True", "1"], first.stderr
+    assert first.stdout.split() == ["False", "False", "1"], first.stderr
     assert second.stdout.split() == ["False", "False", "0"], second.stderr
     shipped = subprocess.run([sys.executable, "-c", probe, str(ROOT / "models" / "pd_handoff.ifr")], env=env,
                              capture_output=True, text=True)
     assert shipped.stdout.split() == ["False", "False", "0"], shipped.stderr   # its closed forms ship with ifr
-
-
-def test_a_fresh_closed_form_overlaps_scipy_import_with_the_worker(tmp_path):
-    """While the sympy worker (another process) finds a closed form, this process
-    imports scipy's root finder, which the cross-check of a fresh closed form
-    needs next; a run that reads its closed form from the cache starts nothing."""
-    probe = ("import sys, threading, ifr; from ifr.solving import sympy_worker\n"
-             "real, seen = sympy_worker.call, []\n"
-             "def call(*args, **kwargs):\n"
-             "    seen.append(any(t.name == 'ifr-import-scipy' for t in threading.enumerate()))\n"
-             "    return real(*args, **kwargs)\n"
-             "sympy_worker.call = call\n"
-             "m = ifr.load(sys.argv[1]); m.check()\n"
-             "print(seen, 'scipy.optimize' in sys.modules, round(m.value('even'), 6))")
-    _, first, second = _own_solve_twice(tmp_path, probe)
-    # 3 GiB / (40 ms) = 80.53 GB/s, by hand
-    assert first.stdout.split() == ["[True]", "True", "80.530637"], first.stderr
-    assert second.stdout.split() == ["[]", "False", "80.530637"], second.stderr
 
 
 def test_a_stale_cached_form_is_not_trusted(tmp_path):

@@ -123,7 +123,7 @@ def test_a_cached_entry_is_structure_only(private_cache, tmp_path):
     """The disk entry lists sympy's candidates, never a value or a verdict for values."""
     import json
     model(tmp_path, "a = 2\nx = 1\ny = solve x on 0..10: x^2 = a\n")
-    entries = [json.loads(p.read_text()) for p in (private_cache / "solutions").glob("*.json")]
+    entries = [json.loads(p.read_text())["payload"] for p in (private_cache / "solutions").glob("*.json")]
     assert len(entries) == 1 and len(entries[0]["candidates"]) == 2
     m = model(tmp_path, "a = 2\nx = 1\nz = solve x on -10..0: x^2 = a\n", name="other.ifr")
     assert m.values["z"] == pytest.approx(-2 ** 0.5)

@@ -1,0 +1,40 @@
+"""A dotted name as a file reads it (`gpu.hbm`, `llama3_8b.layers`, `m.hidden_size`,
+`db.a100.x4`) -> what it names, through records' fields and modules' names.
+
+A scenario's assignment (`scenario big: gpu.hbm = 141 GB`) and a value set from
+outside (`--set llama3_8b.layers=64`, Python's `with_inputs`) name a record's
+field this way."""
+from __future__ import annotations
+
+from ifr.errors import IfrError, Span
+from ifr.semantics.graph import ModuleDef, RecordDef
+from ifr.semantics.loader import UNRESOLVED
+from ifr.semantics.units import suggest
+
+
+def resolve(lookup, name: str, span: Span | None):
+    """What ``name`` names, its first part found by ``lookup`` (a scope's or a namespace's):
+    a cell id, a RecordDef, a ModuleDef, ... or UNRESOLVED (a module that could not be loaded)."""
+    first, *rest = name.split(".")
+    binding = lookup(first)
+    if binding is None:
+        raise IfrError("unknown-name", f"`{first}` is neither a cell nor a record", span,
+                       hint="name a cell, or a record's field, that the file defines or imports")
+    done = first
+    for part in rest:
+        if binding is UNRESOLVED:
+            return UNRESOLVED
+        if isinstance(binding, RecordDef):
+            names = binding.fields
+        elif isinstance(binding, ModuleDef):
+            names = binding.namespace
+        else:
+            raise IfrError("not-a-record", f"`{done}` is not a record or a module, so it has no `{part}`", span,
+                           hint=f"set `{done}` itself: {done} = ...")
+        if part not in names:
+            close = suggest(part, names)
+            raise IfrError("unknown-field", f"`{done}` has no field `{part}`", span,
+                           hint=f"did you mean {done}.{close}?" if close else
+                           f"its fields are {', '.join(names)}" if isinstance(binding, RecordDef) else None)
+        binding, done = names[part], f"{done}.{part}"
+    return binding
