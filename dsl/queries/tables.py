@@ -326,6 +326,9 @@ def _sweep(model, overrides: dict, shown: list, size: int, span=None) -> tuple[l
                         columns[k] = columns[k].tolist()   # a condition with no value here: NaN, not false (`_values`)
                     columns[k][i] = value
                 failed += row_failed
+            for cid in shown:   # a shown cell the varied cells do not reach keeps its error in every row
+                if cid not in only and cid not in overrides and cid in model.errors:
+                    failed += [(i, cid, model.errors[cid].error) for i in range(size)]
             return columns, failed
     _check_row_samples(model, size, span)
     columns, failed = [[] for _ in shown], []

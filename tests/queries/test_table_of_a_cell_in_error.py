@@ -71,3 +71,16 @@ def test_a_solve_that_fails_in_one_row_has_its_value_in_the_others(tmp_path):
     assert [(e["row"], e["column"]) for e in table["errors"]] == [(0, "x")]
     code, out, _ = cli(["table", str(path), "t"])
     assert "nan" not in out and out.count("#ERROR") == 1, out
+
+
+def test_a_shown_cell_the_table_does_not_reach_keeps_its_error(tmp_path):
+    # x = 1 / 0 does not read k: every row of the table has x's own error, never nan
+    path = tmp_path / "main.ifr"
+    path.write_text("k = 1\nz = 0\nx = 1 / z\ntable t: vary k over [1, 2] show x\n", encoding="utf-8")
+    code, out, _ = cli(["table", str(path), "t", "--format", "json"])
+    table = json.loads(out)
+    assert [row[1] for row in table["rows"]] == [None, None]
+    assert [(e["row"], e["column"], e["code"]) for e in table["errors"]] == [(0, "x", "division-by-zero"),
+                                                                            (1, "x", "division-by-zero")]
+    code, out, _ = cli(["table", str(path), "t"])
+    assert "nan" not in out and out.count("#ERROR") == 2, out
