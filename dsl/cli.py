@@ -342,13 +342,19 @@ def _spaced(value: str) -> str:
 
 def _cell_rows(model):
     from ifr.display import factor, format_number, quantity_text
-    from ifr.exporters.cells import cell_record, exported_cells, not_available_reason, not_available_text
+    from ifr.exporters.cells import (
+        cell_record,
+        exported_cells,
+        listed_kind,
+        not_available_reason,
+        not_available_text,
+    )
     rows = []
     cells, values = model.graph.cells, model.values
     for cid in exported_cells(model):
         cell, record = cells[cid], cell_record(model, cid)
         unit = record.unit
-        row = {"name": record.name, "value": None, "unit": unit, "kind": record.shown_kind,
+        row = {"name": record.name, "value": None, "unit": unit, "kind": listed_kind(model, cid, record),
                "formula": record.source, "description": record.description,
                "section": record.section if not record.module else f"from {record.module}"}
         failed = record.error
@@ -405,6 +411,45 @@ def _error_row(row: dict, error) -> dict:
     return row
 
 
+def _aliases_once(model, rows: list[dict]) -> list[dict]:
+    """The listing's rows with a record alias's fields under a heading of their own
+    (`gpu = h100 (from hardware)`), and an imported record's fields that only the
+    alias reads left out: the alias's rows show them, with their source."""
+    from ifr.exporters.cells import exported_cells
+    graph = model.graph
+    cids = exported_cells(model)
+    aliases = {rec.id: rec for rec in graph.records.values() if rec.alias_of is not None and not rec.module}
+    if not aliases or len(cids) != len(rows):
+        return rows
+    through = {}   # an aliased record's field -> the alias field that reads it
+    for rec in aliases.values():
+        target = graph.records.get(rec.alias_of)
+        for fname, fcid in rec.fields.items():
+            if target is not None and target.module and fname in target.fields:
+                through[target.fields[fname]] = fcid
+    from ifr.semantics import ir
+    from ifr.semantics.graph import expressions
+    read = set()   # what the checks, tables and scenarios read themselves
+    for statement in (*graph.checks, *graph.tables, *graph.scenarios.values()):
+        for node in expressions(statement):
+            read |= ir.refs(node)
+    users = graph.relations.formula_users()
+    shown = set(cids)
+    out = []
+    for cid, row in zip(cids, rows):
+        cell = graph.cells[cid]
+        if cid in through and through[cid] in shown and cid not in read \
+                and not users.get(cid, set()) - {through[cid]}:
+            continue   # read only by the alias: listed there
+        if cell.record in aliases:
+            rec = aliases[cell.record]
+            target = graph.records.get(rec.alias_of)
+            origin = f" (from {target.module})" if target is not None and target.module else ""
+            row = dict(row, section=f"{rec.name} = {target.name if target is not None else '?'}{origin}")
+        out.append(row)
+    return out
+
+
 def _run(model, args) -> int:
     rows = _cell_rows(model)
     tables = model.table_errors()
@@ -416,6 +461,7 @@ def _run(model, args) -> int:
     if model.docstring:
         print("\n".join(printable(line) for line in model.docstring.splitlines()))
         print()
+    rows = _aliases_once(model, rows)
     width = max((len(r["name"]) for r in rows), default=4)
     vwidth = max((len(r["text"]) for r in rows), default=5)
     # uncertain cells: the median, then where 90% of the samples fall
@@ -426,7 +472,7 @@ def _run(model, args) -> int:
         if r["section"] != section:
             section = r["section"]
             lines.append(f"\n{section}" if section else "")
-        formula = "" if r["kind"] in ("input", "override") else f"= {r['formula']}"
+        formula = "" if r["kind"] in ("input", "override") and not r.get("uncertain") else f"= {r['formula']}"
         if r["kind"] == "override":
             formula = "(set)"
         desc = f"  # {r['description']}" if r["description"] else ""

@@ -196,6 +196,32 @@ def display_unit(cell, dim: Dim, value, binary: bool) -> str:
     return auto_unit(dim, v, binary)
 
 
+def sum_of_percentages(expr, units: dict[str, str]) -> bool:
+    """Whether a formula adds and subtracts percentages only (`1 - a - b` of `%` cells,
+    `a + 5%`): a share, shown as one. A product or ratio of shares is not one."""
+    if expr is None:
+        return False
+    stack, reads = [expr], 0
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ir.Ref):
+            if units.get(node.cell) != "%":
+                return False
+            reads += 1
+        elif isinstance(node, ir.Const):
+            if node.unit not in (None, "%"):
+                return False
+        elif isinstance(node, ir.Bin) and node.op in "+-":
+            stack += [node.left, node.right]
+        elif isinstance(node, ir.Neg):
+            stack.append(node.operand)
+        elif isinstance(node, ir.Func) and node.name in ("max", "min"):
+            stack += node.args
+        else:
+            return False
+    return reads > 0
+
+
 def _representative(value) -> float:
     """A typical size of a column or of samples, to choose a unit by: the
     median magnitude of at most 257 evenly spaced values."""

@@ -25,10 +25,12 @@ from typing import TYPE_CHECKING
 
 from ifr.display import (
     display_unit,
+    example_unit,
     factor,
     format_number,
     quantity_text,
     share_text,
+    sum_of_percentages,
     uses_binary,
     written_digits,
 )
@@ -505,9 +507,12 @@ class Model:
             if is_binary:
                 binary.add(cid)
             value = values[cid]
-            if isinstance(value, float) and not math.isfinite(value):
-                value = 1.0
+            if isinstance(value, float) and not math.isfinite(value):   # no value: the unit a writer would
+                value = factor(example_unit(dim)) if dim.items else 1.0      # pick (GB/s, not mB/s of 1 bit/s)
             units[cid] = display_unit(cell, dim, value, is_binary)
+            if not units[cid] and cell.kind == "formula" and not cell.display and cell.shaped is None \
+                    and not dim.items and sum_of_percentages(cell.expr, units):
+                units[cid] = "%"
         return units
 
     # --- variants
@@ -668,7 +673,13 @@ class Model:
         """The main file's cells and every imported cell they, the checks, tables
         and scenarios need, in the model's order."""
         graph = self.graph
-        start = [cid for cid, c in graph.cells.items() if not c.module]
+        # a record alias's fields (`gpu = h100`) are the main file's cells, but only the ones
+        # something reads are listed: the alias is not a second copy of the whole record
+        aliased = {cid for cid, c in graph.cells.items() if not c.module and c.record is not None
+                   and getattr(graph.records.get(c.record), "alias_of", None) is not None}
+        start = [cid for cid, c in graph.cells.items() if not c.module and cid not in aliased]
+        if aliased:
+            start += [cid for cid in aliased if graph.relations.affected(cid) - aliased - {cid}]
         for statement in (*graph.checks, *graph.tables, *graph.scenarios.values()):
             for node in expressions(statement):
                 start += ir.refs(node)

@@ -83,6 +83,15 @@ class CellRecord(NamedTuple):
         return "override" if self.overridden else self.kind
 
 
+def listed_kind(model, cid: str, record: CellRecord) -> str:
+    """The kind JSON gives a cell: its shown kind, and `input` for an uncertain input
+    (`35% to 55%`, reading no cell): it is what one edits, not a formula."""
+    expr = model.graph.cells[cid].expr
+    if record.shown_kind == "formula" and isinstance(expr, ir.Dist) and not ir.refs(expr):
+        return "input"
+    return record.shown_kind
+
+
 def cell_record(model, cid: str) -> CellRecord:
     """The facts of cell `cid` of `model`."""
     cell = model.graph.cells[cid]

@@ -22,6 +22,7 @@ from ifr.exporters.cells import (
     display_value,
     error_record,
     exported_cells,
+    listed_kind,
     not_available_reason,
     table_result,
     title_and_text,
@@ -100,7 +101,7 @@ def _si(model, cid: str):
 def _cell(model, cid: str) -> dict:
     record = cell_record(model, cid)
     si, si_text = _si(model, cid)
-    out = {"name": record.name, "kind": _kind(model, cid, record.shown_kind),
+    out = {"name": record.name, "kind": _kind(model, cid, listed_kind(model, cid, record)),
            "section": record.section, "module": record.module,
            "value": _plain(display_value(model, cid)), "unit": record.unit,
            "si": si, "si_unit": si_text, "formula": record.formula, "description": record.description}

@@ -37,6 +37,7 @@ from ifr.cli import main
 
 REL = 1e-9   # numbers written with full precision (JSON, CSV, workbooks)
 SHOWN = 6e-4   # numbers shown to four significant digits (Markdown)
+EXPLAINED = 6e-6   # numbers shown to six significant digits (`ifr explain`)
 
 
 @dataclass
@@ -156,7 +157,10 @@ class Oracle:
         for table in case.generated.tables:
             code, out, _ = self.run(case, ["table", path, table, "--format", "json"])
             code_csv, out_csv, _ = self.run(case, ["table", path, table, "--format", "csv"])
-            self.run(case, ["table", path, table])
+            _, text, _ = self.run(case, ["table", path, table])
+            shown = not_finite_row(text)
+            if shown is not None:
+                case.find("disagree", f"table {table}", f"shows {shown!r}")
             if not out.strip() or not out_csv.strip():
                 continue
             rows = json.loads(out)["rows"]
@@ -174,7 +178,8 @@ class Oracle:
         path = str(case.path)
         generated = case.generated
         for name in generated.cells[:4] + generated.cells[-2:]:
-            self.run(case, ["explain", path, name])
+            _, out, _ = self.run(case, ["explain", path, name])
+            self.explained(case, name, out)
         formulas = [n for n in generated.cells if n in case.values and case.values[n][0] is not None]
         if formulas:
             self.run(case, ["sensitivity", path, formulas[-1], "--format", "json"])
@@ -186,6 +191,28 @@ class Oracle:
             if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
                 goal = f"{formulas[-1]} = {value * 1.25!r} {unit or ''}".strip()
                 self.run(case, ["solve", path, inputs[0], "--for", goal])
+
+    def explained(self, case: Case, name: str, out: str) -> None:
+        """The value `ifr explain` prints for a cell against `ifr run`'s (six significant digits)."""
+        if name not in case.values or not out.strip():
+            return
+        expected, unit = case.values[name]
+        shown = explain_value(out)
+        if shown is None:
+            case.find("disagree", f"explain {name}", f"no value line in {out[-300:]!r}")
+        elif shown == "error" or expected is None:
+            if (shown == "error") != (expected is None):
+                case.find("disagree", f"explain {name}", f"explain shows {shown!r}, ifr run {expected!r}")
+        elif isinstance(shown, bool) or isinstance(expected, bool):
+            if shown != expected:
+                case.find("disagree", f"explain {name}", f"{shown!r}, ifr run {expected!r}")
+        elif isinstance(shown, tuple):
+            number, shown_unit = shown
+            if shown_unit != (unit or ""):
+                from ifr.display import factor
+                number = number * factor(shown_unit) / factor(unit or "")
+            if not close(number, expected, EXPLAINED):
+                case.find("disagree", f"explain {name}", f"{number!r} {unit or ''}, ifr run {expected!r}")
 
     def scenarios(self, case: Case) -> None:
         model = self.model(case)
@@ -310,6 +337,35 @@ class Oracle:
 
 
 _ROW = re.compile(r"^\| (.+?) \| (.*?) \| (.*?) \|")
+
+
+def not_finite_row(text: str) -> str | None:
+    """The first row of a table's text that shows inf or nan (a number is shown, or #ERROR)."""
+    for line in text.splitlines()[1:]:
+        if re.search(r"(?<![\w.])-?(inf|nan)(?![\w.])", line):
+            return line.strip()
+    return None
+
+
+def explain_value(text: str):
+    """What `ifr explain` says a cell's value is: "error", a truth value, (number, unit
+    text), "share" (an uncertain condition, how often it holds), or None (no value line)."""
+    lines = [line for line in text.splitlines() if line.startswith("  value:")]
+    if not lines:
+        return None
+    shown = lines[-1][len("  value:"):].strip()
+    if shown.startswith("#ERROR"):
+        return "error"
+    if shown.startswith("true in "):
+        return "share"
+    shown = shown.split("   (the median of", 1)[0]
+    if shown in ("true", "false"):
+        return shown == "true"
+    number, _, unit = shown.partition(" ")
+    try:
+        return float(number), unit.strip()
+    except ValueError:
+        return None
 
 
 def markdown_cells(text: str):

@@ -139,7 +139,7 @@ def test_explain_of_a_cell_at_the_end_of_a_long_chain_says_why_it_is_not_expande
     assert expanded == ("  expanded:    (not printed: it reaches 799 formulas, nested too deep to expand; "
                         "explain a cell nearer its inputs)")
     code, out, _ = run(capsys, "explain", str(path), "x3")
-    assert code == 0 and "expanded:    x0 + 3/1000   [base SI units]" in out
+    assert code == 0 and "expanded:    x0 + 3/1000   [base SI units: s]" in out
 
 
 def test_a_command_run_in_the_same_process_leaves_the_collector_as_it_found_it(capsys):

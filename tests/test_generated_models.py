@@ -62,3 +62,36 @@ def test_shrinkable_models_agree_without_workbooks(tmp_path_factory, generated):
     generated.seed = f"h{abs(hash(generated.main)) % 10**8}"
     case = Oracle(tmp_path_factory.mktemp("drawn")).prepare(generated)
     assert [str(f) for f in case.findings] == [], generated.main
+
+
+def test_the_oracle_reads_explain_and_finds_a_number_it_does_not_share(tmp_path):
+    # explain's value line, read back, is ifr run's number (to its six digits); told another
+    # number for the same cell, the oracle reports the disagreement.
+    from oracle import Case, cli, explain_value
+    path = tmp_path / "main.ifr"
+    path.write_text("t = 3 GB/s\nbig = t * 7 / 3 in GB/s\nok = big > 1 GB/s\nbad = t / (t - t)\n", encoding="utf-8")
+    assert explain_value(cli(["explain", str(path), "big"])[1]) == (7.0, "GB/s")
+    assert explain_value(cli(["explain", str(path), "ok"])[1]) is True
+    assert explain_value(cli(["explain", str(path), "bad"])[1]) == "error"
+    oracle = Oracle(tmp_path)
+    case = Case(generate(0), tmp_path, values={"big": (7.0, "GB/s"), "ok": (True, ""), "bad": (None, "")})
+    for name in ("big", "ok", "bad"):
+        oracle.explained(case, name, cli(["explain", str(path), name])[1])
+    assert case.findings == []
+    case.values = {"big": (7.001, "GB/s"), "ok": (False, ""), "bad": (1.0, "")}
+    for name in ("big", "ok", "bad"):
+        oracle.explained(case, name, cli(["explain", str(path), name])[1])
+    assert [f.where.split(":")[1] for f in case.findings] == ["explain big", "explain ok", "explain bad"]
+
+
+def test_the_oracle_finds_a_table_that_shows_inf(tmp_path):
+    # a table's text shows a number or #ERROR; `inf` or `nan` (a division by zero computed by
+    # arrays without a word) is a finding
+    from oracle import cli, not_finite_row
+    assert not_finite_row("k [GB/s]  v [mB/s]\n       1       inf\n") == "1       inf"
+    assert not_finite_row("k [GB/s]  v\n       1    -inf\n") == "1    -inf"
+    assert not_finite_row("k [GB/s]  v\n       1     nan\n") == "1     nan"
+    assert not_finite_row("k [GB/s]  info [s]\n       1  #ERROR\n       2  1.5e-3\n") is None
+    path = tmp_path / "main.ifr"
+    path.write_text("k = 1 GB/s\ntp = k / 0\ntable t: vary k over [1 GB/s, 2 GB/s] show tp\n", encoding="utf-8")
+    assert not_finite_row(cli(["table", str(path), "t"])[1]) is None   # #ERROR in every row, as ifr run says

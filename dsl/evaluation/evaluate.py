@@ -897,7 +897,12 @@ class Evaluator:
         a division by zero at `link = 0`, are what it replaces)."""
         cell = self.graph.cells[cid]
         if cell.kind != "solve":
-            return self.graph.deps[cid]
+            if cell.shaped is not None or cell.expr is None:
+                return self.graph.deps[cid]
+            found = self._solve_deps.get(cid)
+            if found is None:   # a row's value is computed again from the row's inputs: its own error, if any
+                found = self._solve_deps[cid] = self.graph.deps[cid] - only_in_what_ifs(cell.expr)
+            return found
         found = self._solve_deps.get(cid)
         if found is None:
             tried = self.graph.relations.through_formulas(cell.unknown) - self.graph.cell_errors.keys()
@@ -913,6 +918,21 @@ class Evaluator:
                                       cell.span, hint=NOT_AVAILABLE_HINT), cause=root)
         return CellError(IfrError("depends-on-error", f"depends on `{name}`, which has an error "
                                   f"({why.code})", cell.span), cause=root)
+
+
+def only_in_what_ifs(node: ir.Node) -> set[str]:
+    """The cells an expression reads only as a table's row or a scenario's value
+    (`t[1 GB/s].v`, `fast.v`): computed again with other inputs, so an error of
+    their current value is not the expression's (the row raises its own)."""
+    inside, outside = set(), set()
+    for n in ir.walk(node):   # a row's keys are read as they are: their cells stay outside
+        if isinstance(n, ir.TableRow):
+            inside.add(n.column)
+        elif isinstance(n, ir.ScenarioValue):
+            inside.add(n.cell)
+        elif isinstance(n, ir.Ref):
+            outside.add(n.cell)
+    return inside - outside
 
 
 def _from_template(cell) -> Fn:

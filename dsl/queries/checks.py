@@ -79,7 +79,8 @@ def run_checks(model) -> list[CheckResult]:
             results.append(_run_check(model, check))
         except IfrError as e:
             results.append(CheckResult(check.span.file, check.span.line, check.source, check.description, None,
-                                       None, "", False, f"error: {e.message}", e))
+                                       None, "", False, f"error: {e.message}" + (
+                                           f"; {e.hint}" if e.code == "uncertain-check" else ""), e))
     return results
 
 
@@ -207,6 +208,19 @@ def _inequality(model, check, value):
                        float(bool(value)), "", bool(value), "true" if value else "false")
 
 
+def _statistic_hint(node) -> str:
+    """What to check of an uncertain value: for a comparison, how often it holds or a
+    percentile of its side; for a number, a statistic of it."""
+    if isinstance(node, ir.Cmp):
+        tail = 5 if node.op in (">", ">=") else 95   # the side of the samples the comparison bounds
+        return (f"check how often it holds, prob({node.text}) >= 95%, or a percentile: "
+                f"percentile({node.left.text}, {tail}) {node.op} {node.right.text}")
+    if isinstance(node, (ir.Logic, ir.Not)):
+        return f"check how often it holds: prob({node.text}) >= 95%"
+    return (f"check a statistic of it: median({node.text}), percentile({node.text}, 95), "
+            "or prob(...) of a condition")
+
+
 def _eval(node, model):
     if any(isinstance(n, ir.TableRow) for n in ir.walk(node)):
         from ifr.queries.tables import table_row
@@ -217,8 +231,6 @@ def _eval(node, model):
     if is_array(v):
         if v.size != 1:
             raise IfrError("uncertain-check", f"`{node.text}` is uncertain (a set of Monte Carlo samples); "
-                           "a check compares one value", node.span,
-                           hint=f"check a statistic of it: median({node.text}), percentile({node.text}, 95), "
-                           f"or prob(...) of a condition")
+                           "a check compares one value", node.span, hint=_statistic_hint(node))
         v = v.item()
     return bool(v) if type(v).__name__ in ("bool", "bool_") else float(v)

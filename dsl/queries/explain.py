@@ -75,6 +75,29 @@ def _in_worker(function: str, *args) -> str:
         return f"(not printed: {exc})"
 
 
+# The units an expansion's numbers are in: each dimension's base unit (pint's: bits for
+# information), the counting units included, so `2 B/token` expanded as 16 still reads per token.
+_BASES = {"information": "bit", "time": "s", "length": "m", "mass": "kg", "current": "A", "temperature": "K",
+          "substance": "mol", "luminosity": "cd", "compute": "FLOP", "gpu": "GPU"}
+
+
+def base_units_note(model, info: dict) -> str:
+    """`[base SI units]`, naming the unit of the result when it has one: `[base SI units: bit/token]`."""
+    dim = model.dims.get(model.cell_id(info["name"])) if info["name"] else None
+    num, den = [], []
+    for base, power in (dim.items if dim is not None else ()):
+        name = _BASES.get(base.strip("[]"), base.strip("[]"))
+        p = abs(power)
+        text = name if p == 1 else f"{name}^{int(p) if float(p).is_integer() else p}"
+        (num if power > 0 else den).append(text)
+    if not num and not den:
+        return "[base SI units]"
+    text = "*".join(num) if num else "1"
+    if den:
+        text += "/" + (den[0] if len(den) == 1 else "(" + "*".join(den) + ")")
+    return f"[base SI units: {text}]"
+
+
 def render(info: dict, model) -> str:
     unit = f" {info['unit']}" if info["unit"] else ""
     lines = [f"{info['name']} = {info['formula']}"]
@@ -86,8 +109,8 @@ def render(info: dict, model) -> str:
     elif info.get("fit"):
         lines += render_fit(info["fit"])
     elif info["kind"] == "formula" and not info.get("draws") and "fit" not in info:
-        printed = not info["expanded"].startswith("(not printed")
-        lines.append(f"  expanded:    {info['expanded']}" + ("   [base SI units]" if printed else ""))
+        printed = not info["expanded"].startswith(("(not printed", "(not symbolic"))
+        lines.append(f"  expanded:    {info['expanded']}" + (f"   {base_units_note(model, info)}" if printed else ""))
     if info.get("error"):
         lines.append(f"  value:       #ERROR  {info['error']}")
     else:

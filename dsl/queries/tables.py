@@ -311,8 +311,11 @@ def _sweep(model, overrides: dict, shown: list, size: int, span=None) -> tuple[l
         if not errors.keys() - model.errors.keys():   # a row may fail where others do not: go row by row
             columns = [np.array(np.broadcast_to(np.asarray(env[cid]), (size,))) for cid in shown]
             bad = np.zeros(size, dtype=bool)
-            for cid in only - overrides.keys() - model.errors.keys():
-                value = env[cid]
+            for cid in only - overrides.keys():
+                if cid in errors:   # it failed over the whole pass (a solve at its first bad row): row by row
+                    bad[:] = True
+                    break
+                value = env[cid]   # (a base error may be inf here, computed by arrays without a word)
                 if getattr(value, "dtype", None) is not None and value.dtype.kind == "f" and value.ndim:
                     bad |= ~np.isfinite(value)
             failed = []
@@ -323,6 +326,9 @@ def _sweep(model, overrides: dict, shown: list, size: int, span=None) -> tuple[l
                         columns[k] = columns[k].tolist()   # a condition with no value here: NaN, not false (`_values`)
                     columns[k][i] = value
                 failed += row_failed
+            for cid in shown:   # a shown cell the varied cells do not reach keeps its error in every row
+                if cid not in only and cid not in overrides and cid in model.errors:
+                    failed += [(i, cid, model.errors[cid].error) for i in range(size)]
             return columns, failed
     _check_row_samples(model, size, span)
     columns, failed = [[] for _ in shown], []

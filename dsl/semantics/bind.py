@@ -514,7 +514,7 @@ class Binder(TableRows):
         checks, tables, scenarios = [], [], {}
         scope = Scope(self.main)
         for stmt in self.main.program.statements:  # tables first: checks may read their rows
-            if isinstance(stmt, syntax.Table):
+            if isinstance(stmt, syntax.Table) and not self._reads_broken(stmt, scope):
                 self._guarded(lambda: tables.append(self._table(stmt, scope)))
         self.tables = {t.name: t for t in tables}
         for stmt in self.main.program.statements:
@@ -648,6 +648,12 @@ class Binder(TableRows):
             return self.expr(node, scope)
         finally:
             self.in_check = False
+
+    def _reads_broken(self, stmt: syntax.Table, scope: Scope) -> bool:
+        """Whether a table varies or shows a cell whose own line has a mistake (already
+        reported there: the table is left out, and not called "not a value")."""
+        names = [stmt.var, *(v for v, _span, _values in stmt.more), *(n for n, _span in stmt.show)]
+        return any(scope.lookup(n) is UNRESOLVED for n in names)
 
     def _table(self, stmt: syntax.Table, scope: Scope, qualified: str | None = None) -> TableDef:
         show = []

@@ -2,7 +2,7 @@
 
 An entry is what `closed_form.closed_forms` answered, which depends on the
 structure of the equation only (never on values): ``{"candidates": [...],
-"complete": bool, "flat": [...]}``, or ``{"none": why}`` for an equation sympy cannot solve.
+"complete": bool, "flat": [...], "flat_regions": [...]}``, or ``{"none": why}`` for an equation sympy cannot solve.
 Whether a candidate is the root for given values is decided at each run, so a
 what-if under which the equation has no root leaves the entry as it is.
 
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ifr.semantics import ir
 
-VERSION = "closed-forms-3"   # part of every key: entries of another layout are never read
+VERSION = "closed-forms-4"   # part of every key: entries of another layout are never read
 
 TIMED_OUT: dict[str, str] = {}   # key -> why the worker failed, for this process only
 KIND = "closed-forms"            # the kind of the cache's entries

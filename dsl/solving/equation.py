@@ -34,6 +34,8 @@ def solve_equation(model, unknown: str, equation: str, origin: str = "<equation>
         return _solve(model, cid, unknown, equation, text, origin)
     except IfrError as exc:   # (its message quotes the parts of the text, read while it was whole)
         remember_source(origin, text[len(_CELL):])
+        if origin == "--for" and exc.hint:   # on the command line a bracket is an option, not file syntax
+            exc.hint = exc.hint.replace(f"solve {_plain(model, cid)} on lo..hi: ...", "--on LO..HI")
         if exc.span is not None and exc.span.file == origin:
             exc.span = Span(origin, exc.span.line, max(1, exc.span.column - len(_CELL)), exc.span.end_line,
                             max(2, exc.span.end_column - len(_CELL)))

@@ -50,6 +50,7 @@ class ClosedForms:
     reason: str = ""                 # why there is none
     fresh: bool = False              # asked of sympy in this call (so cross-check it)
     deferred: bool = False           # not asked yet: the value is the numeric search's (`deferral`)
+    flat_regions: list = field(default_factory=list)   # where each flat branch is taken (its condition tree)
 
 
 class Solver:
@@ -232,7 +233,8 @@ class Solver:
             fresh = False
         if "none" in entry:
             return ClosedForms(None, reason=entry["none"], fresh=fresh)
-        return ClosedForms(entry["candidates"], entry.get("complete", True), entry.get("flat", []), fresh=fresh)
+        return ClosedForms(entry["candidates"], entry.get("complete", True), entry.get("flat", []), fresh=fresh,
+                           flat_regions=entry.get("flat_regions", []))
 
     def _closed_roots(self, forms, cell, env, sides) -> list[tuple[int, float]]:
         """The candidates that are thresholds for these values: (index, root)."""

@@ -359,7 +359,8 @@ def from_tree(tree: list):
 def pretty_tree(tree: list, names: dict[str, str]) -> str:
     """sympy's text for a closed-form tree, its symbols shown as ``names`` gives them."""
     sp = sympy_module()
-    expr = from_tree(tree)
+    from ifr.solving.exact import exact_numbers
+    expr = exact_numbers(from_tree(tree))
     return ifr_text(expr.xreplace({s: sp.Symbol(names.get(s.name, s.name)) for s in expr.free_symbols}))
 
 
@@ -407,9 +408,10 @@ def ifr_text(expr) -> str:
     return text[1:-1] if isinstance(expr, sympy_module().Piecewise) and text.startswith("(if ") else text
 
 
-def _expanded(node: ir.Node, formulas: dict[str, ir.Node]):
+def _expanded(node: ir.Node, formulas: dict[str, ir.Node], opaque: bool = False):
     """A sympy expression for ``node`` with the cells in ``formulas`` expanded
-    (each once), every other cell a real symbol named by its id."""
+    (each once), every other cell a real symbol named by its id; with ``opaque``,
+    a cell without a symbolic form (a comprehension over a cell's range) too."""
     sp = sympy_module()
     expanded: dict[str, object] = {}
 
@@ -417,7 +419,12 @@ def _expanded(node: ir.Node, formulas: dict[str, ir.Node]):
         if cid not in formulas:
             return sp.Symbol(cid, real=True)
         if cid not in expanded:
-            expanded[cid] = to_sympy(formulas[cid], ref)
+            try:
+                expanded[cid] = to_sympy(formulas[cid], ref)
+            except NotSymbolic:   # a comprehension over a cell's range: it stays a name, the rest expands
+                if not opaque:
+                    raise
+                expanded[cid] = sp.Symbol(cid, real=True)
         return expanded[cid]
     return to_sympy(node, ref)
 
@@ -427,7 +434,7 @@ def expanded_text(node: ir.Node, formulas: dict[str, ir.Node], names: dict[str, 
     (every other cell a symbol), shown with ``names``."""
     sp = sympy_module()
     try:
-        expr = _expanded(node, formulas)
+        expr = _expanded(node, formulas, opaque=True)
     except NotSymbolic as exc:
         return f"(not symbolic: {exc})"
     return ifr_text(expr.xreplace({s: sp.Symbol(names.get(s.name, s.name)) for s in expr.free_symbols}))

@@ -13,6 +13,7 @@ comprehension Excel cannot follow).
 """
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from ifr.display import auto_unit, factor, percent_text
 from ifr.evaluation.evaluate import is_truth_value
 from ifr.exporters.excel.ir_formula import printable
 from ifr.exporters.xlsx.live import NotLive, symbol
+from ifr.exporters.xlsx.stretch import region_has_room
 from ifr.semantics import ir
 from ifr.semantics.dimensions import dim_of
 from ifr.solving.symbolic import NotSymbolic, from_tree, number, sympy_module, to_sympy
@@ -329,11 +331,17 @@ class FormulaBuilder:
             raise NotLive(f"solved by ifr ({how}); a value, not a formula: no closed form to recalculate. "
                           "Run ifr again after changing inputs.")
         sp = sympy_module()
-        expr = self._every_condition(cid, solution) or from_tree(solution.tree)
-        # factor_terms pulls the unit factors the symbols bring out as one coefficient.
-        return sp.factor_terms(expr.xreplace({s: ref(s.name) for s in expr.free_symbols}))
+        try:
+            expr = self._every_condition(cid, solution) or from_tree(solution.tree)
+            # factor_terms pulls the unit factors the symbols bring out as one coefficient.
+            return sp.factor_terms(expr.xreplace({s: ref(s.name) for s in expr.free_symbols}))
+        except (TypeError, ValueError):
+            # a flat branch's region that sympy cannot compare (an end that turns zoo where a
+            # coefficient is 0): the stretch is then looked for everywhere, as without a region
+            expr = self._every_condition(cid, solution, regions=False) or from_tree(solution.tree)
+            return sp.factor_terms(expr.xreplace({s: ref(s.name) for s in expr.free_symbols}))
 
-    def _every_condition(self, cid: str, solution):
+    def _every_condition(self, cid: str, solution, regions: bool = True):
         """A closed form that comes in branches (from a max, min or if), with every
         branch's condition kept: the root where exactly one branch holds, and #N/A
         where none does, where several do, where a branch free of the unknown makes
@@ -350,13 +358,21 @@ class FormulaBuilder:
             return None
         roots = [(from_tree(t), from_tree(c)) for t, c in candidates]
         holds = [c for _, c in roots]
-        for tree in forms.flat:
-            terms = [from_tree(t) for t in tree[1:]] if tree[0] == "add" else [from_tree(tree)]
-            size = sp.Add(*[sp.Abs(t) for t in terms])
-            holds = [sp.And(c, relation(sp.Gt, sp.Abs(sp.Add(*terms)), size * sp.Float(1e-9)))
-                     for c in holds]
+        lo = hi = None
         if cell.bracket is not None:
             lo, hi = (to_sympy(b, lambda key: symbol(key)) for b in cell.bracket)
+            lo, hi = sp.Min(lo, hi), sp.Max(lo, hi)
+        kept = forms.flat_regions if regions and len(forms.flat_regions) == len(forms.flat) else []
+        for tree, region in itertools.zip_longest(forms.flat, kept, fillvalue=["bool", True]):
+            terms = [from_tree(t) for t in tree[1:]] if tree[0] == "add" else [from_tree(tree)]
+            size = sp.Add(*[sp.Abs(t) for t in terms])
+            apart = relation(sp.Gt, sp.Abs(sp.Add(*terms)), size * sp.Float(1e-9))
+            # a stretch needs room in the branch's region too (within the bracket)
+            room = region_has_room(from_tree(region), sp.Symbol(cell.unknown, real=True), lo, hi, relation)
+            if room is not None:
+                apart = sp.Or(apart, sp.Not(room))
+            holds = [sp.And(c, apart) for c in holds]
+        if cell.bracket is not None:
             holds = [sp.And(c, relation(sp.Ge, x, sp.Min(lo, hi)), relation(sp.Le, x, sp.Max(lo, hi)))
                      for (x, _), c in zip(roots, holds)]
         count = sp.Add(*[sp.Piecewise((1, c), (0, True)) for c in holds])
