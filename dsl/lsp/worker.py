@@ -37,6 +37,7 @@ logger = logging.getLogger(__name__)
 
 PATIENCE = 0.5
 GRACE = 2.0
+IDLE = 0.3   # seconds without a request after which a worker builds the unit registry (see warm_units)
 _WARM_TEXT = "use hardware: a100\nx = 2 GB\ny = x / a100.hbm_bandwidth in ms\ncheck y > 0 s\n"
 
 
@@ -55,13 +56,20 @@ def _serve(connection, cancelled) -> None:
             raise _Interrupted()
 
     signal.signal(signal.SIGINT, interrupt)
-    from ifr.lsp.analysis import analyse
+    from ifr.lsp.analysis import analyse, warm_units
     try:   # import the engine and load its tables now, not on the first keystroke
         analyse(os.path.join(tempfile.gettempdir(), "ifr-warm-up.ifr"), _WARM_TEXT, {})
     except Exception:   # a warm-up is no request: whatever it meets is met again, and reported, on one
         pass
     connection.send((0, None))   # ready
+    units_warm = False
     while True:
+        if not units_warm and not connection.poll(IDLE):
+            units_warm = True   # once, while no request waits: the first unknown name then costs no 1-2 s
+            try:
+                warm_units()
+            except Exception:
+                pass
         try:
             ticket, path, text, buffers = connection.recv()
         except (EOFError, OSError):
