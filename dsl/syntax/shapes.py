@@ -129,10 +129,17 @@ def line_by_shape(line_number: int, line: str, file: str) -> list | None:
     was parsed already in this process (and the line is one parse_by_shape
     builds so); None otherwise: the line is for the parser.  The error
     recovery of a file being edited reads its unchanged lines so."""
-    if '"' in line or "\\" in line:
+    if "\\" in line:
         return None
+    if '"' in line:   # a line with a string is its own shape, its comment parsed with it
+        if '"""' in line:
+            return None
+        template = _TEMPLATES.get('"' + line)
+        return _builder(template, file, {}.setdefault)(line_number, line) if template else None
     code, hash_, comment = line.partition("#")
-    if not code or code.isspace() or not _balanced(code):
+    if not code or code.isspace():
+        return []   # a comment or a blank line: no statement
+    if not _balanced(code):
         return None
     template = _TEMPLATES.get((code.translate(_ZEROS), *_NUMBER.findall(code)))
     if not template:
