@@ -37,7 +37,6 @@ logger = logging.getLogger(__name__)
 
 PATIENCE = 0.5
 GRACE = 2.0
-IDLE = 0.3   # seconds without a request after which a worker builds the unit registry (see warm_units)
 _WARM_TEXT = "use hardware: a100\nx = 2 GB\ny = x / a100.hbm_bandwidth in ms\ncheck y > 0 s\n"
 
 
@@ -59,17 +58,14 @@ def _serve(connection, cancelled) -> None:
     from ifr.lsp.analysis import analyse, warm_units
     try:   # import the engine and load its tables now, not on the first keystroke
         analyse(os.path.join(tempfile.gettempdir(), "ifr-warm-up.ifr"), _WARM_TEXT, {})
+        # and pint's registry, which a name that is no unit needs (`typed_0 = pri`): built here, before
+        # the process is ready, it costs no keystroke 1-2 s (built when idle, it delayed the request
+        # that came meanwhile)
+        warm_units()
     except Exception:   # a warm-up is no request: whatever it meets is met again, and reported, on one
         pass
     connection.send((0, None))   # ready
-    units_warm = False
     while True:
-        if not units_warm and not connection.poll(IDLE):
-            units_warm = True   # once, while no request waits: the first unknown name then costs no 1-2 s
-            try:
-                warm_units()
-            except Exception:
-                pass
         try:
             ticket, path, text, buffers = connection.recv()
         except (EOFError, OSError):
