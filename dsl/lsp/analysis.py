@@ -33,7 +33,7 @@ from ifr.syntax.sources import MAX_SOURCE_BYTES, ifr_file, surrogates_replaced
 
 # The interface: analyse() and what it returns (Span, Symbol and Occurrence included).
 __all__ = ["analyse", "too_large", "Result", "Diagnostic", "CellInfo", "CheckInfo", "Symbol", "Occurrence", "Span",
-           "describe_unit", "unit_suggestions", "available_modules", "KEYWORDS", "BUILTIN_FUNCTIONS"]
+           "describe_unit", "unit_suggestions", "warm_units", "available_modules", "KEYWORDS", "BUILTIN_FUNCTIONS"]
 
 KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", "vary", "over", "by", "to", "show",
             "scenario", "where", "maximize", "minimize", "if", "then", "else", "and", "or", "not", "for", "in", "as", "na", "unit", "dimension")
@@ -148,6 +148,15 @@ def analyse(path: str, text: str, open_buffers: dict[str, str]) -> Result:
 def _data_files(graph) -> set[str]:
     """The measured tables' files the main file reads (`bench = data "x.csv"`): an edit of one is seen too."""
     return {absolute_path(t.file) for t in graph.data_tables} if graph is not None else set()
+
+
+def warm_units() -> None:
+    """Build what only a name that is not known needs: pint's registry (a clean file's units are read
+    from the shipped table without it; deciding that `pri` is no unit asks pint, whose registry takes
+    1-2 s to build) and the unit names a did-you-mean is chosen from."""
+    from ifr.semantics.units import registry, unit_names
+    registry()
+    unit_names()
 
 
 def too_large(path: str, size: int) -> Result:

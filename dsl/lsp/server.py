@@ -1,6 +1,8 @@
 """The language server: documents, scheduling of analyses, and the LSP handlers.
 
-Only documents the editor opened are analysed, and only those of at most
+Only documents the editor opened are analysed and have their diagnostics
+pushed (the closed files that read one are reported to a `workspace/diagnostic`
+pull: :mod:`ifr.lsp.closed_importers`), and only those of at most
 MAX_SOURCE_BYTES (a larger one gets one `too-large` error); a request about a
 document that is not open gets an empty answer (null, or an empty list), and
 nothing is read from its URI.  The messages themselves are read by
@@ -29,10 +31,10 @@ from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
-from pygls.uris import to_fs_path
+from pygls.uris import from_fs_path, to_fs_path
 
 from ifr import __version__
-from ifr.lsp import extras, lenses, navigation, positions, presentation, workspace_files
+from ifr.lsp import closed_importers, extras, lenses, navigation, positions, presentation, workspace_files
 from ifr.lsp.analysis import Result, too_large
 from ifr.lsp.documents import SYNC_KIND, Document, utf8_size_over_limit
 from ifr.lsp.positions import Lines
@@ -317,6 +319,41 @@ def did_close(ls: IfrServer, params: types.DidCloseTextDocumentParams):
         for other, doc in list(ls.documents.items()):
             if doc.result is not None and closed.result.path in doc.result.files:
                 ls.schedule(other, cascade=False)
+
+
+@server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(
+    identifier="ifr", inter_file_dependencies=True, workspace_diagnostics=True))
+def document_diagnostic(ls: IfrServer, params: types.DocumentDiagnosticParams):
+    """An open document's diagnostics are pushed as it is analysed: its pull is answered empty, so a
+    client that does both shows them once.  (The pull is offered for `workspace/diagnostic`.)"""
+    return types.RelatedFullDocumentDiagnosticReport(items=[])
+
+
+@server.feature(types.WORKSPACE_DIAGNOSTIC)
+async def workspace_diagnostic(ls: IfrServer, params: types.WorkspaceDiagnosticParams):
+    """The diagnostics of the closed files that read an open document (see ifr.lsp.closed_importers)."""
+    await ls.results()   # the open documents' latest texts are analysed first
+    open_paths = {_absolute(to_fs_path(u)) for u in ls.documents}
+    buffers = {to_fs_path(u): ls.open_document(u).source for u in ls._buffers()}
+    previous = {p.uri: p.value for p in params.previous_result_ids or []}
+    loop = asyncio.get_running_loop()
+    if ls.analysis is None:
+        ls.analysis = AnalysisWorker()
+    items: list = []
+    for path, text in closed_importers.candidates(ls.folders(), open_paths):
+        uri, result_id = from_fs_path(path), closed_importers.result_id(text, buffers)
+        if previous.get(uri) == result_id:
+            items.append(types.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, result_id=result_id, version=None))
+            continue
+        try:
+            result = await loop.run_in_executor(ls.worker, lambda p=path, t=text: ls.analysis.analyse(p, t, buffers))
+        except Stopped:
+            continue
+        if result is None or not closed_importers.reads_open(result.files, path, open_paths):
+            continue
+        items.append(types.WorkspaceFullDocumentDiagnosticReport(
+            uri=uri, items=presentation.diagnostics(result, ls.encoding), result_id=result_id, version=None))
+    return types.WorkspaceDiagnosticReport(items=items)
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)

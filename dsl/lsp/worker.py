@@ -55,9 +55,13 @@ def _serve(connection, cancelled) -> None:
             raise _Interrupted()
 
     signal.signal(signal.SIGINT, interrupt)
-    from ifr.lsp.analysis import analyse
+    from ifr.lsp.analysis import analyse, warm_units
     try:   # import the engine and load its tables now, not on the first keystroke
         analyse(os.path.join(tempfile.gettempdir(), "ifr-warm-up.ifr"), _WARM_TEXT, {})
+        # and pint's registry, which a name that is no unit needs (`typed_0 = pri`): built here, before
+        # the process is ready, it costs no keystroke 1-2 s (built when idle, it delayed the request
+        # that came meanwhile)
+        warm_units()
     except Exception:   # a warm-up is no request: whatever it meets is met again, and reported, on one
         pass
     connection.send((0, None))   # ready

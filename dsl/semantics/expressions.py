@@ -43,6 +43,9 @@ class Scope:
 
 
 _NUMBERS = (syntax.Number, syntax.Quantity, syntax.Percent)
+# How close (difflib's ratio) a cell name must be to an unknown name to be suggested before a unit: a letter
+# off a three-letter name (`ctz` for `ctx`, 0.67) is, though the unit `ct` is closer by the ratio (0.8).
+CELL_BEFORE_UNIT = 0.6
 
 
 class ExpressionResolver:
@@ -223,9 +226,11 @@ class ExpressionResolver:
         found = scope.lookup(name)
         if found is not None and what != "a cell or a unit":   # a name that exists, but of another kind
             return IfrError("not-a-cell", f"`{name}` is {_describe(found)}, not {what}", span)
-        close = suggest(name, [n for n in scope.names() if n != name])
+        names = [n for n in scope.names() if n != name]
+        close = suggest(name, names)
         if close is None and what == "a cell or a unit":
-            close = suggest_unit(name)
+            # a name one letter off a cell (`ctz` for `ctx`) meant the cell rather than a unit (`ct`)
+            close = suggest(name, names, cutoff=CELL_BEFORE_UNIT) or suggest_unit(name)
         hint = f"did you mean {close}?" if close else None
         return IfrError("unknown-name", f"`{name}` is neither a cell nor a unit" if what == "a cell or a unit"
                         else f"`{name}` is not {what}", span, hint=hint)

@@ -450,11 +450,11 @@ def suggest_unit(word: str) -> str | None:
     return suggest(word, sorted(common)) or suggest(word, unit_names())
 
 
-def suggest(word: str, candidates) -> str | None:
-    """The closest candidate to a misspelled word, if any is close."""
+def suggest(word: str, candidates, cutoff: float = 0.75) -> str | None:
+    """The closest candidate to a misspelled word, if any is close (difflib's ratio at least ``cutoff``)."""
     import difflib
 
-    found = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.75)
+    found = difflib.get_close_matches(word, list(candidates), n=1, cutoff=cutoff)
     return found[0] if found else None
 
 

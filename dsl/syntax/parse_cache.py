@@ -43,12 +43,15 @@ def parse(text: str, file: str, by_line: bool = False) -> syntax.Program:
         program.file, program.text = file, text
         _hold((key, file), program)
         return _copy(program)   # anything else (a corrupt entry) is rebuilt below
-    from ifr.syntax.shapes import parse_by_shape
-    program = parse_by_shape(text, file, min_lines=0, repeats=1) if by_line else parse_by_shape(text, file)
+    from ifr.syntax.shapes import line_by_shape, parse_by_shape
+    errors: list[int] = []
+    program = parse_by_shape(text, file, min_lines=0, repeats=1, errors=errors) if by_line else \
+        parse_by_shape(text, file)
     if program is not None:   # a big file of a few shapes: faster than a cache entry read back, so none is written
         return program
     from ifr.syntax.parser import parse_uncached
-    program = parse_uncached(text, file)
+    # the editor's half-typed line: its other lines are built from their shapes, not parsed again
+    program = parse_uncached(text, file, broken_known=bool(errors), line_parser=line_by_shape if by_line else None)
     if not program.diagnostics:
         _hold((key, file), program)
         program = _copy(program)

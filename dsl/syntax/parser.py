@@ -153,20 +153,33 @@ _RUN_TIME_OPTIONS = {"postlex", "lexer_callbacks", "transformer", "tree_class", 
                      "import_paths", "source_path", "edit_terminals"}
 
 
-def parse_uncached(text: str, file: str) -> syntax.Program:
-    """Parse one file's text; syntax errors are in ``program.diagnostics``."""
+def parse_uncached(text: str, file: str, broken_known: bool = False, line_parser=None) -> syntax.Program:
+    """Parse one file's text; syntax errors are in ``program.diagnostics``.
+
+    With ``broken_known`` (the text has a syntax error) the whole-file parse
+    is not tried; ``line_parser(line_number, line, file)`` may give the
+    statements of a one-line statement (or None) in the statement-by-statement
+    parse that reports every mistake: the same trees, without the parser."""
     source = text if text.endswith("\n") else text + "\n"
     diagnostics: list[IfrError] = []
     broken: list[str] = []
     try:
+        if broken_known:
+            raise IfrError("syntax", "the text has a syntax error", None)
         statements = parse_statements(source, file)
     except IfrError:
         # Parse again one statement at a time, so every mistake is found.
         statements = []
         for start, end in split_statements(source):
             line = source.count("\n", 0, start)
+            chunk = source[start:end]
+            if line_parser is not None and "\n" not in chunk.rstrip("\n"):
+                made = line_parser(line + 1, chunk.rstrip("\n"), file)
+                if made is not None:
+                    statements += made
+                    continue
             try:
-                statements += parse_statements("\n" * line + source[start:end], file)
+                statements += parse_statements("\n" * line + chunk, file)
             except IfrError as e:
                 diagnostics.append(e)
                 defined = _DEFINES.match(source, start)

@@ -53,10 +53,12 @@ _TEMPLATES: dict[str | tuple, list | None] = {}
 MAX_TEMPLATES = 20_000
 
 
-def parse_by_shape(text: str, file: str, min_lines: int = MIN_LINES, repeats: int = REPEATS):
+def parse_by_shape(text: str, file: str, min_lines: int = MIN_LINES, repeats: int = REPEATS,
+                   errors: list | None = None):
     """The Program of ``text``, parsed line by line by shape; None when the
     file does not qualify (see the module's docstring) or has a syntax error:
-    such a file is parsed whole, which reports every mistake."""
+    such a file is parsed whole, which reports every mistake.  The line of a
+    syntax error met is appended to ``errors``."""
     if "\r" in text or text.count("\n") + 1 < min_lines:
         return None
     lines = text.split("\n")
@@ -110,12 +112,45 @@ def parse_by_shape(text: str, file: str, min_lines: int = MIN_LINES, repeats: in
                 for stmt in made:
                     attach_descriptions(stmt, {i + 1: comment})
             statements += made
-    except (IfrError, RecursionError):   # a syntax error, or a line nested too deep: parsed whole, reported there
+    except IfrError:   # a syntax error: parsed whole, reported there
+        if errors is not None:
+            errors.append(i + 1)
+        return None
+    except RecursionError:   # a line nested too deep: parsed whole, reported there
         return None
     program = syntax.Program(file, text, statements)
     if statements and isinstance(statements[0], syntax.Docstring):
         program.docstring = statements[0].text
     return program
+
+
+def line_by_shape(line_number: int, line: str, file: str) -> list | None:
+    """The statements of one line built from its shape's tree, if that shape
+    was parsed already in this process (and the line is one parse_by_shape
+    builds so); None otherwise: the line is for the parser.  The error
+    recovery of a file being edited reads its unchanged lines so."""
+    if "\\" in line:
+        return None
+    if '"' in line:   # a line with a string is its own shape, its comment parsed with it
+        if '"""' in line:
+            return None
+        template = _TEMPLATES.get('"' + line)
+        return _builder(template, file, {}.setdefault)(line_number, line) if template else None
+    code, hash_, comment = line.partition("#")
+    if not code or code.isspace():
+        return []   # a comment or a blank line: no statement
+    if not _balanced(code):
+        return None
+    template = _TEMPLATES.get((code.translate(_ZEROS), *_NUMBER.findall(code)))
+    if not template:
+        return None
+    from ifr.syntax.parser import attach_descriptions
+    made = _builder(template, file, {}.setdefault)(line_number, code)
+    comment = comment.strip() if hash_ else None
+    if comment:
+        for stmt in made:
+            attach_descriptions(stmt, {line_number: comment})
+    return made
 
 
 def _docstring(text: str, file: str, statements: list) -> int | None:
