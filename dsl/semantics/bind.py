@@ -14,6 +14,7 @@ from ifr.semantics.graph import (
     FnBinding,
     FunctionDef,
     Graph,
+    ListBinding,
     ModuleDef,
     RecordDef,
     ScenarioDef,
@@ -26,6 +27,7 @@ from ifr.semantics.graph import (
     search_named,
     search_reads,
 )
+from ifr.semantics.lists import check_items, check_list
 from ifr.semantics.loader import UNRESOLVED, Loader
 from ifr.semantics.shape_ir import template_of
 from ifr.semantics.units import suggest
@@ -247,6 +249,9 @@ class Binder(TableRows):
                 self._declare_record(module, stmt, is_main, section, prefix)
             case syntax.FnDef():
                 self._define(module, stmt.name, stmt.name_span, FnBinding(stmt, module))
+            case syntax.ListCell():
+                check_list(stmt)
+                self._define(module, stmt.name, stmt.name_span, ListBinding(stmt, module))
             case syntax.Scenario():
                 if is_main and not isinstance(module.namespace.get(stmt.name), ScenarioName):
                     self._define(module, stmt.name, stmt.name_span, ScenarioName(stmt.name))   # `fast.t_exp`
@@ -485,6 +490,10 @@ class Binder(TableRows):
                     self.report(IfrError("redefinition", f"`{stmt.name}` is defined twice", stmt.name_span))
                 case syntax.Search():
                     self._guarded(lambda: self.searches.__setitem__(stmt.name, self._search(stmt, scope)))
+                case syntax.ListCell():
+                    binding = scope.lookup(stmt.name)
+                    if isinstance(binding, ListBinding) and binding.node is stmt:
+                        self._guarded(lambda: check_items(stmt, self.list_items(binding)))
                 case syntax.Table() | syntax.Use() | syntax.Section() | syntax.Cell() | syntax.SolveCell() | \
                         syntax.Record() | syntax.FnDef() | syntax.Docstring():
                     pass   # bound above, or declared with the module
@@ -619,8 +628,13 @@ class Binder(TableRows):
         return first
 
     def _axis(self, table: str, span: Span, var_name: str, var_span: Span, listed, scope: Scope) -> TableDef:
-        """One varied cell (or record) of a table, and its values or range."""
+        """One varied cell (or record) of a table, and its values or range (a named list's items)."""
         var = scope.lookup(var_name)
+        if isinstance(listed, syntax.Name):
+            named = scope.lookup(listed.id)
+            if not isinstance(named, ListBinding):
+                raise self._unknown(listed.id, listed.span, scope, what="a list")
+            listed, scope = named.node.items, Scope(named.module)
         if not isinstance(var, (str, RecordDef)):
             raise self._unknown(var_name, var_span, scope, what="a cell to vary")
         is_record = isinstance(var, RecordDef)

@@ -80,6 +80,13 @@ class FnBinding:
 
 
 @dataclass(eq=False)
+class ListBinding:
+    """A named list (`tps = [1, 2, 4, 8]`): its items are read where it is used."""
+    node: syntax.ListCell
+    module: ModuleDef
+
+
+@dataclass(eq=False)
 class ModuleDef:
     key: str
     file: str
