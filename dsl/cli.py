@@ -405,8 +405,13 @@ def _run(model, args) -> int:
     tables = model.table_errors()
     failed = bool(tables) or any(_failed(r) for r in rows)
     _print_diagnostics(sorted(model.own_errors() + tables, key=source_order))
+    from ifr.exporters.cells import list_records
+    lists = list_records(model)
     if args.format == "json":
-        _write_json({"file": model.file, "title": model.docstring, "cells": rows})
+        data = {"file": model.file, "title": model.docstring, "cells": rows}
+        if lists:
+            data["lists"] = [{"name": r.name, "items": r.items, "description": r.description} for r in lists]
+        _write_json(data)
         return 2 if failed else 0
     if model.docstring:
         print("\n".join(printable(line) for line in model.docstring.splitlines()))
@@ -431,6 +436,11 @@ def _run(model, args) -> int:
         if _failed(r):
             e = r["error"]
             lines.append(f"  {'':<{width}}  {'':>{vwidth}}  error[{e['code']}]: {e['message']}")
+    if lists:   # a list has no value: its items as written
+        lwidth = max(len(r.name) for r in lists)
+        lines.append("\nlists")
+        lines += [printable(f"  {r.name:<{lwidth}}  {r.text}" + (f"  # {r.description}" if r.description else ""))
+                  for r in lists]
     if lines:
         print("\n".join(lines))
     if iwidth:

@@ -116,3 +116,22 @@ def title_and_text(model) -> tuple[str, str]:
         return Path(model.file).stem, ""
     first, _, rest = doc.partition("\n\n")
     return " ".join(first.split()), rest.strip()
+
+
+
+class ListRecord(NamedTuple):
+    """A named list as every exporter shows it: its items as written (a list
+    has no value of its own; each item is computed where the list is read)."""
+    name: str
+    items: list[str]
+    description: str
+    line: int
+
+    @property
+    def text(self) -> str:
+        return "[" + ", ".join(self.items) + "]"
+
+
+def list_records(model) -> list[ListRecord]:
+    """The main file's named lists (`tps = [1, 2, 4, 8]`), in source order."""
+    return [ListRecord(d.name, d.items, d.description, d.span.line) for d in model.graph.lists]

@@ -27,7 +27,7 @@ from ifr.semantics.graph import (
     search_named,
     search_reads,
 )
-from ifr.semantics.lists import check_items, check_list
+from ifr.semantics.lists import check_items, check_list, list_defs
 from ifr.semantics.loader import UNRESOLVED, Loader
 from ifr.semantics.shape_ir import template_of
 from ifr.semantics.units import suggest
@@ -200,6 +200,7 @@ class Binder(TableRows):
                       checks, tables, scenarios, self.sections, functions, self.cell_errors, self.relations)
         graph.distributions = self.distributions
         graph.searches = self.searches
+        graph.lists = list_defs(self.main.program)
         return graph
 
     def _errors_since(self, before: int) -> list[IfrError]:
@@ -374,9 +375,11 @@ class Binder(TableRows):
             case syntax.SolveCell():
                 self._resolve_solve(cell, stmt, scope)
             case syntax.Cell():
+                reads = self.list_reads
                 cell.expr = self.expr(stmt.expr, scope)
                 self.refs[cell.id] = ir.refs(cell.expr)
-                cell.kind = "formula" if self.refs[cell.id] or _computes(cell.expr) else "input"
+                cell.kind = "formula" if self.refs[cell.id] or _computes(cell.expr) or self.list_reads != reads \
+                    else "input"
                 if type(stmt) is syntax.ShapedCell and stmt.shape not in self.shape_templates \
                         and len(self.diagnostics) == before:   # (a line with a mistake makes no template: the next may)
                     self.shape_templates[stmt.shape] = template_of(cell.expr, stmt, self._source(stmt), scope.lookup)

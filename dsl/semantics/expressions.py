@@ -8,8 +8,7 @@ from __future__ import annotations
 import math
 
 from ifr.errors import DEFAULT_SOURCES, IfrError, Span
-from ifr.semantics import ir
-from ifr.semantics import lists
+from ifr.semantics import ir, lists
 from ifr.semantics.graph import FnBinding, ListBinding, ModuleDef, RecordDef, ScenarioName
 from ifr.semantics.loader import UNRESOLVED
 from ifr.semantics.units import DIMENSIONLESS, suggest, suggest_unit, unit
@@ -50,6 +49,7 @@ class ExpressionResolver:
     """Turns syntax expressions into IR; mixed into the Binder, whose cells and warnings it uses."""
 
     what_ifs = 0   # scenario values and table rows made: what a cell needs besides the cells it names
+    list_reads = 0   # readings of a named list: a cell that reads one is a formula, not an input
 
     def expr(self, node: syntax.Expr, scope: Scope) -> ir.Node:
         """Resolve one syntax expression in a scope.  A mistake is reported and
@@ -133,6 +133,7 @@ class ExpressionResolver:
         if isinstance(node, syntax.Index) and isinstance(node.obj, syntax.Name) \
                 and isinstance(named := scope.lookup(node.obj.id), ListBinding):
             item = named.node.items.items[lists.item_number(named, node) - 1]
+            self.list_reads += 1
             return lists.values_only(named, node.span, lambda i: self.list_item(i, named.module), [item])[0]
         if isinstance(node, syntax.Index):
             raise IfrError("syntax", "`[...]` reads a table's row: name the column", node.span,
@@ -254,6 +255,7 @@ class ExpressionResolver:
                 and isinstance(node.args[0], syntax.Name) \
                 and isinstance(named := scope.lookup(node.args[0].id), ListBinding):
             items = lists.values_only(named, node.args[0].span, lambda i: self.list_item(i, named.module))
+            self.list_reads += 1
             return lists.aggregate(node.func, node.span, text, items)
         if node.func == "count":
             raise IfrError("not-a-list", "count() takes one named list", node.span,
@@ -396,6 +398,7 @@ class ExpressionResolver:
         if not isinstance(named, ListBinding):
             raise self._unknown(node.over.id, node.over.span, scope, what="a list")
         items = lists.values_only(named, node.over.span, lambda i: self.list_item(i, named.module))
+        self.list_reads += 1
         values, conds = [], [] if node.cond is not None else None
         for item in items:
             inner = scope.child({node.var: item})

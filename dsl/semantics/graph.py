@@ -80,6 +80,15 @@ class FnBinding:
 
 
 @dataclass(eq=False)
+class ListDef:
+    """A named list of the main file as the outputs show it: its items as written."""
+    name: str
+    span: Span
+    items: list[str]
+    description: str = ""
+
+
+@dataclass(eq=False)
 class ListBinding:
     """A named list (`tps = [1, 2, 4, 8]`): its items are read where it is used."""
     node: syntax.ListCell
@@ -185,6 +194,7 @@ class Graph:
     uncertain: set = field(default_factory=set)   # cells holding Monte Carlo samples (uncertain.annotate)
     distributions: int = 1                        # how many distributions the files write (0: none)
     searches: dict = field(default_factory=dict)  # name -> SearchDef, the main file's, in order
+    lists: list = field(default_factory=list)     # ListDef: the main file's named lists, in order
 
 
 def search_named(searches: dict, scenario: str) -> SearchDef | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ifr.errors import IfrError
 from ifr.semantics import ir
-from ifr.semantics.graph import ListBinding, RecordDef
+from ifr.semantics.graph import ListBinding, ListDef, RecordDef
 from ifr.semantics.units import DIMENSIONLESS
 from ifr.syntax import nodes as syntax
 
@@ -108,3 +108,20 @@ def comprehension(func: str, span, text, values: list[ir.Node], conds: list[ir.N
             raise IfrError("unknown-function", f"`{func}(... for ... in a list if ...)` is not supported", span,
                            hint="drop the items from the list, or use sum(... if ...)")
     return aggregate(func, span, text, values)
+
+
+def list_defs(program: syntax.Program) -> list[ListDef]:
+    """A file's named lists, each with its items as written, in source order."""
+    lines = program.text.splitlines()
+    return [ListDef(stmt.name, stmt.span, [_written(lines, item.span) for item in stmt.items.items],
+                    stmt.description)
+            for stmt in program.statements if isinstance(stmt, syntax.ListCell)]
+
+
+def _written(lines: list[str], span) -> str:
+    """The text a span covers, its lines joined by one space."""
+    if span.line == span.end_line:
+        return lines[span.line - 1][span.column - 1: span.end_column - 1]
+    parts = [lines[span.line - 1][span.column - 1:], *lines[span.line: span.end_line - 1],
+             lines[span.end_line - 1][: span.end_column - 1]]
+    return " ".join(" ".join(p.split()) for p in parts if p.strip())
