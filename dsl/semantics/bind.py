@@ -636,7 +636,10 @@ class Binder(TableRows):
         if isinstance(listed, syntax.Name):
             named = scope.lookup(listed.id)
             if not isinstance(named, ListBinding):
-                raise self._unknown(listed.id, listed.span, scope, what="a list")
+                error = self._unknown(listed.id, listed.span, scope, what="a list")
+                error.hint = error.hint or f"name a list (`{listed.id}s = [1, 2, 4]`) or write one: " \
+                    f"vary {var_name} over [1, 2, 4]"
+                raise error
             listed, scope = named.node.items, Scope(named.module)
         if not isinstance(var, (str, RecordDef)):
             raise self._unknown(var_name, var_span, scope, what="a cell to vary")

@@ -159,6 +159,9 @@ class ExpressionResolver:
         hint = None
         if isinstance(binding, RecordDef) and binding.fields:
             hint = f"pick a field, e.g. {self._text(node)}.{next(iter(binding.fields))}"
+        elif isinstance(binding, ListBinding):
+            name = self._text(node)
+            hint = f"read an item or an aggregate of it: {name}[1], count({name}), max({name}), sum({name})"
         elif isinstance(binding, FnBinding):
             hint = f"call it: {self._text(node)}({', '.join(binding.node.params)})"
         raise IfrError("not-a-value", f"`{self._text(node)}` is {what}, not a value", node.span, hint=hint)

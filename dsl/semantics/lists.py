@@ -45,8 +45,8 @@ def check_items(stmt: syntax.ListCell, items: list) -> None:
         elif node.dim != first[0].dim:
             raise IfrError("list-dimension", f"list `{stmt.name}` mixes `{_text(first[1])}` and "
                            f"`{_text(item)}`, of different dimensions", item.span,
-                           hint="a list's items have one dimension: write them all in units of "
-                           f"`{_text(first[1])}`'s dimension")
+                           hint=f"a list's items have one dimension, that of its first (`{_text(first[1])}`): "
+                           "write them alike, or make two lists")
 
 
 def _text(node: syntax.Expr) -> str:
