@@ -200,7 +200,7 @@ class Binder(TableRows):
                       checks, tables, scenarios, self.sections, functions, self.cell_errors, self.relations)
         graph.distributions = self.distributions
         graph.searches = self.searches
-        graph.lists = list_defs(self.main.program)
+        graph.lists = list_defs(self.main.program, self.list_nodes)
         return graph
 
     def _errors_since(self, before: int) -> list[IfrError]:
@@ -471,6 +471,7 @@ class Binder(TableRows):
     # --- checks, tables, scenarios of the main file; functions of every module
     def _main_statements(self):
         checks, tables, scenarios = [], [], {}
+        self.list_nodes = {}   # a list's name -> its items' IR (or records)
         scope = Scope(self.main)
         for stmt in self.main.program.statements:  # tables first: checks may read their rows
             if isinstance(stmt, syntax.Table):
@@ -496,7 +497,8 @@ class Binder(TableRows):
                 case syntax.ListCell():
                     binding = scope.lookup(stmt.name)
                     if isinstance(binding, ListBinding) and binding.node is stmt:
-                        self._guarded(lambda: check_items(stmt, self.list_items(binding)))
+                        self.list_nodes[stmt.name] = nodes = self.list_items(binding)
+                        self._guarded(lambda: check_items(stmt, nodes))
                 case syntax.Table() | syntax.Use() | syntax.Section() | syntax.Cell() | syntax.SolveCell() | \
                         syntax.Record() | syntax.FnDef() | syntax.Docstring():
                     pass   # bound above, or declared with the module

@@ -11,6 +11,7 @@ from fractions import Fraction
 from ifr.errors import IfrError
 from ifr.semantics import builtins, ir
 from ifr.semantics.graph import Graph
+from ifr.semantics.lists import check_dimensions
 from ifr.semantics.units import DIMENSIONLESS, Dim
 
 
@@ -52,6 +53,8 @@ def check_graph(graph: Graph) -> DimensionCheck:
                            if _first_error(lambda: check_override(graph, cid, node, dims), errors) is None]
     for fn in graph.functions:
         _first_error(lambda: dim_of(fn.body, dims), errors)
+    for lst in graph.lists:   # a named list: one dimension, even where nothing reads it
+        _first_error(lambda: check_dimensions(lst, lambda node: dim_of(node, dims)), errors)
     return DimensionCheck(dims, errors, cell_errors, checks, tables, overrides)
 
 

@@ -86,6 +86,7 @@ class ListDef:
     span: Span
     items: list[str]
     description: str = ""
+    nodes: list = field(default_factory=list)   # each item's IR (or RecordDef), for the dimension check
 
 
 @dataclass(eq=False)

@@ -27,36 +27,28 @@ def check_list(stmt: syntax.ListCell) -> None:
 
 
 def check_items(stmt: syntax.ListCell, items: list) -> None:
-    """One kind per list: every item a record, or every item a value of one
-    dimension (each item's IR or record, as resolved)."""
+    """One kind per list: every item a record, or every item a value (each
+    item's IR or record, as resolved; their dimensions: `check_dimensions`)."""
     records = [isinstance(i, RecordDef) for i in items]
     if any(records) and not all(records):
         bad = stmt.items.items[records.index(not records[0])]
         raise IfrError("list-dimension", f"list `{stmt.name}` mixes records and values", bad.span,
                        hint="a list holds records only (to vary a record) or values only")
-    if any(records):
-        return
+
+
+def check_dimensions(lst: ListDef, dim_of) -> None:
+    """A list's values have one dimension (``dim_of``: an item's IR -> its dimension)."""
     first = None
-    for node, item in zip(items, stmt.items.items):
-        if not isinstance(node, ir.Const) or node.dim is None:
-            continue   # a computed item: its dimension is checked where the list is read
+    for node, text in zip(lst.nodes, lst.items):
+        if isinstance(node, (RecordDef, ir.NotAvailable)):
+            continue
+        dim = dim_of(node)
         if first is None:
-            first = (node, item)
-        elif node.dim != first[0].dim:
-            raise IfrError("list-dimension", f"list `{stmt.name}` mixes `{_text(first[1])}` and "
-                           f"`{_text(item)}`, of different dimensions", item.span,
-                           hint=f"a list's items have one dimension, that of its first (`{_text(first[1])}`): "
-                           "write them alike, or make two lists")
-
-
-def _text(node: syntax.Expr) -> str:
-    if isinstance(node, syntax.Quantity):
-        return f"{node.number_text} {node.unit}"
-    if isinstance(node, syntax.Number):
-        return node.text
-    if isinstance(node, syntax.Name):
-        return node.id
-    return "the item"
+            first = (dim, text)
+        elif dim != first[0]:
+            raise IfrError("list-dimension", f"list `{lst.name}` mixes `{first[1]}` ({first[0]}) and `{text}` "
+                           f"({dim})", node.span, hint=f"a list's items have one dimension, that of its first "
+                           f"(`{first[1]}`): write them alike, or make two lists")
 
 
 def values_only(binding: ListBinding, span, resolve, items=None) -> list[ir.Node]:
@@ -110,11 +102,12 @@ def comprehension(func: str, span, text, values: list[ir.Node], conds: list[ir.N
     return aggregate(func, span, text, values)
 
 
-def list_defs(program: syntax.Program) -> list[ListDef]:
-    """A file's named lists, each with its items as written, in source order."""
+def list_defs(program: syntax.Program, nodes: dict) -> list[ListDef]:
+    """A file's named lists, each with its items as written (and their IR, from
+    ``nodes``, by name), in source order."""
     lines = program.text.splitlines()
     return [ListDef(stmt.name, stmt.span, [_written(lines, item.span) for item in stmt.items.items],
-                    stmt.description)
+                    stmt.description, nodes.get(stmt.name, []))
             for stmt in program.statements if isinstance(stmt, syntax.ListCell)]
 
 

@@ -90,6 +90,7 @@ def test_a_list_of_records_and_one_of_values(tmp_path):
     ("xs = []\n", "empty-list", (1, 6)),
     ("xs = [40 GB, 2 s]\n", "list-dimension", (1, 14)),
     ("use hardware: h100\nxs = [h100, 80 GB]\n", "list-dimension", (2, 13)),
+    ("a = 1 GB\nb = 2 s\nxs = [a, 2 * b]\n", "list-dimension", (3, 10)),   # computed items, nothing reads it
     ("use hardware: h100\nxs = [h100]\nn = max(xs)\n", "not-a-value", (3, 9)),
     ("xs = [1, 2]\nn = xs[3]\n", "unknown-row", (2, 5)),
     ("xs = [1, 2]\nn = xs[0]\n", "unknown-row", (2, 5)),
