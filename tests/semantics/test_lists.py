@@ -179,3 +179,18 @@ def test_the_outline_lists_a_list_and_its_uses_are_its_references(tmp_path):
     assert "tps" in names
     uses = [o for o in result.occurrences if o.key and o.key.startswith("list:")]
     assert sorted(o.span.line for o in uses) == [1, 4, 5]   # defined once, read twice: once each
+
+
+def test_many_lines_of_one_shape_each_read_their_own_list(tmp_path):
+    """A big file is read line shape by line shape: `n1 = count(l1)`, `n2 = count(l2)`
+    share a shape, and each must still count its own list."""
+    from ifr.semantics.graph import ShapedCellDef
+    from ifr.syntax.shapes import MIN_LINES
+    count = MIN_LINES // 3 + 10
+    lines = [f"l{i} = [" + ", ".join(str(j) for j in range(1, i % 5 + 2)) + "]" for i in range(1, count)]
+    for i in range(1, count):
+        lines += [f"n{i} = count(l{i})", f"m{i} = max(l{i})", f"z{i} = l{i}[1] + n{i}"]
+    m = model(tmp_path, "\n".join(lines) + "\n")
+    assert any(isinstance(c, ShapedCellDef) for c in m.graph.cells.values())   # read by shape
+    for i in range(1, count):
+        assert (m.value(f"n{i}"), m.value(f"m{i}"), m.value(f"z{i}")) == (i % 5 + 1, i % 5 + 1, 1 + i % 5 + 1)
