@@ -455,8 +455,13 @@ def _run(model, args) -> int:
     tables = model.table_errors()
     failed = bool(tables) or any(_failed(r) for r in rows)
     _print_diagnostics(sorted(model.own_errors() + tables, key=source_order))
+    from ifr.exporters.cells import list_records
+    lists = list_records(model)
     if args.format == "json":
-        _write_json({"file": model.file, "title": model.docstring, "cells": rows})
+        data = {"file": model.file, "title": model.docstring, "cells": rows}
+        if lists:
+            data["lists"] = [{"name": r.name, "items": r.items, "description": r.description} for r in lists]
+        _write_json(data)
         return 2 if failed else 0
     if model.docstring:
         print("\n".join(printable(line) for line in model.docstring.splitlines()))
@@ -485,6 +490,11 @@ def _run(model, args) -> int:
         elif r.get("fit"):   # a fitted cell: how well its fit matches the rows (queries/fit_report.py)
             from ifr.queries.fit_report import summary_text
             lines.append(f"  {'':<{width}}  {'':>{vwidth}}  {summary_text(r['fit'])}")
+    if lists:   # a list has no value: its items as written
+        lwidth = max(len(r.name) for r in lists)
+        lines.append("\nlists")
+        lines += [printable(f"  {r.name:<{lwidth}}  {r.text}" + (f"  # {r.description}" if r.description else ""))
+                  for r in lists]
     if lines:
         print("\n".join(lines))
     if iwidth:

@@ -172,3 +172,20 @@ def value_text(model, cid: str, unit: str | None = None) -> str:
         s = summary(raw).scaled(factor(unit))
         return f"{format_number(s.median)} ({format_number(s.p5)} to {format_number(s.p95)})"
     return format_number(float(raw) / factor(unit), max(4, model.written_digits(cid)))
+
+class ListRecord(NamedTuple):
+    """A named list as every exporter shows it: its items as written (a list
+    has no value of its own; each item is computed where the list is read)."""
+    name: str
+    items: list[str]
+    description: str
+    line: int
+
+    @property
+    def text(self) -> str:
+        return "[" + ", ".join(self.items) + "]"
+
+
+def list_records(model) -> list[ListRecord]:
+    """The main file's named lists (`tps = [1, 2, 4, 8]`), in source order."""
+    return [ListRecord(d.name, d.items, d.description, d.span.line) for d in model.graph.lists]

@@ -23,6 +23,7 @@ from ifr.exporters.cells import (
     error_record,
     exported_cells,
     listed_kind,
+    list_records,
     not_available_reason,
     table_result,
     title_and_text,
@@ -52,6 +53,8 @@ def document(model) -> dict:
         "scenarios": {name: _scenario(model, name, cells) for name in model.graph.scenarios},
         **({"searches": {name: _search(model, name) for name in model.graph.searches}} if model.graph.searches
            else {}),
+        **({"lists": [{"name": r.name, "items": r.items, "description": r.description}
+                      for r in list_records(model)]} if model.graph.lists else {}),
     }
 
 

@@ -14,6 +14,7 @@ from ifr.exporters.cells import (
     cell_record,
     closed_form,
     exported_cells,
+    list_records,
     not_available_text,
     table_result,
     title_and_text,
@@ -48,6 +49,10 @@ def render(model) -> str:
             kind = "" if record.kind == "input" else "= "
             lines.append(f"| {_text(record.name)} | {_value(model, cid)} | {_text(record.unit)} | "
                          f"{_code(kind + record.formula)} | {_text(record.description)} |")
+        lines.append("")
+    if model.graph.lists:   # a list has no value of its own: its items as written
+        lines += ["## Lists", "", "| name | items | description |", "| --- | --- | --- |"]
+        lines += [f"| {_text(r.name)} | {_code(r.text)} | {_text(r.description)} |" for r in list_records(model)]
         lines.append("")
     solves = [cid for cid in exported_cells(model) if model.graph.cells[cid].kind == "solve"]
     if solves:

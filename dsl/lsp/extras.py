@@ -14,7 +14,7 @@ from ifr.lsp.positions import UTF16, Lines
 
 _KINDS = {"cell": types.SymbolKind.Variable, "field": types.SymbolKind.Field, "record": types.SymbolKind.Struct,
           "function": types.SymbolKind.Function, "table": types.SymbolKind.Array,
-          "scenario": types.SymbolKind.Namespace}
+          "scenario": types.SymbolKind.Namespace, "list": types.SymbolKind.Array}
 _USE_PATH = re.compile(r'^\s*use\s+"([^"\n]+)"')
 
 

@@ -161,7 +161,7 @@ def _clash(new_name: str, symbol: Symbol, results: list[Result]) -> str | None:
 
 
 _KIND_NAMES = {"cell": "a cell", "record": "a record", "fn": "a function", "module": "a module",
-               "scenario": "a scenario", "table": "a table"}
+               "scenario": "a scenario", "table": "a table", "list": "a list"}
 
 
 @lru_cache(maxsize=1)
@@ -195,7 +195,7 @@ def _is_unit(name: str) -> bool:
 
 _KINDS = {"cell": types.SymbolKind.Variable, "field": types.SymbolKind.Field, "record": types.SymbolKind.Struct,
           "function": types.SymbolKind.Function, "table": types.SymbolKind.Array,
-          "scenario": types.SymbolKind.Namespace}
+          "scenario": types.SymbolKind.Namespace, "list": types.SymbolKind.Array}
 
 
 def document_symbols(result: Result, encoding: str = UTF16) -> list[types.DocumentSymbol]:

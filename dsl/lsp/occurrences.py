@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from ifr.errors import IfrError, Span
 from ifr.semantics.dotted import resolve
-from ifr.semantics.graph import DataTableDef, FnBinding, ModuleDef, RecordDef, ScenarioName
+from ifr.semantics.graph import DataTableDef, FnBinding, ListBinding, ModuleDef, RecordDef, ScenarioName
 from ifr.syntax import nodes as syntax
 from ifr.syntax.lines import split_lines
 
@@ -76,6 +76,8 @@ def key_of(binding) -> str | None:
         return "scenario:" + binding.name
     if isinstance(binding, DataTableDef):
         return "data:" + binding.name
+    if isinstance(binding, ListBinding):
+        return f"list:{binding.module.key}:{binding.node.name}"
     return None
 
 
@@ -170,6 +172,11 @@ class _Walker:
                     if f.display_span is not None and f.display != "%":
                         self.add(f.display_span, None, f.display)
                 symbols.setdefault(rec_key, Symbol(rec_key, "record", stmt.name, _absolute(stmt.name_span)))
+            elif isinstance(stmt, syntax.ListCell):
+                key = f"list:{module.key}:{stmt.name}"
+                symbols.setdefault(key, Symbol(key, "list", stmt.name, _absolute(stmt.name_span), stmt.source))
+                self.add(stmt.name_span, key, definition=True)
+                self.expr(stmt.items, module, None, set(), tables)
             elif isinstance(stmt, syntax.FnDef):
                 key = f"fn:{module.key}:{stmt.name}"
                 symbols[key] = Symbol(key, "function", stmt.name, _absolute(stmt.name_span),
@@ -278,6 +285,12 @@ class _Walker:
                 self.add(node.func_span, key_of(fn))
             for child in node.args + [value for _name, value in node.kwargs]:
                 self.expr(child, module, record, local, tables)
+            return
+        if isinstance(node, syntax.Comprehension) and node.over is not None:   # `for t in tps`: the list once
+            self.expr(node.over, module, record, local, tables)
+            for child in (node.body, node.cond):
+                if child is not None:
+                    self.expr(child, module, record, local | {node.var}, tables)
             return
         if isinstance(node, syntax.Comprehension):
             local = local | {node.var}

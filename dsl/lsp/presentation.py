@@ -177,7 +177,7 @@ _LOOP_RANGE = re.compile(r"\bfor\s+\w+\s+in\s+\w*$")     # `max(x for n in 1..7)
 _KIND = {"cell": types.CompletionItemKind.Variable, "field": types.CompletionItemKind.Field,
          "record": types.CompletionItemKind.Struct, "function": types.CompletionItemKind.Function,
          "module": types.CompletionItemKind.Module, "table": types.CompletionItemKind.Variable,
-         "scenario": types.CompletionItemKind.Variable}
+         "scenario": types.CompletionItemKind.Variable, "list": types.CompletionItemKind.Variable}
 
 
 def completion(result: Result, scope_result: Result, line_text: str, line: int = 0,
@@ -297,7 +297,8 @@ def _items(result: Result, names: dict[str, str]) -> list[types.CompletionItem]:
 
 TOKEN_TYPES = ["variable", "property", "function", "struct", "namespace", "type", "enumMember"]
 TOKEN_MODIFIERS = ["declaration"]
-_TOKEN_OF_KIND = {"cell": 0, "field": 1, "function": 2, "record": 3, "module": 4, "table": 6, "scenario": 6}
+_TOKEN_OF_KIND = {"cell": 0, "field": 1, "function": 2, "record": 3, "module": 4, "table": 6, "scenario": 6,
+                  "list": 0}
 
 
 def semantic_tokens(result: Result, encoding: str = UTF16) -> types.SemanticTokens:

@@ -16,6 +16,7 @@ from ifr.semantics.graph import (
     FnBinding,
     FunctionDef,
     Graph,
+    ListBinding,
     ModuleDef,
     RecordDef,
     ScenarioDef,
@@ -28,6 +29,7 @@ from ifr.semantics.graph import (
     search_named,
     search_reads,
 )
+from ifr.semantics.lists import check_items, check_list, list_defs
 from ifr.semantics.loader import UNRESOLVED, Loader
 from ifr.semantics.shape_ir import template_of
 from ifr.semantics.units import suggest
@@ -209,6 +211,7 @@ class Binder(TableRows):
         graph.searches = self.searches
         graph.fits = [f for f in fits if all(c in self.cells for c in f.params)]   # a module's, if reached
         graph.data_tables = self.data_tables
+        graph.lists = list_defs(self.main.program, self.list_nodes)
         return graph
 
     def _fits(self) -> list:
@@ -283,6 +286,9 @@ class Binder(TableRows):
                 self._declare_record(module, stmt, is_main, section, prefix)
             case syntax.FnDef():
                 self._define(module, stmt.name, stmt.name_span, FnBinding(stmt, module))
+            case syntax.ListCell():
+                check_list(stmt)
+                self._define(module, stmt.name, stmt.name_span, ListBinding(stmt, module))
             case syntax.Scenario():
                 if is_main and not isinstance(module.namespace.get(stmt.name), ScenarioName):
                     self._define(module, stmt.name, stmt.name_span, ScenarioName(stmt.name))   # `fast.t_exp`
@@ -418,9 +424,11 @@ class Binder(TableRows):
             case syntax.SolveCell():
                 self._resolve_solve(cell, stmt, scope)
             case syntax.Cell():
+                reads = self.list_reads
                 cell.expr = self.expr(stmt.expr, scope)
                 self.refs[cell.id] = ir.refs(cell.expr)
-                cell.kind = "formula" if self.refs[cell.id] or _computes(cell.expr) else "input"
+                cell.kind = "formula" if self.refs[cell.id] or _computes(cell.expr) or self.list_reads != reads \
+                    else "input"
                 if type(stmt) is syntax.ShapedCell and stmt.shape not in self.shape_templates \
                         and len(self.diagnostics) == before:   # (a line with a mistake makes no template: the next may)
                     self.shape_templates[stmt.shape] = template_of(cell.expr, stmt, self._source(stmt), scope.lookup)
@@ -512,6 +520,7 @@ class Binder(TableRows):
     # --- checks, tables, scenarios of the main file; functions of every module
     def _main_statements(self):
         checks, tables, scenarios = [], [], {}
+        self.list_nodes = {}   # a list's name -> its items' IR (or records)
         scope = Scope(self.main)
         for stmt in self.main.program.statements:  # tables first: checks may read their rows
             if isinstance(stmt, syntax.Table) and not self._reads_broken(stmt, scope):
@@ -534,6 +543,11 @@ class Binder(TableRows):
                     self.report(IfrError("redefinition", f"`{stmt.name}` is defined twice", stmt.name_span))
                 case syntax.Search():
                     self._guarded(lambda: self.searches.__setitem__(stmt.name, self._search(stmt, scope)))
+                case syntax.ListCell():
+                    binding = scope.lookup(stmt.name)
+                    if isinstance(binding, ListBinding) and binding.node is stmt:
+                        self.list_nodes[stmt.name] = nodes = self.list_items(binding)
+                        self._guarded(lambda: check_items(stmt, nodes))
                 case syntax.Table() | syntax.Use() | syntax.Section() | syntax.Cell() | syntax.SolveCell() | \
                         syntax.Record() | syntax.FnDef() | syntax.Docstring() | syntax.DimensionDef() | \
                         syntax.UnitDef() | syntax.DataTable() | syntax.Fit():
@@ -675,8 +689,16 @@ class Binder(TableRows):
         return first
 
     def _axis(self, table: str, span: Span, var_name: str, var_span: Span, listed, scope: Scope) -> TableDef:
-        """One varied cell (or record) of a table, and its values or range."""
+        """One varied cell (or record) of a table, and its values or range (a named list's items)."""
         var = scope.lookup(var_name)
+        if isinstance(listed, syntax.Name):
+            named = scope.lookup(listed.id)
+            if not isinstance(named, ListBinding):
+                error = self._unknown(listed.id, listed.span, scope, what="a list")
+                error.hint = error.hint or f"name a list (`{listed.id}s = [1, 2, 4]`) or write one: " \
+                    f"vary {var_name} over [1, 2, 4]"
+                raise error
+            listed, scope = named.node.items, Scope(named.module)
         if not isinstance(var, (str, RecordDef)):
             raise self._unknown(var_name, var_span, scope, what="a cell to vary")
         is_record = isinstance(var, RecordDef)

@@ -11,6 +11,7 @@ from fractions import Fraction
 from ifr.errors import IfrError
 from ifr.semantics import builtins, ir
 from ifr.semantics.graph import Graph
+from ifr.semantics.lists import check_dimensions
 from ifr.semantics.units import DIMENSIONLESS, Dim
 
 
@@ -56,6 +57,8 @@ def check_graph(graph: Graph) -> DimensionCheck:
         error = _first_error(lambda f=fit: check_fit(f, dims), errors)
         for cid in fit.params if error is not None else ():
             cell_errors.setdefault(cid, error)
+    for lst in graph.lists:   # a named list: one dimension, even where nothing reads it
+        _first_error(lambda: check_dimensions(lst, lambda node: dim_of(node, dims)), errors)
     return DimensionCheck(dims, errors, cell_errors, checks, tables, overrides)
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 
 from ifr.errors import DEFAULT_SOURCES, IfrError, Span
-from ifr.semantics import data_tables, ir
-from ifr.semantics.graph import DataTableDef, FnBinding, ModuleDef, RecordDef, ScenarioName
+from ifr.semantics import data_tables, ir, lists
+from ifr.semantics.graph import DataTableDef, FnBinding, ListBinding, ModuleDef, RecordDef, ScenarioName
 from ifr.semantics.loader import UNRESOLVED
 from ifr.semantics.units import DIMENSIONLESS, declared_here, suggest, suggest_unit, unit
 from ifr.syntax import nodes as syntax
@@ -52,6 +52,7 @@ class ExpressionResolver:
     """Turns syntax expressions into IR; mixed into the Binder, whose cells and warnings it uses."""
 
     what_ifs = 0   # scenario values and table rows made: what a cell needs besides the cells it names
+    list_reads = 0   # readings of a named list: a cell that reads one is a formula, not an input
 
     def expr(self, node: syntax.Expr, scope: Scope) -> ir.Node:
         """Resolve one syntax expression in a scope.  A mistake is reported and
@@ -141,6 +142,11 @@ class ExpressionResolver:
             return self._call(node, scope)
         if isinstance(node, syntax.Comprehension):
             return self._comprehension(node, scope)
+        if isinstance(node, syntax.Index) and isinstance(node.obj, syntax.Name) \
+                and isinstance(named := scope.lookup(node.obj.id), ListBinding):
+            item = named.node.items.items[lists.item_number(named, node) - 1]
+            self.list_reads += 1
+            return lists.values_only(named, node.span, lambda i: self.list_item(i, named.module), [item])[0]
         if isinstance(node, syntax.Index):
             raise IfrError("syntax", "`[...]` reads a table's row: name the column", node.span,
                            hint=f"write `{self._text(node)}.column`, a cell the table shows")
@@ -165,9 +171,28 @@ class ExpressionResolver:
         hint = None
         if isinstance(binding, RecordDef) and binding.fields:
             hint = f"pick a field, e.g. {self._text(node)}.{next(iter(binding.fields))}"
+        elif isinstance(binding, ListBinding):
+            name = self._text(node)
+            hint = f"read an item or an aggregate of it: {name}[1], count({name}), max({name}), sum({name})"
         elif isinstance(binding, FnBinding):
             hint = f"call it: {self._text(node)}({', '.join(binding.node.params)})"
         raise IfrError("not-a-value", f"`{self._text(node)}` is {what}, not a value", node.span, hint=hint)
+
+    def list_item(self, item: syntax.Expr, module: ModuleDef):
+        """One item of a named list, in its module: a record, or a value's IR."""
+        scope = Scope(module)
+        if isinstance(item, (syntax.Name, syntax.FieldAccess)):
+            try:
+                found = self._binding(item, scope)
+            except IfrError:
+                found = None
+            if isinstance(found, RecordDef):
+                return found
+        return self.expr(item, scope)
+
+    def list_items(self, binding: ListBinding) -> list:
+        """Every item of a named list: records, or values' IR."""
+        return [self.list_item(item, binding.module) for item in binding.node.items.items]
 
     def _binding(self, node, scope: Scope):
         """What a name or a.b.c refers to: a cell id, RecordDef, ModuleDef, FnBinding, IR or unit."""
@@ -249,12 +274,21 @@ class ExpressionResolver:
         fn = scope.lookup(node.func)
         if isinstance(fn, FnBinding):
             return self._inline(node, fn, scope)
+        if node.func in lists.AGGREGATES and len(node.args) == 1 and not node.kwargs \
+                and isinstance(node.args[0], syntax.Name) \
+                and isinstance(named := scope.lookup(node.args[0].id), ListBinding):
+            items = lists.values_only(named, node.args[0].span, lambda i: self.list_item(i, named.module))
+            self.list_reads += 1
+            return lists.aggregate(node.func, node.span, text, items)
         if node.func in data_tables.AGGREGATES and len(node.args) == 1 and not node.kwargs:
             found = self._aggregate(node, scope)
             if found is not None:
                 return found
         if node.func == "fitted" and scope.lookup("fitted") is None:
             return self._fitted(node, scope)
+        if node.func == "count":
+            raise IfrError("not-a-list", "count() takes one named list", node.span,
+                           hint="name a list: `tps = [1, 2, 4]`, then count(tps)")
         if node.func in ir.MONTE_CARLO:
             return self._monte_carlo(node, scope)
         if node.func == "to" or node.func in ir.DISTRIBUTIONS:
@@ -420,11 +454,28 @@ class ExpressionResolver:
         if node.func not in ir.REDUCERS:
             raise IfrError("unknown-function", f"`{node.func}(... for ...)` is not a comprehension",
                            node.func_span, hint="comprehensions are " + ", ".join(ir.REDUCERS))
+        if node.over is not None:
+            return self._list_comprehension(node, scope)
         var = ir.Var(node.span, node.var, node.var)
         inner = scope.child({node.var: var})
         return ir.Reduce(node.span, self._text(node), node.func, self.expr(node.body, inner), node.var,
                          self.expr(node.lo, scope), self.expr(node.hi, scope),
                          self.expr(node.cond, inner) if node.cond is not None else None)
+
+    def _list_comprehension(self, node: syntax.Comprehension, scope: Scope) -> ir.Node:
+        """`max(e for t in tps)`: the body at each item of a named list, `t` being that item."""
+        named = scope.lookup(node.over.id)
+        if not isinstance(named, ListBinding):
+            raise self._unknown(node.over.id, node.over.span, scope, what="a list")
+        items = lists.values_only(named, node.over.span, lambda i: self.list_item(i, named.module))
+        self.list_reads += 1
+        values, conds = [], [] if node.cond is not None else None
+        for item in items:
+            inner = scope.child({node.var: item})
+            values.append(self.expr(node.body, inner))
+            if conds is not None:
+                conds.append(self.expr(node.cond, inner))
+        return lists.comprehension(node.func, node.span, self._text(node), values, conds)
 
 
 # Functions are expanded inline, so nesting calls that use their argument
@@ -483,6 +534,8 @@ def _describe(binding) -> str:
         return "a scenario"
     if isinstance(binding, DataTableDef):
         return "a data table"
+    if isinstance(binding, ListBinding):
+        return "a list"
     return "not a value"
 
 

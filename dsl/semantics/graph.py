@@ -82,6 +82,23 @@ class FnBinding:
 
 
 @dataclass(eq=False)
+class ListDef:
+    """A named list of the main file as the outputs show it: its items as written."""
+    name: str
+    span: Span
+    items: list[str]
+    description: str = ""
+    nodes: list = field(default_factory=list)   # each item's IR (or RecordDef), for the dimension check
+
+
+@dataclass(eq=False)
+class ListBinding:
+    """A named list (`tps = [1, 2, 4, 8]`): its items are read where it is used."""
+    node: syntax.ListCell
+    module: ModuleDef
+
+
+@dataclass(eq=False)
 class ModuleDef:
     key: str
     file: str
@@ -226,6 +243,7 @@ class Graph:
     searches: dict = field(default_factory=dict)  # name -> SearchDef, the main file's, in order
     fits: list = field(default_factory=list)      # FitDefs
     data_tables: list = field(default_factory=list)   # DataTableDefs of the main file
+    lists: list = field(default_factory=list)     # ListDef: the main file's named lists, in order
 
 
 def search_named(searches: dict, scenario: str) -> SearchDef | None:

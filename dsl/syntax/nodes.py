@@ -111,6 +111,7 @@ class Comprehension(Expr):
     hi: Expr
     cond: Expr | None
     var_span: Span | None = None
+    over: Expr | None = None     # `for t in tps`: the named list (then lo and hi are that name too)
 
 
 @dataclass(eq=False, slots=True)
@@ -206,6 +207,16 @@ class ShapedCell(Cell):
     def expr_kind(self) -> type:
         made = ShapedCell.expr.held(self)
         return type(made) if made is not None else self.shape.root
+
+
+@dataclass(eq=False, slots=True)
+class ListCell(Statement):
+    """`tps = [1, 2, 4, 8]`: a named list, read where a written list is."""
+    name: str
+    name_span: Span
+    items: ListExpr
+    source: str = ""
+    description: str = ""
 
 
 @dataclass(eq=False, slots=True)

@@ -650,6 +650,15 @@ class _ToAst(Transformer):
     def list(self, meta, items):
         return syntax.ListExpr(self._span(meta), [i for i in items if i is not None])
 
+    def list_name(self, meta, items):
+        return syntax.Name(self._span(meta), str(items[0]))
+
+    def list_cell(self, meta, items):
+        name, items_ = items
+        self._defined_name(name)
+        return syntax.ListCell(self._span(meta), str(name), self._tok_span(name), items_,
+                               self._definition_source(meta, name, None))
+
     def range_step(self, meta, items):
         return syntax.RangeExpr(self._span(meta), items[0], items[1], items[2])
 
@@ -847,6 +856,9 @@ class _ToAst(Transformer):
 
     def comprehension(self, meta, items):
         func, body, var, rng, cond = items
+        if isinstance(rng, syntax.Name):   # `for t in tps`: a named list
+            return syntax.Comprehension(self._span(meta), str(func), self._tok_span(func), body, str(var),
+                                        rng, rng, cond, self._tok_span(var), over=rng)
         return syntax.Comprehension(self._span(meta), str(func), self._tok_span(func), body, str(var),
                                  rng.lo, rng.hi, cond, self._tok_span(var))
 

@@ -487,6 +487,11 @@ class WorkbookWriter:
              "recalculate: once an input it depends on is edited it shows #N/A in red until ifr is run again. "
              f"Read edits back with: ifr run {self.model.file} --inputs-from THIS.xlsx"),
         ]
+        # A named list has no value of its own: its items as written, as text (the cells that read it
+        # hold its items in their formulas).
+        lines += [("note", f"List {d.name} = [{', '.join(d.items)}]" + (f" ({d.description})" if d.description
+                   else "") + ": its items as written; the cells that read it hold them in their formulas.")
+                  for d in self.model.graph.lists]
         return lines
 
     def _write_cover(self, sheet, lines, headlines: list[str], widths: list[float]) -> None:
