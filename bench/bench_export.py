@@ -6,11 +6,17 @@ fine; one that costs a hundred is not. Each figure is the median of a few
 runs; the load is repeated on a fresh copy so no run reuses another's work.
 
     .venv/bin/python bench/bench_export.py [--cells 10000] [--runs 3] [--formats xlsx,md,json]
+
+With --every [PATTERN], instead: `ifr export` to .xlsx / `ifr run` of each bundled
+model (models/PATTERN, default *.ifr), each in fresh processes (the best of --runs
+after one untimed pair, which fills the caches), the worst first (goal <= 3x).
 """
 from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -78,12 +84,44 @@ def largest_model() -> Path:
     return max(sizes, key=sizes.get)
 
 
+def wall(args: list[str]) -> float:
+    """Seconds of one `ifr` command in a fresh process."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "ifr.cli", *args], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, cwd=ROOT)
+    return time.perf_counter() - start
+
+
+def every_model(pattern: str, runs: int, out_dir: Path) -> None:
+    """The export/run ratio of each bundled model matching ``pattern``, worst first."""
+    rows = []
+    for path in sorted((ROOT / "models").glob(pattern)):
+        out = out_dir / f"{path.stem}.xlsx"
+        wall(["run", str(path)])
+        wall(["export", str(path), "-o", str(out)])
+        run_t = min(wall(["run", str(path)]) for _ in range(runs))
+        export_t = min(wall(["export", str(path), "-o", str(out)]) for _ in range(runs))
+        rows.append((export_t / run_t, path.stem, export_t, run_t))
+        print(f"  {path.stem:<32} export {export_t * 1000:7.0f} ms   run {run_t * 1000:6.0f} ms   "
+              f"{export_t / run_t:6.2f}x", flush=True)
+    rows.sort(reverse=True)
+    print("worst first (goal <= 3x):")
+    for ratio, name, _, _ in rows:
+        print(f"  {ratio:6.2f}x  {name}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cells", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--formats", default="xlsx,md,json")
+    parser.add_argument("--every", nargs="?", const="*.ifr", default=None, metavar="PATTERN",
+                        help="the export/run ratio of every bundled model (or those matching PATTERN)")
     args = parser.parse_args()
+    if args.every is not None:
+        with tempfile.TemporaryDirectory(prefix="ifr-bench-export-") as folder:
+            every_model(args.every, args.runs, Path(folder))
+        return
     formats = args.formats.split(",")
     with tempfile.TemporaryDirectory(prefix="ifr-bench-export-") as folder:
         out_dir = Path(folder)

@@ -37,9 +37,30 @@ def _whole(low: int, high: str | None = None):
     return parse
 
 
-def _parser() -> argparse.ArgumentParser:
+class _Only:
+    """The subcommands' parsers, of which only the one the command line names gets
+    its arguments (`ifr run` need not build `search`'s); the others are listed, for
+    `ifr --help` and the choices a mistyped command is told, without them."""
+
+    def __init__(self, sub, command: str | None):
+        self.sub, self.command = sub, command
+
+    def add_parser(self, name: str, **options):
+        parser = self.sub.add_parser(name, **options)
+        return parser if self.command in (None, name) else _Unused()
+
+
+class _Unused:
+    """A subcommand's parser that is not built: its arguments are dropped."""
+
+    def add_argument(self, *args, **options) -> None:
+        return None
+
+
+def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p = _Parser(prog="ifr", description="Capacity-planning models for LLM inference, as checked spreadsheets in text.")
-    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    command = argv[0] if argv and not argv[0].startswith("-") else None
+    sub = _Only(p.add_subparsers(dest="command", parser_class=_Parser), command)
 
     def what_if_args(sp):
         sp.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
@@ -251,7 +272,7 @@ def _output_failed(error: OSError) -> int:
 
 
 def _main(argv: list[str], kept: list) -> int:
-    args = _parser().parse_args(argv)
+    args = _parser(argv).parse_args(argv)
     if args.command is None:
         raise IfrError("usage", "no command given", None, hint="ifr run FILE, ifr check FILE|DIR, ... " + USAGE_HINT)
     if args.command in ("run", "check"):   # their values never wait for sympy's closed forms

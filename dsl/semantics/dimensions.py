@@ -6,7 +6,6 @@ catches `kv - kv + t`: sympy would fold it to `t` and hide the mismatch.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 from ifr.errors import IfrError
 from ifr.semantics import builtins, ir
@@ -339,6 +338,7 @@ def _power(node: ir.Bin, base: Dim, exponent: Dim) -> Dim:
     if value is None:
         raise IfrError("unit-mismatch", f"`{node.left.text}` is {base}, so its exponent must be a constant",
                        node.right.span, hint="a dimensioned value can only be raised to a fixed number")
+    from fractions import Fraction  # only for a dimensioned power: decimal's import is 10 ms
     return base ** Fraction(value).limit_denominator(1000)
 
 

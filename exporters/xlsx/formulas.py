@@ -42,6 +42,12 @@ LOOP_VARIABLE = "__loop_variable"
 INNER_VARIABLE = "__inner_variable"
 # A nested comprehension's grid may hold at most this many cells.
 MAX_GRID_CELLS = 40_000
+# The helper cells one cell's comprehensions may have in all (each row's variable,
+# value and conditions, and the grids of those nested): past it the cell is a value
+# computed by ifr, with a note, so that an export costs what the model does, not
+# what its search space does (two 10,000-row `first`s were 35,000 formulas and
+# three quarters of an export).
+HELPER_CELLS_PER_CELL = 20_000
 # Table rows expand formulas through the cells the varied input affects;
 # past this size the row formula would be unreadable (and slow to print).
 MAX_EXPANDED_NODES = 5_000
@@ -167,6 +173,23 @@ class InnerGrid:
     results: list = field(default_factory=list)   # per outer row: the cached result (nan: none)
     node: object = None      # the inner comprehension, and the one it is in
     outer: object = None
+
+
+def helper_cells(block: HelperBlock) -> int:
+    """The cells `block`'s helper rows take: per row its variable, its value, a
+    column per condition and per nested grid's result, and those grids' cells."""
+    rows = block.last - block.rows_first + 1
+    conditions = max((len(keep) for _, keep in block.per_row), default=0) if block.per_row else len(block.keep or [])
+    grids = sum((g.last - g.lo + 1) * rows for g in block.inners)
+    return rows * (2 + conditions + len(block.inners)) + grids
+
+
+def over_budget(cells: int, text: str) -> None:
+    """Raises NotLive where one cell's comprehensions need more helper cells than
+    HELPER_CELLS_PER_CELL."""
+    if cells > HELPER_CELLS_PER_CELL:
+        raise NotLive(f"`{text}` needs {cells:,} helper cells, more than the {HELPER_CELLS_PER_CELL:,} "
+                      "one cell may have; a value computed by ifr.")
 
 
 def fill_cache(block: HelperBlock, values: dict) -> None:
@@ -414,6 +437,7 @@ class FormulaBuilder:
         def swap(reduce: ir.Reduce) -> ir.Node:
             block = self._helper_block(reduce, ref, cid)
             blocks.append(block)
+            over_budget(sum(helper_cells(b) for b in blocks), node.text)
             return ir.Ref(reduce.span, reduce.text, block.key)
 
         rewritten = ir.replace(node, ir.Reduce, swap)
@@ -462,6 +486,7 @@ class FormulaBuilder:
         if last - lo + 1 > MAX_HELPER_ROWS:
             raise NotLive(f"`{node.text}` runs over {last - lo + 1:,} values, too many for helper rows; "
                           "a value computed by ifr.")
+        over_budget((last - lo + 1) * (2 + (node.cond is not None) + (guard is not None)), node.text)
         if unit is None:
             unit = "" if node.func == "first" else auto_unit(dim_of(node.body, self.model.dims),
                                                              _typical(node, self.model.values))
