@@ -79,8 +79,6 @@ CODES: dict[str, ErrorCode] = {
     "not-a-record": ErrorCode("a field is read of something that is not a record"),
     "not-a-value": ErrorCode("a function, table or scenario is used as a value"),
     "not-an-input": ErrorCode("an edited workbook changes a cell that only the .ifr file sets"),
-    "not-available": ErrorCode("a value written `na` (`na \"OOM\"`: a published table does not give it) is read, "
-                               "compared with or varied over"),
     "not-here": ErrorCode("an expression cannot be computed where it is written"),
     "not-a-goal": ErrorCode("a search maximizes or minimizes a condition, not a number"),
     "not-a-search": ErrorCode("a Pareto front is read as one configuration"),
