@@ -726,7 +726,7 @@ def _table(model, args) -> int:
 def _search(model, args) -> int:
     from ifr.display import format_number
     from ifr.queries.search import find_search
-    from ifr.queries.search_report import rejection_lines, search_report
+    from ifr.queries.search_report import beyond_range_notes, rejection_lines, search_report
     if args.name not in model.graph.searches:   # the mistake is the argument: placed there, as --set's are
         remember_source("NAME", args.name)
         try:
@@ -742,7 +742,8 @@ def _search(model, args) -> int:
         _write_json({"name": t.name, "columns": t.columns, "units": t.units, "rows": t.rows,
                      "configurations": outcome.size, "feasible": outcome.feasible,
                      "excluded": {c.node.text: c.excluded for c in outcome.conditions},
-                     "rejected_whole": {c.node.text: c.regions(outcome.axes) for c in outcome.conditions}})
+                     "rejected_whole": {c.node.text: c.regions(outcome.axes) for c in outcome.conditions},
+                     "notes": [n.strip() for n in beyond_range_notes(model, outcome)]})
     elif args.format == "csv":
         import csv
         csv.writer(sys.stdout, lineterminator="\n").writerow(heads)
@@ -754,7 +755,7 @@ def _search(model, args) -> int:
         print("  ".join(h.rjust(w) for h, w in zip(heads, widths)))
         for r in cells:
             print("  ".join(v.rjust(w) for v, w in zip(r, widths)))
-        print("\n".join(rejection_lines(outcome)), file=sys.stderr)
+        print("\n".join(rejection_lines(outcome) + beyond_range_notes(model, outcome)), file=sys.stderr)
     if args.plot is not None:   # `--plot ""` is a mistake, not no plot
         from ifr.exporters.plot import plot_search
         plot_search(t, outcome, Path(args.plot))

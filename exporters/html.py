@@ -202,7 +202,7 @@ def _search(model, name: str) -> Table:
     how many configurations each condition excluded, and its chart when it has two goals."""
     from ifr.display import format_number
     from ifr.exporters.plot import search_figure, svg_text
-    from ifr.queries.search_report import rejection_lines, search_report
+    from ifr.queries.search_report import beyond_range_notes, rejection_lines, search_report
     pareto = model.graph.searches[name].pareto
     chart = Chart(f"{'Pareto front' if pareto else 'Search'}: {name}")
     try:
@@ -212,7 +212,7 @@ def _search(model, name: str) -> Table:
     heads = [f"{c} [{u}]" if u else c for c, u in zip(result.columns, result.units)]
     rows = [[(v, False) if isinstance(v, str) else (format_number(v if isinstance(v, bool) else float(v)), True)
              for v in row] for row in result.rows]
-    notes = rejection_lines(outcome)
+    notes = rejection_lines(outcome) + [n.strip() for n in beyond_range_notes(model, outcome)]
     if not outcome.top:
         notes.append(outcome.empty_error().message)
     if len(outcome.search.goals) >= 2:

@@ -76,3 +76,60 @@ def rejection_lines(outcome: SearchOutcome) -> list[str]:
     if outcome.no_value:
         lines.append(f"  a goal has no value in {outcome.no_value:,}")
     return lines
+
+
+def beyond_range_notes(model, outcome: SearchOutcome) -> list[str]:
+    """Where the best configuration takes the first or last value of a varied range and
+    one step past that end also meets every condition and does better on the first goal:
+    a note that the answer lies beyond what the search was given (a search sees only its
+    ranges).  A Pareto front, a list or a record is not extended."""
+    search = outcome.search
+    if search.pareto or not outcome.top:
+        return []
+    from ifr.display import format_number
+    from ifr.errors import IfrError
+    from ifr.queries.search import conditions_of
+    index, _goals = outcome.top[0]
+    direction, goal = search.goals[0]
+    conditions = conditions_of(search.where)
+    base = outcome.overrides(index)
+    best = _value_at(model, base, [goal], conditions)
+    notes = []
+    for axis, at, spec in zip(outcome.axes, outcome.choice(index), search.axes):
+        if axis.is_record or spec.range is None or len(axis) < 2 or at not in (0, len(axis) - 1):
+            continue
+        step = float(axis.values[1] - axis.values[0])
+        past = float(axis.values[at]) + (step if at == len(axis) - 1 else -step)
+        try:
+            found = _value_at(model, {**base, axis.var: past}, [goal], conditions)
+        except IfrError:
+            continue
+        if found is None or best is None:
+            continue
+        (value,), (was,) = found, best
+        better = value > was if direction == "maximize" else value < was
+        if not better or abs(value - was) <= 1e-12 * max(abs(value), abs(was)):
+            continue
+        unit = axis.unit
+        past_text = f"{format_number(past / factor(unit))}{' ' + unit if unit else ''}"
+        notes.append(f"  note: the best has {axis.name} = {axis.text(at)}, the {'last' if at else 'first'} value "
+                     f"it is varied over; {axis.name} = {past_text} also meets every condition and "
+                     f"{'raises' if direction == 'maximize' else 'lowers'} `{goal.text}`: widen the range")
+    return notes
+
+
+def _value_at(model, overrides: dict, nodes: list, conditions: list) -> list[float] | None:
+    """Each expression's value (base SI) at one configuration, or None where a condition
+    fails there or a cell it needs has no value."""
+    values = {cid: np.array([value], dtype=float) for cid, value in overrides.items()}
+    reads = set().union(*(ir.refs(n) for n in [*nodes, *conditions]))
+    only = model.graph.relations.needed_for(set(values) | model.evaluator.under_cells, reads)
+    out, failed = model.evaluator.run(values, only=only, base=model.values, base_errors=model.errors)
+    if any(cid in failed and cid not in model.errors for cid in only):
+        return None
+    with model.evaluator.active(failed):
+        for condition in conditions:
+            if not bool(np.all(np.asarray(compile_node(condition)(out, {})))):
+                return None
+        found = [float(np.asarray(compile_node(n)(out, {}), dtype=float).reshape(-1)[0]) for n in nodes]
+    return found if all(np.isfinite(found)) else None

@@ -151,3 +151,37 @@ def test_a_condition_names_the_values_it_rejects_whole(tmp_path, capsys):
     # a <= 2 fails for every b at a = 3, 4; a * b <= 6 fails at (3, 3), (4, 2), (4, 3) only: no whole region
     assert err[1] == "  `a <= 2` excludes 6 (50.0%): all with a = 3, 4"
     assert err[2] == "  `a * b <= 6` excludes 3 (25.0%)"
+
+
+EDGES = """
+x = 3
+y = 2 * x
+z = -x
+search up: vary x over 1..10 maximize y
+search capped: vary x over 1..10 where y <= 20 maximize y
+search down: vary x over 1..10 minimize y
+search listed: vary x over [1, 2, 10] maximize y
+pareto front: vary x over 1..10 maximize y, minimize z
+"""
+
+
+@pytest.mark.parametrize("name, note", [
+    # y = 2x grows with x: the best is the range's last value, and x = 11 (y = 22) meets every condition
+    ("up", "x = 11 also meets every condition and raises `y`"),
+    # x = 11 would give y = 22 > 20: the range's end is not what stops the search
+    ("capped", None),
+    # the smallest y is at x = 1, and x = 0 (y = 0) is smaller still
+    ("down", "x = 0 also meets every condition and lowers `y`"),
+    # a written list has no next value to try; a front has no single best
+    ("listed", None),
+    ("front", None),
+])
+def test_a_best_at_the_end_of_its_range_says_so_when_one_step_past_it_does_better(tmp_path, capsys, name, note):
+    f = tmp_path / "edges.ifr"
+    f.write_text(EDGES)
+    assert main(["search", str(f), name, "--top", "1"]) == 0
+    err = capsys.readouterr().err
+    if note is None:
+        assert "widen the range" not in err
+    else:
+        assert note in err and "widen the range" in err
