@@ -2,7 +2,8 @@
 # Install the two spreadsheet engines the tests recalculate and re-save
 # exported workbooks in: LibreOffice Calc without a GUI (tests/recalc.py) and
 # Gnumeric's ssconvert (a second, independent engine), and headless Chromium,
-# which renders the HTML report to a PNG (tests/exporters/test_export_html.py).
+# which renders the HTML report to a PNG (tests/exporters/test_export_html.py),
+# and Emacs without X for the Emacs mode's test.
 # Debian or Ubuntu, run as root. Installs only what is missing.
 set -euo pipefail
 
@@ -18,8 +19,12 @@ fi
 if ! command -v chromium >/dev/null 2>&1; then
     missing+=(chromium)
 fi
+if ! command -v emacs >/dev/null 2>&1; then
+    # the Emacs mode's colouring is tested in batch Emacs (tests/editors/test_highlighting.py)
+    missing+=(emacs-nox)
+fi
 if [ ${#missing[@]} -eq 0 ]; then
-    echo "LibreOffice, Gnumeric and Chromium already installed; skipping."
+    echo "LibreOffice, Gnumeric, Chromium and Emacs already installed; skipping."
     exit 0
 fi
 
