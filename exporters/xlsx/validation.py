@@ -56,9 +56,11 @@ def input_rule(model, cid: str, swept: dict[str, tuple[float, float, str]]) -> R
 
 def swept_ranges(model) -> dict[str, tuple[float, float, str]]:
     """The inputs the model's tables vary over numbers: (lowest, highest, table), in their display units."""
+    found = {}
+    if not model.graph.tables:
+        return found   # (and numpy, which the sweeps need, is not imported)
     from ifr.errors import IfrError
     from ifr.queries.tables import sweep_values
-    found = {}
     for table in model.graph.tables:
         for axis in table.axes:
             if axis.var_is_record or model.graph.cells[axis.var].kind != "input" or axis.var in found:
