@@ -12,6 +12,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from sixteen_cards import MODEL, feasible
 
 import ifr
 from ifr.exporters.html import render
@@ -177,45 +178,12 @@ def test_a_notebook_shows_the_report():
     assert model._repr_markdown_().startswith("# PD handoff")
 
 
-SEARCH_MODEL = '''"""How to split 16 cards between prefill and decode."""
-tp_p  = 8
-n_p   = 1
-n_d   = 1
-batch = 32
-ttft  = 725 ms / tp_p
-tpot  = (8.75 GB + batch * 0.084 GB) / (1.17 TB/s)   in ms
-rate  = min(n_p / ttft, n_d * batch / (tpot * 1024)) in 1/s
-cards = n_p * tp_p + n_d * 8
-tok_per_card = rate * 1024 / cards                   in 1/s
-search best: vary tp_p over [2, 4, 8], n_p over 1..8, n_d over 1..8, batch over [16, 32, 64, 128]
-    where ttft <= 200 ms and tpot <= 15 ms and cards <= 16
-    maximize tok_per_card
-pareto front: vary batch over [8, 16, 32, 64, 128, 256] maximize tok_per_card, minimize tpot
-'''
-
-
-def _brute_force():
-    """Every configuration of `best`, in plain Python: (tok_per_card, the configuration), feasible ones."""
-    found = []
-    for tp_p in (2, 4, 8):
-        for n_p in range(1, 9):
-            for n_d in range(1, 9):
-                for batch in (16, 32, 64, 128):
-                    ttft = 725e-3 / tp_p
-                    tpot = (8.75e9 + batch * 0.084e9) / 1.17e12
-                    cards = n_p * tp_p + n_d * 8
-                    if ttft <= 0.2 and tpot <= 0.015 and cards <= 16:
-                        rate = min(n_p / ttft, n_d * batch / (tpot * 1024))
-                        found.append((rate * 1024 / cards, (tp_p, n_p, n_d, batch)))
-    return found
-
-
 def test_a_search_and_a_front_are_in_the_report(tmp_path):
     f = tmp_path / "plan.ifr"
-    f.write_text(SEARCH_MODEL)
+    f.write_text(MODEL)
     page = _parse(render(ifr.load(str(f))))
     searches = [t for t in page.tables if "search" in t["class"]]
-    found = _brute_force()
+    found = feasible()
     # the best ten of the search; the front: one row per batch that no other batch beats on both goals
     # (tok_per_card grows with the batch, tpot too, so every batch is on the front)
     assert [t["rows"] for t in searches] == [min(10, len(found)), 6]

@@ -2,43 +2,16 @@
 guarded by the inputs the search reads, recalculated in LibreOffice."""
 from __future__ import annotations
 
-import itertools
 import zipfile
 from pathlib import Path
 
 from openpyxl import load_workbook
 from recalc import read_values, recalculate
+from sixteen_cards import MODEL
+from sixteen_cards import best as brute
 from workbooks import cell_places, edited
 
 import ifr
-
-MODEL = '''"""Split 16 cards."""
-tp_p  = 8
-n_p   = 1
-n_d   = 1
-batch = 32
-ttft  = 725 ms / tp_p
-tpot  = (8.75 GB + batch * 0.084 GB) / (1.17 TB/s)   in ms
-rate  = min(n_p / ttft, n_d * batch / (tpot * 1024)) in 1/s
-cards = n_p * tp_p + n_d * 8
-tok_per_card = rate * 1024 / cards                   in 1/s
-search best: vary tp_p over [2, 4, 8], n_p over 1..8, n_d over 1..8, batch over [16, 32, 64, 128]
-    where ttft <= 200 ms and tpot <= 15 ms and cards <= 16
-    maximize tok_per_card
-pareto front: vary batch over [8, 16, 32, 64, 128, 256] maximize tok_per_card, minimize tpot
-'''
-
-
-def brute():
-    best = None
-    for tp_p, n_p, n_d, batch in itertools.product([2, 4, 8], range(1, 9), range(1, 9), [16, 32, 64, 128]):
-        ttft = 0.725 / tp_p
-        tpot = (8.75e9 + batch * 0.084e9) / 1.17e12
-        cards = n_p * tp_p + n_d * 8
-        value = min(n_p / ttft, n_d * batch / (tpot * 1024)) * 1024 / cards
-        if ttft <= 0.2 and tpot <= 0.015 and cards <= 16 and (best is None or value > best[0] * (1 + 1e-12)):
-            best = (value, tp_p, n_p, n_d, batch)
-    return best
 
 
 def test_the_best_configuration_is_in_the_workbook_and_goes_stale(tmp_path: Path):
