@@ -204,8 +204,27 @@ def _inequality(model, check, value):
             detail = f"{format_number(left / scale, 6)}{u} is not {node.op} {format_number(right / scale, 6)}{u}"
         return CheckResult(check.span.file, check.span.line, check.source, check.description, right / scale,
                            left / scale, unit_text, bool(value), detail)
+    if isinstance(node, (ir.Logic, ir.Not)):
+        value = holds(node, model)
     return CheckResult(check.span.file, check.span.line, check.source, check.description, None,
                        float(bool(value)), "", bool(value), "true" if value else "false")
+
+
+def holds(node, model) -> bool:
+    """A compound condition's truth, each comparison in it by `compare`'s rule (two
+    sides within CHECK_TIE are equal), so that `a >= b and not a > c` does not turn on
+    the last bits of a and c; `and` and `or` stop at the first operand that decides."""
+    if isinstance(node, ir.Logic):
+        decide = node.op == "or"   # the operand value that decides: true for `or`, false for `and`
+        for operand in node.operands:
+            if holds(operand, model) == decide:
+                return decide
+        return not decide
+    if isinstance(node, ir.Not):
+        return not holds(node.operand, model)
+    if isinstance(node, ir.Cmp):
+        return compare(node.op, _eval(node.left, model), _eval(node.right, model))
+    return bool(_eval(node, model))
 
 
 def _statistic_hint(node) -> str:

@@ -159,14 +159,28 @@ class ChecksSheet(Sheet):
 
     def _truth(self, row: int, node, passed: bool) -> None:
         """A check of a condition: live, or ifr's answer guarded like a value (1 or 0,
-        shown TRUE or FALSE: a guard holds a number)."""
+        shown TRUE or FALSE: a guard holds a number). Each comparison of a compound
+        condition ties as `_comparison` does, as ifr's `holds` does."""
         try:
-            self.w.formula_text(self._expression(node), None)
+            text = self._tied(node)
         except (NotLive, NotExcel):
             self.live(row, 1, lambda: self._expression(node), None, float(passed), fmt=TRUTH_FORMAT,
                       sources=_cells(node))
             return
-        self.live(row, 1, lambda: self._expression(node), None, passed, fmt=TRUTH_FORMAT)
+        write_formula(self.sheet, row, 1, "=" + text, self.st("formula", TRUTH_FORMAT), passed)
+
+    def _tied(self, node) -> str:
+        """Excel text (without `=`) of a condition, its comparisons tied by `_comparison`."""
+        if isinstance(node, ir.Logic):
+            return f"{node.op.upper()}({','.join(self._tied(o) for o in node.operands)})"
+        if isinstance(node, ir.Not):
+            return f"NOT({self._tied(node.operand)})"
+        if isinstance(node, ir.Cmp):
+            return _comparison(node.op, f"({self._side(node.left)})", f"({self._side(node.right)})")
+        return self._side(node)
+
+    def _side(self, node) -> str:
+        return self.w.formula_text(self._expression(node), None).removeprefix("=")
 
     def _not_computed(self, row: int, result) -> None:
         """A check ifr could not compute: #N/A with the reason, and a fail."""

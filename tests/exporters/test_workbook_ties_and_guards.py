@@ -136,6 +136,37 @@ def test_the_checks_sheet_takes_sides_equal_but_for_the_last_bit_as_equal(tmp_pa
         assert results == ["✓", "✓", "✓", "✓", "✗", "✗", "✗"], engine
 
 
+# A compound condition's comparisons tie by the same rule: 0.1 + 0.2 is
+# 0.30000000000000004, which plain floating point takes as above 0.3 (and Gnumeric,
+# which compares exactly, did, where LibreOffice and ifr did not). `share` is
+# `decode` shown in us: its cell holds decode * 60e6 and reads back times 1e-6.
+COMPOUND = """\
+a = 0.1 s
+b = 0.2 s
+c = 0.3 s
+decode = 26.5e-3 min
+share = decode in us
+check share >= a and not share > decode
+check a + b >= c and not a + b > c
+check not (a + b < c or a + b > c)
+check a + b > c or a > b
+check not a + b == c
+"""
+
+
+def test_a_compound_checks_comparisons_tie_as_a_plain_checks_do(tmp_path):
+    assert [r.passed for r in _model(tmp_path, COMPOUND).check()] == [True, True, True, False, False]
+
+
+def test_the_checks_sheet_ties_a_compound_conditions_comparisons(tmp_path, soffice):
+    model = _model(tmp_path, COMPOUND)
+    exported = tmp_path / "main.xlsx"
+    model.export(exported)
+    for engine, shown in _engines(exported, tmp_path).items():
+        results = [shown.get(("Checks", f"G{4 + i}")) for i in range(5)]
+        assert results == ["✓", "✓", "✓", "✗", "✗"], engine
+
+
 # The search's range ends at a cell the table varies: the helper rows planned for
 # the base value (load = 3: n up to 30, and rows to spare) end long before a row's
 # (load = 200: up to 2000). The inner search's range ends at the varied cell too;
