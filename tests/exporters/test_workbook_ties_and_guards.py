@@ -127,12 +127,16 @@ def test_a_check_far_beyond_the_tolerance_still_compares_exactly(tmp_path):
     assert [r.passed for r in model.check()] == [True, False, True]
 
 
+def _checks_shown(folder: Path, text: str, count: int) -> dict:
+    """{engine: the ✓ or ✗ of each of the model's first `count` checks} on its recalculated Checks sheet."""
+    exported = folder / "main.xlsx"
+    _model(folder, text).export(exported)
+    return {engine: [shown.get(("Checks", f"G{4 + i}")) for i in range(count)]
+            for engine, shown in _engines(exported, folder).items()}
+
+
 def test_the_checks_sheet_takes_sides_equal_but_for_the_last_bit_as_equal(tmp_path, soffice):
-    model = _model(tmp_path, NEAR)
-    exported = tmp_path / "main.xlsx"
-    model.export(exported)
-    for engine, shown in _engines(exported, tmp_path).items():
-        results = [shown.get(("Checks", f"G{4 + i}")) for i in range(7)]
+    for engine, results in _checks_shown(tmp_path, NEAR, 7).items():
         assert results == ["✓", "✓", "✓", "✓", "✗", "✗", "✗"], engine
 
 
@@ -159,11 +163,7 @@ def test_a_compound_checks_comparisons_tie_as_a_plain_checks_do(tmp_path):
 
 
 def test_the_checks_sheet_ties_a_compound_conditions_comparisons(tmp_path, soffice):
-    model = _model(tmp_path, COMPOUND)
-    exported = tmp_path / "main.xlsx"
-    model.export(exported)
-    for engine, shown in _engines(exported, tmp_path).items():
-        results = [shown.get(("Checks", f"G{4 + i}")) for i in range(5)]
+    for engine, results in _checks_shown(tmp_path, COMPOUND, 5).items():
         assert results == ["✓", "✓", "✓", "✗", "✗"], engine
 
 
