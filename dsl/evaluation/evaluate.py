@@ -2,7 +2,8 @@
 
 Each cell's IR is compiled once into a Python closure.  The same closures run
 on plain floats (a model) and on numpy arrays (a sweep): plain arithmetic and
-comparisons serve both, and each operation that needs numpy for an array
+the comparisons of ties.py (two numbers within 1e-12 of each other are equal)
+serve both, and each operation that needs numpy for an array
 (`if` as ``numpy.where``, logic, functions) takes it only when it meets one,
 so evaluating a model never imports numpy.
 """
@@ -18,6 +19,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from ifr.errors import IfrError
+from ifr.evaluation.ties import COMPARE, TIE
 from ifr.semantics import builtins, ir
 from ifr.semantics.builtins import tidy
 from ifr.semantics.graph import search_named
@@ -88,7 +90,7 @@ def compile_node(node: ir.Node) -> Fn:
             return lambda env, var: -a(env, var)
         case ir.Cmp():
             a, b = compile_node(node.left), compile_node(node.right)
-            cmp = _COMPARE[node.op]
+            cmp = COMPARE[node.op]
             return lambda env, var: cmp(a(env, var), b(env, var))
         case ir.Logic():
             parts = [compile_node(o) for o in node.operands]
@@ -134,11 +136,6 @@ def compile_node(node: ir.Node) -> Fn:
             return lambda env, var: WHAT_IF.get()(node, env, var)
         case _:
             ir.assert_never(node)
-
-
-# Python's operators compare floats and, elementwise, arrays.
-_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-            "==": operator.eq, "!=": operator.ne}
 
 
 class NotAvailableValue(float):
@@ -546,10 +543,10 @@ def _fold(func, state, value, keep, n):
     return state
 
 
-# argmax/argmin take the first n whose value is within this (relative) of the
+# argmax/argmin take the first n whose value is within TIE (relative) of the
 # best, as the workbook's MATCH over the same test does: two values equal but
 # for floating point's last bits must not pick different n in ifr and Excel.
-TIE_TOLERANCE = 1e-12
+TIE_TOLERANCE = TIE
 
 
 def _fold_arg(func, state, value, keep, n):

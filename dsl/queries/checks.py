@@ -6,7 +6,9 @@ from dataclasses import dataclass
 
 from ifr.display import factor, format_number
 from ifr.errors import IfrError
+from ifr.evaluation import ties
 from ifr.evaluation.evaluate import is_array
+from ifr.evaluation.ties import TIE
 from ifr.semantics import ir
 
 
@@ -172,19 +174,18 @@ def _tolerance(check, model, literal, expected, scale):
     return 1e-9 * abs(expected), "relative 1e-9"
 
 
-# A check's two sides within this of each other (relative) are equal: the same
-# quantity computed two ways (a scenario's value and the base one, 0.1 + 0.2 and
-# 0.3) differs in its last bits, and a check must not pass or fail on them. The
-# Checks sheet compares with the same rule.
-CHECK_TIE = 1e-12
+# A check's two sides within this of each other (relative) are equal, as in any
+# comparison of ifr's (evaluation/ties.py): the same quantity computed two ways
+# (a scenario's value and the base one, 0.1 + 0.2 and 0.3) differs in its last
+# bits, and a check must not pass or fail on them. The Checks sheet compares
+# with the same rule.
+CHECK_TIE = TIE
 
 
 def compare(op: str, left, right) -> bool:
     """``left op right``, two numbers within CHECK_TIE (relative) of each other
     being equal (truth values, 1 and 0, are never within it of each other)."""
-    tied = abs(left - right) <= CHECK_TIE * max(abs(left), abs(right))
-    return {"<": left < right and not tied, "<=": left <= right or tied, ">": left > right and not tied,
-            ">=": left >= right or tied, "==": tied, "!=": not tied}[op]
+    return bool(ties.compare(op, left, right))
 
 
 def _inequality(model, check, value):

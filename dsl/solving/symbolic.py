@@ -3,10 +3,10 @@ closed forms <-> a small JSON tree that evaluates without importing sympy."""
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Callable
 
 from ifr.evaluation.evaluate import is_array
+from ifr.evaluation.ties import COMPARE
 from ifr.semantics import builtins, ir
 
 
@@ -214,8 +214,6 @@ def _extreme(pick):
 _TREE_FN = {"ln": (_ln, "log"), "exp": (_exp, "exp"), "abs": (abs, "abs"), "floor": (_whole(math.floor), "floor"),
             "ceil": (_whole(math.ceil), "ceil"), "max": (_extreme(max), "maximum"),
             "min": (_extreme(min), "minimum")}
-_TREE_CMP = {"<": (operator.lt, "less"), "<=": (operator.le, "less_equal"), ">": (operator.gt, "greater"),
-             ">=": (operator.ge, "greater_equal"), "==": (operator.eq, "equal"), "!=": (operator.ne, "not_equal")}
 
 
 def _by_numpy(name: str) -> tuple:
@@ -231,7 +229,7 @@ def _by_numpy(name: str) -> tuple:
 
 
 def _apply(pair, *args):
-    """A function of ``_TREE_FN`` or ``_TREE_CMP`` on floats, or numpy's on arrays
+    """A function of ``_TREE_FN`` on floats, or numpy's on arrays
     (numpy is imported only where an array is): the pair's numpy name, or its
     array form given numpy."""
     if any(is_array(a) for a in args):
@@ -289,7 +287,8 @@ def eval_tree(tree: list, values: Callable[[str], object]):
                 out = e if c else out
         return out
     if kind == "cmp":
-        return _apply(_TREE_CMP[tree[1]], eval_tree(tree[2], values), eval_tree(tree[3], values))
+        # by ifr's rule (evaluation/ties.py), on floats and arrays alike
+        return COMPARE[tree[1]](eval_tree(tree[2], values), eval_tree(tree[3], values))
     if kind in ("and", "or"):
         parts = [eval_tree(a, values) for a in tree[1:]]
         out = parts[0]

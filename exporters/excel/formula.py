@@ -27,6 +27,7 @@ from sympy.printing.str import StrPrinter
 
 from ifr.exporters.excel import numbers as numbers
 from ifr.exporters.excel.numbers import MAX_FORMULA_CHARS, MAX_NESTING, NotExcel, float_text, small_ratio, split_ratio
+from ifr.exporters.excel.ties import comparison
 from ifr.semantics import builtins
 
 # sympy function class name -> Excel function name (one argument or many): those
@@ -37,7 +38,8 @@ FUNCTIONS = {
     "NA": "NA",          # xlsx_formulas.NOT_AVAILABLE: no value (a branch that does not hold)
 }
 
-_RELATIONS = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=", "!=": "<>"}
+# sympy's relation operators, as ifr writes them
+_RELATIONS = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!="}
 
 
 class ExcelPrinter(StrPrinter):
@@ -214,10 +216,11 @@ class ExcelPrinter(StrPrinter):
         raise NotExcel("a condition pair outside a piecewise expression")
 
     def _print_Relational(self, expr) -> str:
+        """By ifr's rule (excel/ties.py): sides within 1e-12 of each other are equal."""
         op = _RELATIONS.get(expr.rel_op)
         if op is None:
             raise NotExcel(f"Excel has no comparison `{expr.rel_op}`")
-        return f"{self._print(expr.lhs)}{op}{self._print(expr.rhs)}"
+        return comparison(op, self._print(expr.lhs), self._print(expr.rhs))
 
     def _print_And(self, expr) -> str:
         return f"AND({self._args(expr.args)})"

@@ -29,6 +29,8 @@ from fractions import Fraction
 
 from ifr.display import factor
 from ifr.exporters.excel.numbers import MAX_FORMULA_CHARS, MAX_NESTING, NotExcel, exact, number_text, split_ratio
+from ifr.exporters.excel.ties import comparison as tied_comparison
+from ifr.exporters.excel.ties import plain_comparison
 from ifr.semantics import builtins, ir
 from ifr.semantics.units import unit
 from ifr.solving.symbolic import LARGEST_EXPONENT
@@ -40,7 +42,6 @@ MAX_CANDIDATES = 8
 # A power whose exact scale would need more bits than this goes to the sympy path.
 MAX_SCALE_BITS = 2048
 
-COMPARISONS = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=", "!=": "<>"}
 # The built-ins this printer writes: each by its registry entry's Excel form (builtins.ExcelForm).
 SUPPORTED = frozenset(builtins.FUNCTIONS)
 
@@ -313,12 +314,10 @@ class _Print:
         a, b = self.part(left), self.part(right)
         if (a.scale is None) != (b.scale is None):
             raise NotPrintable("a comparison of a number with a truth value")
-        if a.scale is None:
-            texts = [a.text, b.text]
-        else:
-            texts = at_common_scale([a, b], None)[1]
-        texts = [f"({t})" if p.precedence <= COMPARISON else t for t, p in zip(texts, (a, b))]
-        return Printed(f"{texts[0]}{COMPARISONS[op]}{texts[1]}", COMPARISON, None)
+        if a.scale is None:   # truth values: the plain comparison
+            texts = [f"({t})" if p.precedence <= COMPARISON else t for t, p in zip((a.text, b.text), (a, b))]
+            return Printed(plain_comparison(op, *texts), COMPARISON, None)
+        return Printed(tied_comparison(op, *at_common_scale([a, b], None)[1]), COMPARISON, None)
 
     def condition(self, cond: ir.Node, then: ir.Node, other: ir.Node, hint) -> Printed:
         test = self.truth(cond)

@@ -13,11 +13,12 @@ from pathlib import Path
 
 from ifr.evaluation.evaluate import compile_node
 from ifr.exporters.excel.numbers import NotExcel
+from ifr.exporters.excel.ties import comparison
 from ifr.exporters.xlsx.formulas import per_unit, unit_size
 from ifr.exporters.xlsx.live import NotLive, symbol
 from ifr.exporters.xlsx.sheet import Sheet, merged_text, setup_print, write_formula, write_number
 from ifr.exporters.xlsx.style import TRUTH_FORMAT, RowHeights, input_format, number_format, text_width
-from ifr.queries.checks import CHECK_TIE, half_step, printed_literal, significant_half_step
+from ifr.queries.checks import half_step, printed_literal, significant_half_step
 from ifr.queries.tables import sweep_values
 from ifr.semantics import ir
 
@@ -160,7 +161,7 @@ class ChecksSheet(Sheet):
     def _truth(self, row: int, node, passed: bool) -> None:
         """A check of a condition: live, or ifr's answer guarded like a value (1 or 0,
         shown TRUE or FALSE: a guard holds a number). Each comparison of a compound
-        condition ties as `_comparison` does, as ifr's `holds` does."""
+        condition ties as `comparison` (excel/ties.py) does, as ifr's `holds` does."""
         try:
             text = self._tied(node)
         except (NotLive, NotExcel):
@@ -170,13 +171,13 @@ class ChecksSheet(Sheet):
         write_formula(self.sheet, row, 1, "=" + text, self.st("formula", TRUTH_FORMAT), passed)
 
     def _tied(self, node) -> str:
-        """Excel text (without `=`) of a condition, its comparisons tied by `_comparison`."""
+        """Excel text (without `=`) of a condition, its comparisons tied by `comparison` (excel/ties.py)."""
         if isinstance(node, ir.Logic):
             return f"{node.op.upper()}({','.join(self._tied(o) for o in node.operands)})"
         if isinstance(node, ir.Not):
             return f"NOT({self._tied(node.operand)})"
         if isinstance(node, ir.Cmp):
-            return _comparison(node.op, f"({self._side(node.left)})", f"({self._side(node.right)})")
+            return comparison(node.op, self._side(node.left), self._side(node.right))
         return self._side(node)
 
     def _side(self, node) -> str:
@@ -199,7 +200,7 @@ class ChecksSheet(Sheet):
             self.live(row, 2, self._scaled(node.right, scale), None, result.expected, fmt=fmt,
                       sources=_cells(node.right))
             self.sheet.write_string(row, 5, node.op, self.st("muted"))
-            test = _comparison(node.op, f"B{row + 1}", f"C{row + 1}")
+            test = comparison(node.op, f"B{row + 1}", f"C{row + 1}")
         else:
             self._truth(row, node, bool(result.passed))
             self.sheet.write_string(row, 5, "true", self.st("muted"))
@@ -212,15 +213,6 @@ def _cells(node) -> list[str]:
     """The cells a check's expression reads: a value Excel cannot recompute from
     them is guarded by their inputs (#N/A once one is edited), as on the Model sheet."""
     return sorted(ir.refs(node))
-
-
-def _comparison(op: str, left: str, right: str) -> str:
-    """Excel's test of ``left op right`` by ifr's rule (checks.compare): two numbers
-    within CHECK_TIE (relative) of each other are equal."""
-    tied = f"ABS({left}-{right})<={CHECK_TIE:.0E}*MAX(ABS({left}),ABS({right}))"
-    return {"<": f"AND({left}<{right},NOT({tied}))", "<=": f"OR({left}<={right},{tied})",
-            ">": f"AND({left}>{right},NOT({tied}))", ">=": f"OR({left}>={right},{tied})",
-            "==": tied, "!=": f"NOT({tied})"}[op]
 
 
 def _full(value) -> str:

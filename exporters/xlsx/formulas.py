@@ -21,6 +21,7 @@ from functools import cache, cached_property
 
 from ifr.display import auto_unit, factor, percent_text
 from ifr.evaluation.evaluate import is_truth_value
+from ifr.evaluation.ties import compare
 from ifr.exporters.excel.ir_formula import printable
 from ifr.exporters.xlsx.live import NotLive, symbol
 from ifr.exporters.xlsx.stretch import region_has_room
@@ -110,9 +111,16 @@ def tidy(expr):
 def relation(func, lhs, rhs):
     """`func(lhs, rhs)` kept as written, unless both sides are plain numbers: then
     its truth value (sympy's Piecewise cannot take an unevaluated comparison of two
-    numbers: it raises "Invalid comparison of non-real zoo")."""
+    numbers: it raises "Invalid comparison of non-real zoo"), by ifr's rule
+    (evaluation/ties.py) where both are real."""
     if getattr(lhs, "is_number", False) and getattr(rhs, "is_number", False):
-        return func(lhs, rhs)
+        try:
+            a, b = float(lhs), float(rhs)
+        except TypeError:   # not real (zoo, a complex number): sympy's answer
+            return func(lhs, rhs)
+        if a != a or b != b:
+            return func(lhs, rhs)
+        return sympy_module().true if compare(func.rel_op, a, b) else sympy_module().false
     return func(lhs, rhs, evaluate=False)
 
 

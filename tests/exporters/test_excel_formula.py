@@ -41,11 +41,14 @@ def show(expr) -> str:
     (sp.Abs(x), "=ABS(x_val)"),
     (sp.Max(x, y, evaluate=False), "=MAX(x_val,y_val)"),
     (sp.Min(x, 2, evaluate=False), "=MIN(2,x_val)"),
-    (sp.Piecewise((x, x < y), (y, True)), "=IF(x_val<y_val,x_val,y_val)"),
-    (sp.And(x < y, sp.Or(y > z, sp.Ne(x, z))), "=AND(x_val<y_val,OR(y_val>z_val,x_val<>z_val))"),
-    (sp.Not(sp.Eq(x, y, evaluate=False), evaluate=False), "=NOT(x_val=y_val)"),
+    (sp.Piecewise((x, x < y), (y, True)), "=IF(x_val-y_val<-1E-12*MAX(ABS(x_val),ABS(y_val)),x_val,y_val)"),
+    (sp.And(x < y, sp.Or(y > z, sp.Ne(x, z))),
+     "=AND(x_val-y_val<-1E-12*MAX(ABS(x_val),ABS(y_val)),OR(y_val-z_val>1E-12*MAX(ABS(y_val),ABS(z_val)),"
+     "ABS(x_val-z_val)>1E-12*MAX(ABS(x_val),ABS(z_val))))"),
+    (sp.Not(sp.Eq(x, y, evaluate=False), evaluate=False), "=NOT(ABS(x_val-y_val)<=1E-12*MAX(ABS(x_val),ABS(y_val)))"),
     # a Piecewise of conditions simplifies to ITE (a generated model's numeric solve exited 3 on it)
-    (sp.ITE(x <= y, x > z, y > z), "=IF(x_val<=y_val,x_val>z_val,y_val>z_val)"),
+    (sp.ITE(x <= y, x > z, y > z), "=IF(x_val-y_val<=1E-12*MAX(ABS(x_val),ABS(y_val)),x_val-z_val>1E-12*MAX(ABS(x_val),ABS(z_val)),"
+     "y_val-z_val>1E-12*MAX(ABS(y_val),ABS(z_val)))"),
     (sp.Integer(16777216) / 15625 * x / y, "=1073.741824*x_val/y_val"),   # unit factors folded
     (x / 1048576, "=x_val/1048576"),
     (x / 3, "=x_val/3"),

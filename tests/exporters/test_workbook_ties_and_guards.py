@@ -247,3 +247,38 @@ def test_argmax_over_samples_keeps_each_samples_first_near_tie(tmp_path):
     expected = np.argmax(values >= best - 1e-12 * np.abs(best), axis=0)      # the first within 1e-12
     assert set(np.unique(expected)) == {0, 1, 3}
     assert (k == expected).all()
+
+
+# Every comparison ties by the check's rule, in an `if` as in a check: 0.1 + 0.2
+# is 0.30000000000000004, which exact floating point takes as above 0.3, and
+# `q + q <= 3 share - q` (with q = share) holds exactly in ifr's order of
+# operations and fails by a last bit in the order the workbook's formula writes
+# (sympy's 1.5*share - 0.5*q), where Gnumeric compares exactly and LibreOffice
+# forgives 2^-48: a generated model showed another branch in each.
+NEAR_IF = """\
+a = 0.1 s
+b = 0.2 s
+c = 0.3 s
+share = 2.87188595288 GiB/s
+q = max(share, 1 MB/hour)
+over = if a + b > c then 1 else 0
+under = if q + q <= sum(share * k for k in 1..2) - q then 100 else 200
+same = if a + b == c then 1 else 0
+apart = if a + b != c then 1 else 0
+far = if a + b * 1.000001 > c then 1 else 0
+"""
+
+
+def test_an_if_takes_sides_equal_but_for_the_last_bits_as_equal(tmp_path):
+    # by hand: a + b and c are equal but for the last bit, as are q + q and 3 share - q
+    model = _model(tmp_path, NEAR_IF)
+    assert [model[n].magnitude for n in ("over", "under", "same", "apart", "far")] == [0, 100, 1, 0, 1]
+
+
+def test_the_workbook_takes_an_ifs_branch_as_ifr_does_where_sides_tie(tmp_path, soffice):
+    model = _model(tmp_path, NEAR_IF)
+    exported = tmp_path / "main.xlsx"
+    model.export(exported)
+    where = cell_places(exported, model)
+    for engine, shown in _engines(exported, tmp_path).items():
+        assert [shown[where[n]] for n in ("over", "under", "same", "apart", "far")] == [0, 100, 1, 0, 1], engine
