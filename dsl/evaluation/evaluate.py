@@ -75,6 +75,10 @@ def compile_node(node: ir.Node) -> Fn:
         case ir.Var(name=name):
             return lambda env, var: var[name]
         case ir.Bin(op=op):
+            if op == "+" or op == "-":
+                terms = _terms(node)
+                if len(terms) > 2:
+                    return _compile_sum(terms)
             a, b = compile_node(node.left), compile_node(node.right)
             if op == "+":
                 return lambda env, var: a(env, var) + b(env, var)
@@ -169,6 +173,53 @@ def _not_available_value(cell, error: IfrError) -> NotAvailableValue:
 
 
 NOT_AVAILABLE_HINT = "the value is written `na`: give it a number to compute the cells that read it"
+
+
+def _terms(node: ir.Node) -> list[tuple[int, ir.Node]]:
+    """The signed terms of a sum (`a - (b + c)`: +a, -b, -c), in order."""
+    terms, stack = [], [(1, node)]
+    while stack:      # a long sum is a deep left-leaning tree: flattened without recursion
+        sign, n = stack.pop()
+        if type(n) is ir.Bin and (n.op == "+" or n.op == "-"):
+            stack.append((sign if n.op == "+" else -sign, n.right))
+            stack.append((sign, n.left))
+        elif type(n) is ir.Neg:
+            stack.append((-sign, n.operand))
+        else:
+            terms.append((sign, n))
+    return terms
+
+
+def _compile_sum(terms: list[tuple[int, ir.Node]]) -> Fn:
+    """A sum of three or more terms, correctly rounded (math.fsum) whatever the
+    order it is written in: `q - ((q + r) + r)` is `-2 r` to the last bit, as
+    the workbook's formula (whose like terms are added before Excel sees them)
+    computes it, not `-2 r` with the digits `q + r` rounded away.  Arrays are
+    summed with Neumaier's compensation, to within a bit or two."""
+    parts = [(compile_node(n), s > 0) for s, n in terms]
+
+    def run(env, var):
+        values = [f(env, var) if plus else -f(env, var) for f, plus in parts]
+        for v in values:
+            if type(v) is not float and is_array(v):
+                return _compensated_sum(values)
+        try:
+            return math.fsum(values)
+        except (ValueError, OverflowError):   # inf - inf, or an overflow on the way: the plain sum's answer
+            return sum(values[1:], values[0])
+    return run
+
+
+def _compensated_sum(values: list):
+    """Neumaier's sum of arrays (and numbers): the plain sum, plus what each addition rounded away."""
+    np = _np()
+    with np.errstate(all="ignore"):
+        total, lost = values[0], 0.0
+        for v in values[1:]:
+            step = total + v
+            lost = lost + np.where(np.abs(total) >= np.abs(v), (total - step) + v, (v - step) + total)
+            total = step
+        return np.where(np.isfinite(total), total + lost, total)
 
 
 def _not(x):
