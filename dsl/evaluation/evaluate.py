@@ -917,11 +917,13 @@ class Evaluator:
             reads = env
             if errors:
                 bad = next((d for d in self._error_deps(cid) if d in errors), None)
-                if bad is not None and self._takes_errors(cid):
-                    errors[cid] = self._depends(cid, bad, errors)
-                    env[cid] = math.nan
-                    continue
-                if bad is not None:   # the error reaches the cell only if it reads it (not in a branch it skips)
+                if bad is not None:
+                    taken = self._error_taken(cid, bad, errors)
+                    if taken is not None:
+                        errors[cid] = self._depends(cid, taken, errors)
+                        env[cid] = math.nan
+                        continue
+                    # the error reaches the cell only if it reads it (not in a branch it skips)
                     reads = guarded if guarded is not None else (guarded := _ErrorsUnreadable(env, errors))
             cell = graph.cells[cid]
             try:
@@ -943,11 +945,19 @@ class Evaluator:
             errors.pop(cid, None)
         return env, errors
 
-    def _takes_errors(self, cid: str) -> bool:
-        """Whether a cell has an error when any cell it needs has one, read or
-        not: a solve or a fit, which try values over their cells' formulas."""
+    def _error_taken(self, cid: str, bad: str, errors: dict) -> str | None:
+        """The cell with an error (``bad``, the first) whose error a cell has
+        whether it reads it or not, or None: a solve or a fit takes any (it
+        tries values over its cells' formulas); a formula, one whose error is
+        a mistake in the model's text (an unknown name, a unit mismatch: the
+        formula's own dimension is not known then either)."""
         cell = self.graph.cells[cid]
-        return cell.kind == "solve" or cell.fit is not None
+        if cell.kind == "solve" or cell.fit is not None:
+            return bad
+        mistakes = self.graph.cell_errors
+        if not mistakes:
+            return None
+        return next((d for d in self._error_deps(cid) if d in errors and (errors[d].cause or d) in mistakes), None)
 
     def _error_deps(self, cid: str) -> set[str]:
         """The cells whose error may be a cell's (a formula's, if it reads

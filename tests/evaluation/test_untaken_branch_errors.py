@@ -13,6 +13,7 @@ from workbooks import cell_places
 from ifr.cli import main
 from ifr.exporters.xlsx.layout import SCENARIOS_FIRST_COLUMN, TABLE_HEADER_ROW, scenario_layout, table_titles
 from ifr.lsp.analysis import analyse
+from ifr.model import analyse as analyse_file
 from ifr.queries.checks import run_checks
 from ifr.queries.explain import explain
 from ifr.readers.xlsx import coordinate
@@ -59,6 +60,18 @@ def test_the_branch_taken_still_carries_the_error_and_names_its_cause(tmp_path):
         assert failed.code == "depends-on-error"
         assert failed.message == DIVISION
         assert model.graph.cells[failed.cause].name == "bad"
+
+
+def test_a_mistake_in_the_text_reaches_every_cell_that_names_it(tmp_path):
+    # a unit mismatch or an unknown name leaves the formula's own dimension unknown: no value to show
+    path = tmp_path / "m.ifr"
+    path.write_text("c = 2\nwrong = 1 GB + 1 s\nunknown = nosuch * 2 GB\n"
+                    "y = if c > 3 then wrong else 5 GB\nz = if c > 3 then unknown else 5 GB\nw = y * 2\n",
+                    encoding="utf-8")
+    model = analyse_file(path).evaluate()   # (ifr.load refuses a file with mistakes)
+    assert model.error("y").message == "depends on `wrong`, which has an error (unit-mismatch)"
+    assert model.error("z").message == "depends on `unknown`, which has an error (unknown-name)"
+    assert model.error("w").message == "depends on `wrong`, which has an error (unit-mismatch)"
 
 
 def test_a_scenario_computes_the_branch_it_takes(tmp_path):
