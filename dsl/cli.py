@@ -751,7 +751,7 @@ def _search(model, args) -> int:
             sys.stdout.write("\n".join(t.csv_lines()) + "\n")
     else:
         cells = [[v if isinstance(v, str) else format_number(v) for v in row] for row in t.rows]
-        widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(heads)]
+        widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(heads)]   # (no rows: the headings')
         print("  ".join(h.rjust(w) for h, w in zip(heads, widths)))
         for r in cells:
             print("  ".join(v.rjust(w) for v, w in zip(r, widths)))

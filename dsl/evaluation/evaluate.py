@@ -789,12 +789,45 @@ class CellError:
         return self.error.message
 
 
+@dataclass
+class _ErrorRead(IfrError):
+    """A formula read a cell that has an error: the reading cell's error is then
+    "depends on" that cell's cause (Evaluator._depends words it, where it is caught)."""
+
+    cell: str = ""
+
+
+class _ErrorsUnreadable:
+    """A run's values as a formula that depends on a cell with an error reads
+    them: reading a cell with an error raises _ErrorRead, so that the error
+    reaches the formula only if it reads that value (`if c then bad else 5 GB`
+    with `c` false is 5 GB, as a spreadsheet's IF gives), not because its text
+    names the cell.  The plain dict stays the environment of every other
+    formula: a cell without an erroneous input reads it at the speed of a dict."""
+
+    __slots__ = ("values", "errors")
+
+    def __init__(self, values: Env, errors: dict):
+        self.values, self.errors = values, errors
+
+    def __getitem__(self, cid: str):
+        if cid in self.errors:
+            raise _ErrorRead("depends-on-error", f"reads `{cid}`, which has an error", None, cell=cid)
+        return self.values[cid]
+
+
+def _plain_values(env) -> Env:
+    """The dict of values beneath an environment a formula reads (a what-if copies it)."""
+    return env.values if type(env) is _ErrorsUnreadable else env
+
+
 class Evaluator:
     """Compiled closures for the cells of a graph, evaluated in order.
 
     A cell that cannot be computed holds a CellError (and NaN among the
-    values); the cells that depend on it hold one naming it; every other cell
-    is computed.
+    values); the cells that read it hold one naming it (a formula that names
+    it only in a branch it does not take is computed); every other cell is
+    computed.
     """
 
     def __init__(self, graph, solver=None, sampling=None):
@@ -869,7 +902,8 @@ class Evaluator:
             scenario = graph.scenarios.get(node.scenario)
             if scenario is None and search_named(graph.searches, node.scenario) is not None:   # one a search found
                 try:
-                    overrides = self.search_winner(node.scenario, env, self._errors_now[-1] if self._errors_now else {})
+                    overrides = self.search_winner(node.scenario, _plain_values(env),
+                                                   self._errors_now[-1] if self._errors_now else {})
                 except IfrError as e:
                     if e.code not in ("not-a-search", "unknown-row"):   # (else where it is read, not the search)
                         raise
@@ -885,7 +919,7 @@ class Evaluator:
             target, varied = node.column, overrides.keys() | self.under_cells
             if self.under is not None:   # a row of a model under a scenario: the scenario's formulas read the row
                 overrides = self.under(overrides)
-        out, errors = self._run(overrides, graph.relations.needed_for(varied, [target]), env,
+        out, errors = self._run(overrides, graph.relations.needed_for(varied, [target]), _plain_values(env),
                                 self._errors_now[-1] if self._errors_now else None)
         if target in errors:
             cause = errors[target].error
@@ -906,6 +940,7 @@ class Evaluator:
         graph, var = self.graph, {}
         uncertain = getattr(graph, "uncertain", ())
         static = graph.cell_errors
+        guarded = None   # the values with the errors' cells unreadable, made once a cell reads an error
         for cid in graph.order:
             if only is not None and cid not in only:
                 continue
@@ -927,20 +962,29 @@ class Evaluator:
                 errors[cid] = CellError(failed)
                 env[cid] = math.nan
                 continue
+            reads = env
             if errors:
                 bad = next((d for d in self._error_deps(cid) if d in errors), None)
                 if bad is not None:
-                    errors[cid] = self._depends(cid, bad, errors)
-                    env[cid] = math.nan
-                    continue
+                    taken = self._error_taken(cid, bad, errors)
+                    if taken is not None:
+                        errors[cid] = self._depends(cid, taken, errors)
+                        env[cid] = math.nan
+                        continue
+                    # the error reaches the cell only if it reads it (not in a branch it skips)
+                    reads = guarded if guarded is not None else (guarded := _ErrorsUnreadable(env, errors))
             cell = graph.cells[cid]
             try:
                 value = self.solver(cell, env) if cell.kind == "solve" or cell.fit is not None \
-                    else self._closure(cid, cell)(env, var)
+                    else self._closure(cid, cell)(reads, var)
                 if isinstance(value, float) and not math.isfinite(value):
                     raise _not_finite(cell, value)
                 if cid in uncertain and is_array(value):
                     _all_finite(cell, value)
+            except _ErrorRead as e:
+                errors[cid] = self._depends(cid, e.cell, errors)
+                env[cid] = math.nan
+                continue
             except IfrError as e:
                 errors[cid] = CellError(e)
                 env[cid] = _not_available_value(cell, e) if e.code == "not-available" else math.nan
@@ -949,8 +993,23 @@ class Evaluator:
             errors.pop(cid, None)
         return env, errors
 
+    def _error_taken(self, cid: str, bad: str, errors: dict) -> str | None:
+        """The cell with an error (``bad``, the first) whose error a cell has
+        whether it reads it or not, or None: a solve or a fit takes any (it
+        tries values over its cells' formulas); a formula, one whose error is
+        a mistake in the model's text (an unknown name, a unit mismatch: the
+        formula's own dimension is not known then either)."""
+        cell = self.graph.cells[cid]
+        if cell.kind == "solve" or cell.fit is not None:
+            return bad
+        mistakes = self.graph.cell_errors
+        if not mistakes:
+            return None
+        return next((d for d in self._error_deps(cid) if d in errors and (errors[d].cause or d) in mistakes), None)
+
     def _error_deps(self, cid: str) -> set[str]:
-        """The cells whose error is a cell's too: all it needs, but for a solve
+        """The cells whose error may be a cell's (a formula's, if it reads
+        one; a solve's or a fit's, always): all it needs, but for a solve
         not its unknown nor the cells between it and the equation, which it
         computes again for every value it tries (their current values, such as
         a division by zero at `link = 0`, are what it replaces)."""

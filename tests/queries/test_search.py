@@ -96,6 +96,16 @@ def test_no_feasible_configuration_names_the_condition_that_excluded_most(tmp_pa
     assert "`t < 1 us` excludes the most (10), then `batch > 8` (8)" in found.value.message
 
 
+def test_the_command_line_prints_the_headings_of_a_search_with_no_feasible_configuration(tmp_path, capsys):
+    path = tmp_path / "none.ifr"
+    path.write_text("batch = 1\nt = 1 ms * batch\nsearch s: vary batch over 1..10 where batch > 20 "
+                    "maximize batch\n", encoding="utf-8")
+    assert main(["search", str(path), "s"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out.split() == ["batch", "batch"]   # the varied cell and the goal, no row
+    assert "error[no-configuration]" in captured.err
+
+
 def test_a_value_range_and_the_command_line(tmp_path, capsys):
     path = tmp_path / "bw.ifr"
     path.write_text("bw = 1 GB/s\ncost = bw * 1 s / GB * 3 + 10\nt = 100 GB / bw\n"
