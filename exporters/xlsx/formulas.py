@@ -107,6 +107,14 @@ def tidy(expr):
     return expr.func(*args) if any(a is not b for a, b in zip(args, expr.args)) else expr
 
 
+def same_root(a, b):
+    """The condition that two roots are one, as ifr takes them (`roots.close`: to 1e-7)."""
+    sp = sympy_module()
+    if a == b or a - b == 0:
+        return sp.true
+    return relation(sp.Le, sp.Abs(a - b), sp.Float(1e-7) * sp.Max(sp.Abs(a), sp.Abs(b)))
+
+
 def relation(func, lhs, rhs):
     """`func(lhs, rhs)` kept as written, unless both sides are plain numbers: then
     its truth value (sympy's Piecewise cannot take an unevaluated comparison of two
@@ -366,10 +374,11 @@ class FormulaBuilder:
 
     def _every_condition(self, cid: str, solution, regions: bool = True):
         """A closed form that comes in branches (from a max, min or if), with every
-        branch's condition kept: the root where exactly one branch holds, and #N/A
-        where none does, where several do, where a branch free of the unknown makes
-        the equation hold over a whole stretch, or outside the bracket (where ifr has
-        no single root). None for a closed form without conditions."""
+        branch's condition kept: the root where the branches that hold agree on one
+        (to 1e-7, as ifr), and #N/A where none does, where they give several roots,
+        where a branch free of the unknown makes the equation hold over a whole
+        stretch, or outside the bracket (where ifr has no single root). None for a
+        closed form without conditions."""
         sp = sympy_module()
         cell = self.cells[cid]
         forms = self.model.solver.closed_forms(cell)
@@ -396,11 +405,18 @@ class FormulaBuilder:
                 apart = sp.Or(apart, sp.Not(room))
             holds = [sp.And(c, apart) for c in holds]
         if cell.bracket is not None:
-            holds = [sp.And(c, relation(sp.Ge, x, sp.Min(lo, hi)), relation(sp.Le, x, sp.Max(lo, hi)))
-                     for (x, _), c in zip(roots, holds)]
-        count = sp.Add(*[sp.Piecewise((1, c), (0, True)) for c in holds])
+            # with ifr's slack at the ends (a relative 1e-12): 0.3 / 3 is a rounding below 0.1
+            low, high = lo - sp.Float(1e-12) * sp.Abs(lo), hi + sp.Float(1e-12) * sp.Abs(hi)
+            holds = [sp.And(c, relation(sp.Ge, x, low), relation(sp.Le, x, high)) for (x, _), c in zip(roots, holds)]
+        # One root where the first branch that holds agrees with every other that holds, as ifr
+        # merges roots: at the kink of `max(k * y, y)` with k = 1 both branches hold, with one root.
+        # (A condition without a Piecewise: sympy rewrites a count of the branches that hold into
+        # one case per subset of them.)
+        one_root = sp.Or(*[sp.And(c, *[sp.Not(h) for h in holds[:i]],
+                                  *[sp.Or(sp.Not(h), same_root(x, y)) for (y, _), h in zip(roots[i + 1:], holds[i + 1:])])
+                           for i, ((x, _), c) in enumerate(zip(roots, holds))])
         pick = sp.Piecewise(*[(x, c) for (x, _), c in zip(roots, holds)], (not_available(), True))
-        return sp.Piecewise((pick, sp.Eq(count, 1)), (not_available(), True))
+        return sp.Piecewise((pick, one_root), (not_available(), True))
 
     def expression(self, node: ir.Node, ref, cid: str | None = None, inline_only: bool = True):
         """A base-SI sympy expression for an IR node; comprehensions unrolled
