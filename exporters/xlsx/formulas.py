@@ -107,6 +107,32 @@ def tidy(expr):
     return expr.func(*args) if any(a is not b for a, b in zip(args, expr.args)) else expr
 
 
+def value_at(expr, values: dict) -> float | None:
+    """A base-SI expression over cells' symbols at those cells' values (as a spreadsheet
+    would compute it): a float, nan where it is #N/A or undefined; None where a cell it
+    reads has no single number (samples, an error)."""
+    sp = sympy_module()
+    numbers = {}
+    for s in expr.free_symbols:
+        v = values.get(s.name)
+        if is_truth_value(v):
+            numbers[s] = sp.true if v else sp.false
+        elif isinstance(v, (int, float)) and math.isfinite(v):
+            numbers[s] = sp.Float(float(v))
+        else:
+            return None
+    try:
+        got = expr.xreplace(numbers)
+        return math.nan if got.has(sp.Function("NA")) else float(got)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return math.nan
+
+
+def same_number(a: float, b: float) -> bool:
+    """Whether a workbook's number is ifr's, to the 1e-9 the workbook's own checks allow."""
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b)) if math.isfinite(a) and math.isfinite(b) else False
+
+
 def same_root(a, b):
     """The condition that two roots are one, as ifr takes them (`roots.close`: to 1e-7)."""
     sp = sympy_module()
@@ -252,6 +278,7 @@ class FormulaBuilder:
         self._cell_cache: dict[tuple, object] = {}   # (cid, inline_only) or ("sympy", cid, inline_only)
         self._uncertain = model.graph.uncertain
         self._shaped_printable: dict[tuple, bool] = {}
+        self._branches: dict = {}          # solve -> its closed form in branches (base SI), as printed
 
     @cached_property
     def _truths(self) -> set[str]:
@@ -362,15 +389,43 @@ class FormulaBuilder:
             raise NotLive(f"solved by ifr ({how}); a value, not a formula: no closed form to recalculate. "
                           "Run ifr again after changing inputs.")
         sp = sympy_module()
-        try:
-            expr = self._every_condition(cid, solution) or from_tree(solution.tree)
+
+        def built(regions: bool):
+            branches = self._every_condition(cid, solution, regions)
+            if branches is None:
+                expr = from_tree(solution.tree)
+            else:
+                expr = self._branches[cid] = branches
+                self._remembered(("branches give the root", cid),
+                                 lambda: self.check_root(cid, self.model.values))
             # factor_terms pulls the unit factors the symbols bring out as one coefficient.
             return sp.factor_terms(expr.xreplace({s: ref(s.name) for s in expr.free_symbols}))
+        try:
+            return built(True)
         except (TypeError, ValueError):
             # a flat branch's region that sympy cannot compare (an end that turns zoo where a
             # coefficient is 0): the stretch is then looked for everywhere, as without a region
-            expr = self._every_condition(cid, solution, regions=False) or from_tree(solution.tree)
-            return sp.factor_terms(expr.xreplace({s: ref(s.name) for s in expr.free_symbols}))
+            return built(False)
+
+    def check_root(self, cid: str, values: dict, scenario: str = "") -> bool:
+        """True where solve `cid`'s closed form, if it comes in branches (`closed_form`
+        made it), gives ifr's root for `values` (the model's own, or a scenario's);
+        raises NotLive where it does not: ifr also sets aside a candidate whose sides do
+        not agree in floats or both vanish there (`x * f(x) = x * c` at 0), which no
+        condition of the closed form says, so the workbook would show #N/A for a root ifr has."""
+        branches = self._branches.get(cid)
+        value = values.get(cid)
+        if branches is None or not isinstance(value, float) or not math.isfinite(value):
+            return True
+        got = value_at(branches, values)
+        if got is None or same_number(got, value):
+            return True
+        shown = "#N/A" if math.isnan(got) else "another number"
+        raise NotLive(f"solved by ifr in closed form{f' for scenario {scenario}' if scenario else ''}; here the "
+                      f"workbook's tests of its candidate roots (their conditions, the bracket) would show {shown} "
+                      "where ifr keeps one: ifr also sets aside a candidate at which both sides vanish together or "
+                      "do not agree in floats, which no formula of the closed form says: a value, not a formula. "
+                      "Run ifr again after changing inputs.")
 
     def _every_condition(self, cid: str, solution, regions: bool = True):
         """A closed form that comes in branches (from a max, min or if), with every

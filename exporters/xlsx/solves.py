@@ -17,7 +17,10 @@ does the same with ordinary formulas:
   the two sides agree there (to 1e-9, as ifr requires), else #N/A.
 
 Several roots (ifr asks for a bracket) and none (no root) are #N/A, visibly
-not a number.
+not a number. Where, for the values ifr has, these rows would not give ifr's
+root (it sets aside a point where both sides vanish together, or takes a
+root whose sides agree only to float rounding), the cell is ifr's value with
+a note (`NotLive`) instead.
 """
 from __future__ import annotations
 
@@ -85,6 +88,10 @@ def ladder(builder, cid: str) -> SolveLadder:
     found = SolveLadder(f"__solve_{cid}", cid, cell.source, lhs, rhs, bracket,
                         builder.display_ref(cell.unknown), size)
     _cache(found, solver, cell, env)
+    why = unlike_ifr(found, env)
+    if why:
+        raise NotLive(f"solved by ifr numerically; {why}: a value, not a formula. Run ifr again after changing "
+                      "inputs.")
     return found
 
 
@@ -94,6 +101,27 @@ def recached(found: SolveLadder, model, values: dict) -> SolveLadder:
     copied = dataclasses.replace(found, cached_ladder=[], cached_root=float("nan"))
     _cache(copied, model.solver, model.graph.cells[found.cell], values)
     return copied
+
+
+def unlike_ifr(found: SolveLadder, values: dict) -> str:
+    """Why the helper rows would not show ifr's root for these values (its cell's
+    value in `values`), or "" where they would, or where ifr has no number."""
+    expected = values.get(found.cell)
+    if not isinstance(expected, float) or not math.isfinite(expected):
+        return ""
+    got = found.cached_root
+    if abs(got - expected) <= 1e-9 * max(abs(got), abs(expected)):
+        return ""
+    signs = found.cached_signs
+    roots = int(_crossings(signs).sum() + (signs == 0).sum())
+    if roots == 0:
+        return ("the workbook's scan of ifr's points finds no root (ifr's root makes both sides agree only to "
+                "float rounding, or lies between points where lhs − rhs keeps its sign)")
+    if roots > 1:
+        return (f"the workbook's scan of ifr's points finds {roots} roots where ifr keeps one (it sets aside a "
+                "point where both sides vanish together, and takes several points in a row where the sides agree "
+                "as one crossing)")
+    return "the workbook's narrowing of the scan ends where the two sides do not agree to 1e-9"
 
 
 def _crossings(signs: np.ndarray) -> np.ndarray:

@@ -132,7 +132,8 @@ class WorkbookWriter:
         self.formulas: dict[str, object] = {}                 # cid -> IrFormula, sympy expr or NotLive
         self.refs: dict[str, str] = dict(self.names)          # symbol -> Excel text
         self.table_cells: dict[tuple[str, int, str], str] = {}  # (table, row, shown cell) -> Excel reference
-        self.scenario_refs: dict[str, dict[str, str]] = {}      # scenario -> helper symbol -> its own rows' result
+        # scenario -> helper symbol -> its own rows' result (or the NotLive why it has none)
+        self.scenario_refs: dict[str, dict[str, str | NotLive]] = {}
         self.table_row_cells: dict[tuple[str, int, str], str] = {}  # (table, row, cell) -> its helper copy
         self.data_guards: dict[str, list[str]] = {}   # a fitted cell -> tests that its measured rows are unedited
 
