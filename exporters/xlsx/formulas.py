@@ -680,6 +680,18 @@ class FormulaBuilder:
         return (f"There {'; '.join(said)}: where an edited input takes a range past that (or to a value that is "
                 "not a whole number) this cell shows #N/A; run ifr export again with the new value to size the rows.")
 
+    def when_no_root(self, cid: str) -> str:
+        """For the note of a live solve that can show #N/A: when it does; "" for any other cell."""
+        if any(found.cell == cid for found in self.solves):
+            return ("Where an edited input leaves its scan no root, several, or the two sides apart at the end of "
+                    "the halving, it shows #N/A: ifr has no single root there either.")
+        branches = self._branches.get(cid)
+        if branches is not None and branches.has(not_available().func):
+            outside = ", or the root outside the bracket" if self.cells[cid].bracket is not None else ""
+            return (f"Where an edited input leaves no branch of its closed form holding, or branches that give "
+                    f"different roots{outside}, it shows #N/A: ifr has no single root there either.")
+        return ""
+
     def expanded(self, cid: str, binding: dict, affected: set, memo: dict):
         """A base-SI expression for `cid` with the bound cells replaced,
         expanded through every cell in `affected`; raises NotLive."""

@@ -375,8 +375,9 @@ class WorkbookWriter:
                 text = self.formula_text(found)
                 rows_note = (f"`{cell.source}` takes its rows from the hidden sheet Comprehensions (Format > "
                              "Sheet > Unhide to see them). " + self.builder.rows_limits(cid)).strip() \
-                    if "Comprehensions!" in text else None
-                return _ValueCell(value, self.styles("formula", number_format(value)), text, rows_note)
+                    if "Comprehensions!" in text else ""
+                said = " ".join(filter(None, (rows_note, self.builder.when_no_root(cid)))) or None
+                return _ValueCell(value, self.styles("formula", number_format(value)), text, said)
             except NotExcel as exc:
                 note = f"Excel cannot express this formula ({exc}); a value computed by ifr."
             except NotLive as exc:

@@ -183,9 +183,10 @@ def test_ifr_has_the_roots_worked_out_by_hand(exported):
 
 def test_a_fresh_workbook_shows_every_root(exported):
     model, places, written, engines = exported
-    for name in ROOTS:   # live formulas, not values computed by ifr
+    for name in ROOTS:   # live formulas, not values computed by ifr; a note says when one shows #N/A
         formula, note = written[name]
         assert str(formula).startswith("=") and (note is None or "a value" not in note.text), name
+        assert "NA()" not in formula or "it shows #N/A: ifr has no single root" in note.text, name
     for engine, (shown, _) in engines.items():
         for name, root in ROOTS.items():
             got = shown.get(places[name])
