@@ -51,7 +51,7 @@ class SolveLadder:
     lhs: object
     rhs: object
     bracket: tuple | None    # (lo, hi) expressions, or None: around the unknown's value
-    scale: object            # the unknown's value (for the scan without a bracket)
+    scale: object            # what the scan without a bracket is scaled by (`_scale`)
     points: int
     cached_grid: np.ndarray = None
     cached_sides: tuple = None                          # (lhs, rhs) at each point
@@ -85,14 +85,27 @@ def ladder(builder, cid: str) -> SolveLadder:
     solver = model.solver
     env = model.values
     size = BRACKET_POINTS if bracket is not None else 2 * GRID_POINTS + 1
-    found = SolveLadder(f"__solve_{cid}", cid, cell.source, lhs, rhs, bracket,
-                        builder.display_ref(cell.unknown), size)
+    found = SolveLadder(f"__solve_{cid}", cid, cell.source, lhs, rhs, bracket, _scale(builder, cell.unknown), size)
     _cache(found, solver, cell, env)
     why = unlike_ifr(found, env)
     if why:
         raise NotLive(f"solved by ifr numerically; {why}: a value, not a formula. Run ifr again after changing "
                       "inputs.")
     return found
+
+
+def _scale(builder, unknown: str):
+    """What the scan without a bracket is scaled by, as ifr takes it (`Solver.scale`):
+    the unknown's own formula over the other cells (an input's literal), so that a
+    scenario or an edit that sets the unknown itself does not move the scan; else
+    the unknown's cell."""
+    own = builder.model.solver.own_formula(unknown)
+    if own is not None:
+        try:
+            return builder.expression(own, builder.display_ref, unknown, inline_only=True)
+        except NotLive:
+            pass
+    return builder.display_ref(unknown)
 
 
 def recached(found: SolveLadder, model, values: dict) -> SolveLadder:

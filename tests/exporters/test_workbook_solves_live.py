@@ -47,26 +47,34 @@ at_the_end = solve y on 0.1 B/token..1 B/token: max(3 * y, y) = share   in B/tok
 lo    = 0.3
 shift = 3.3
 rounded_end = solve x on lo..1: exp(x) + x = exp(lo) + (lo + shift) - shift   # the sides agree at lo to 2e-16
-scenario other: tokens = 230e-3 tok/request, k = 2
+w    = 3                    # the unknown of open_root: its value as written scales the scan
+goal = 3.718281828459045    # e + 1
+open_root = solve w: exp(w) + w = goal
+scenario other: tokens = 230e-3 tok/request, k = 2, w = 1e-15
 table by_target: vary target over [1, 3.718281828459045] show on_a_point, kink
 """
 
 # Worked out by hand. exp(0) + 0 = 1; the else branch of piece_at_zero is 0 at 0 tokens and
 # the then branch never holds there (0 > 5 GB); max(k * y, y) = 6 B/token is max(y, y) at
 # k = 1 (both arguments, one root) and 2 y at k = 2.
-# share / 3 = 0.1 B/token, at the low end; (lo + shift) - shift is lo, so rounded_end's root is lo.
+# share / 3 = 0.1 B/token, at the low end; (lo + shift) - shift is lo, so rounded_end's root is lo;
+# exp(w) + w = e + 1 at w = 1.
 ROOTS = {"open_at_zero": 0.0, "on_a_point": 0.0, "low_end": 0.0, "high_end": 0.0, "piece_at_zero": 0.0,
-         "kink": 6.0, "kink_open": 6.0, "kink_comprehension": 6.0, "at_the_end": 0.1, "rounded_end": 0.3}
-# scenario `other`: tokens and k change; the root of the if does not
+         "kink": 6.0, "kink_open": 6.0, "kink_comprehension": 6.0, "at_the_end": 0.1, "rounded_end": 0.3,
+         "open_root": 1.0}
+# scenario `other`: tokens and k change, the root of the if does not; w = 1e-15, set by the
+# scenario, is what the solve replaces: ifr scans around w as written (3), where 1 lies, and so
+# must the workbook (around 1e-15 the scan reaches 1e-3)
 OTHER = dict(ROOTS, kink=3.0, kink_open=3.0)
 # table by_target: its rows' target, 1 and e + 1, put the root at 0 and 1; the kink stays
 TABLE = [(0.0, 6.0), (1.0, 6.0)]
 # after an edit: target = e + 1 moves the root of exp(x) + x = target to 1, outside -3..0;
 # k = 2 halves the kink's; the budget does not move piece_at_zero's; share = 0.6 B/token doubles
-# at_the_end's
-EDITS = {"target": E_PLUS_ONE, "k": 2, "budget": 7, "share": 0.6}
+# at_the_end's; w = 1e-15 (the unknown itself) moves neither open_root's root nor its scan
+EDITS = {"target": E_PLUS_ONE, "k": 2, "budget": 7, "share": 0.6, "w": 1e-15}
 EDITED = {"open_at_zero": 1.0, "on_a_point": 1.0, "low_end": 1.0, "high_end": None, "piece_at_zero": 0.0,
-          "kink": 3.0, "kink_open": 3.0, "kink_comprehension": 6.0, "at_the_end": 0.2, "rounded_end": 0.3}
+          "kink": 3.0, "kink_open": 3.0, "kink_comprehension": 6.0, "at_the_end": 0.2, "rounded_end": 0.3,
+          "open_root": 1.0}
 EDITED_TABLE = [(0.0, 3.0), (1.0, 3.0)]
 
 # `x * (exp(x) + x) = x * c` at x = 0: both sides vanish together (the common factor x), a
@@ -173,7 +181,7 @@ def test_ifr_has_the_roots_worked_out_by_hand(exported):
     other = model.scenario("other")
     for name, root in OTHER.items():
         assert other[name].magnitude == pytest.approx(root, abs=1e-12), name
-    variant = model.with_inputs(target=str(E_PLUS_ONE), k="2", budget="7 GB", share="0.6 B/token")
+    variant = model.with_inputs(target=str(E_PLUS_ONE), k="2", budget="7 GB", share="0.6 B/token", w="1e-15")
     for name, root in EDITED.items():
         if root is None:
             assert model.cell_id(name) in variant.errors, name
