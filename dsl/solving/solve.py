@@ -415,14 +415,22 @@ class Solver:
     def _own_value(self, cid: str, env):
         """A cell's value from its formula and ``env``'s other cells (a distribution's
         samples, or a formula that fails, give the value ``env`` holds)."""
-        c = self.graph.cells[cid]
-        if c.kind == "solve" or c.expr is None or cid in self.graph.cell_errors or \
-                any(isinstance(n, (ir.Dist, ir.ScenarioValue, ir.TableRow)) for n in ir.walk(c.expr)):
+        if self.own_formula(cid) is None:
             return env.get(cid)
         try:
             return self._compile(cid)(env, {})
         except IfrError:
             return env.get(cid)
+
+    def own_formula(self, cid: str) -> ir.Node | None:
+        """The formula a cell's own value comes from where the scan takes its scale
+        (`scale`): an input's literal, a formula cell's expression; None where the
+        scan takes the value the cell holds (a solve, a distribution, a what-if)."""
+        c = self.graph.cells[cid]
+        if c.kind == "solve" or c.expr is None or cid in self.graph.cell_errors or \
+                any(isinstance(n, (ir.Dist, ir.ScenarioValue, ir.TableRow)) for n in ir.walk(c.expr)):
+            return None
+        return c.expr
 
     # --- brackets and display
     def _bracket(self, cell, env):

@@ -108,6 +108,40 @@ def tidy(expr):
     return expr.func(*args) if any(a is not b for a, b in zip(args, expr.args)) else expr
 
 
+def value_at(expr, values: dict) -> float | None:
+    """A base-SI expression over cells' symbols at those cells' values (as a spreadsheet
+    would compute it): a float, nan where it is #N/A or undefined; None where a cell it
+    reads has no single number (samples, an error)."""
+    sp = sympy_module()
+    numbers = {}
+    for s in expr.free_symbols:
+        v = values.get(s.name)
+        if is_truth_value(v):
+            numbers[s] = sp.true if v else sp.false
+        elif isinstance(v, (int, float)) and math.isfinite(v):
+            numbers[s] = sp.Float(float(v))
+        else:
+            return None
+    try:
+        got = expr.xreplace(numbers)
+        return math.nan if got.has(sp.Function("NA")) else float(got)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return math.nan
+
+
+def same_number(a: float, b: float) -> bool:
+    """Whether a workbook's number is ifr's, to the 1e-9 the workbook's own checks allow."""
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b)) if math.isfinite(a) and math.isfinite(b) else False
+
+
+def same_root(a, b):
+    """The condition that two roots are one, as ifr takes them (`roots.close`: to 1e-7)."""
+    sp = sympy_module()
+    if a == b or a - b == 0:
+        return sp.true
+    return relation(sp.Le, sp.Abs(a - b), sp.Float(1e-7) * sp.Max(sp.Abs(a), sp.Abs(b)))
+
+
 def relation(func, lhs, rhs):
     """`func(lhs, rhs)` kept as written, unless both sides are plain numbers: then
     its truth value (sympy's Piecewise cannot take an unevaluated comparison of two
@@ -252,6 +286,7 @@ class FormulaBuilder:
         self._cell_cache: dict[tuple, object] = {}   # (cid, inline_only) or ("sympy", cid, inline_only)
         self._uncertain = model.graph.uncertain
         self._shaped_printable: dict[tuple, bool] = {}
+        self._branches: dict = {}          # solve -> its closed form in branches (base SI), as printed
 
     @cached_property
     def _truths(self) -> set[str]:
@@ -362,22 +397,51 @@ class FormulaBuilder:
             raise NotLive(f"solved by ifr ({how}); a value, not a formula: no closed form to recalculate. "
                           "Run ifr again after changing inputs.")
         sp = sympy_module()
-        try:
-            expr = self._every_condition(cid, solution) or from_tree(solution.tree)
+
+        def built(regions: bool):
+            branches = self._every_condition(cid, solution, regions)
+            if branches is None:
+                expr = from_tree(solution.tree)
+            else:
+                expr = self._branches[cid] = branches
+                self._remembered(("branches give the root", cid),
+                                 lambda: self.check_root(cid, self.model.values))
             # factor_terms pulls the unit factors the symbols bring out as one coefficient.
             return sp.factor_terms(expr.xreplace({s: ref(s.name) for s in expr.free_symbols}))
+        try:
+            return built(True)
         except (TypeError, ValueError):
             # a flat branch's region that sympy cannot compare (an end that turns zoo where a
             # coefficient is 0): the stretch is then looked for everywhere, as without a region
-            expr = self._every_condition(cid, solution, regions=False) or from_tree(solution.tree)
-            return sp.factor_terms(expr.xreplace({s: ref(s.name) for s in expr.free_symbols}))
+            return built(False)
+
+    def check_root(self, cid: str, values: dict, scenario: str = "") -> bool:
+        """True where solve `cid`'s closed form, if it comes in branches (`closed_form`
+        made it), gives ifr's root for `values` (the model's own, or a scenario's);
+        raises NotLive where it does not: ifr also sets aside a candidate whose sides do
+        not agree in floats or both vanish there (`x * f(x) = x * c` at 0), which no
+        condition of the closed form says, so the workbook would show #N/A for a root ifr has."""
+        branches = self._branches.get(cid)
+        value = values.get(cid)
+        if branches is None or not isinstance(value, float) or not math.isfinite(value):
+            return True
+        got = value_at(branches, values)
+        if got is None or same_number(got, value):
+            return True
+        shown = "#N/A" if math.isnan(got) else "another number"
+        raise NotLive(f"solved by ifr in closed form{f' for scenario {scenario}' if scenario else ''}; here the "
+                      f"workbook's tests of its candidate roots (their conditions, the bracket) would show {shown} "
+                      "where ifr keeps one: ifr also sets aside a candidate at which both sides vanish together or "
+                      "do not agree in floats, which no formula of the closed form says: a value, not a formula. "
+                      "Run ifr again after changing inputs.")
 
     def _every_condition(self, cid: str, solution, regions: bool = True):
         """A closed form that comes in branches (from a max, min or if), with every
-        branch's condition kept: the root where exactly one branch holds, and #N/A
-        where none does, where several do, where a branch free of the unknown makes
-        the equation hold over a whole stretch, or outside the bracket (where ifr has
-        no single root). None for a closed form without conditions."""
+        branch's condition kept: the root where the branches that hold agree on one
+        (to 1e-7, as ifr), and #N/A where none does, where they give several roots,
+        where a branch free of the unknown makes the equation hold over a whole
+        stretch, or outside the bracket (where ifr has no single root). None for a
+        closed form without conditions."""
         sp = sympy_module()
         cell = self.cells[cid]
         forms = self.model.solver.closed_forms(cell)
@@ -404,11 +468,18 @@ class FormulaBuilder:
                 apart = sp.Or(apart, sp.Not(room))
             holds = [sp.And(c, apart) for c in holds]
         if cell.bracket is not None:
-            holds = [sp.And(c, relation(sp.Ge, x, sp.Min(lo, hi)), relation(sp.Le, x, sp.Max(lo, hi)))
-                     for (x, _), c in zip(roots, holds)]
-        count = sp.Add(*[sp.Piecewise((1, c), (0, True)) for c in holds])
+            # with ifr's slack at the ends (a relative 1e-12): 0.3 / 3 is a rounding below 0.1
+            low, high = lo - sp.Float(1e-12) * sp.Abs(lo), hi + sp.Float(1e-12) * sp.Abs(hi)
+            holds = [sp.And(c, relation(sp.Ge, x, low), relation(sp.Le, x, high)) for (x, _), c in zip(roots, holds)]
+        # One root where the first branch that holds agrees with every other that holds, as ifr
+        # merges roots: at the kink of `max(k * y, y)` with k = 1 both branches hold, with one root.
+        # (A condition without a Piecewise: sympy rewrites a count of the branches that hold into
+        # one case per subset of them.)
+        one_root = sp.Or(*[sp.And(c, *[sp.Not(h) for h in holds[:i]],
+                                  *[sp.Or(sp.Not(h), same_root(x, y)) for (y, _), h in zip(roots[i + 1:], holds[i + 1:])])
+                           for i, ((x, _), c) in enumerate(zip(roots, holds))])
         pick = sp.Piecewise(*[(x, c) for (x, _), c in zip(roots, holds)], (not_available(), True))
-        return sp.Piecewise((pick, sp.Eq(count, 1)), (not_available(), True))
+        return sp.Piecewise((pick, one_root), (not_available(), True))
 
     def expression(self, node: ir.Node, ref, cid: str | None = None, inline_only: bool = True):
         """A base-SI sympy expression for an IR node; comprehensions unrolled
@@ -616,6 +687,18 @@ class FormulaBuilder:
             return ""
         return (f"There {'; '.join(said)}: where an edited input takes a range past that (or to a value that is "
                 "not a whole number) this cell shows #N/A; run ifr export again with the new value to size the rows.")
+
+    def when_no_root(self, cid: str) -> str:
+        """For the note of a live solve that can show #N/A: when it does; "" for any other cell."""
+        if any(found.cell == cid for found in self.solves):
+            return ("Where an edited input leaves its scan no root, several, or the two sides apart at the end of "
+                    "the halving, it shows #N/A: ifr has no single root there either.")
+        branches = self._branches.get(cid)
+        if branches is not None and branches.has(not_available().func):
+            outside = ", or the root outside the bracket" if self.cells[cid].bracket is not None else ""
+            return (f"Where an edited input leaves no branch of its closed form holding, or branches that give "
+                    f"different roots{outside}, it shows #N/A: ifr has no single root there either.")
+        return ""
 
     def expanded(self, cid: str, binding: dict, affected: set, memo: dict):
         """A base-SI expression for `cid` with the bound cells replaced,

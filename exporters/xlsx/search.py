@@ -194,5 +194,5 @@ def search_column(sheet: Sheet, col: int, name: str, position: dict[str, int]) -
             write_formula(sheet.sheet, r, col, f"={sheet.w.names[cid]}", sheet.st("formula", number_format(value)),
                           value)
         else:
-            sheet.live(r, col, lambda c=cid: sheet.scenario_formula(c, {}), refs, value,
+            sheet.live(r, col, lambda c=cid: sheet.scenario_formula(c, {}, name), refs, value,
                        sources=[cid, *overrides])

@@ -25,7 +25,7 @@ from ifr.exporters.xlsx.layout import (
 from ifr.exporters.xlsx.live import NotLive
 from ifr.exporters.xlsx.search import search_column, searched_scenarios
 from ifr.exporters.xlsx.sheet import Sheet, merged_text, setup_print, sheet_reference, write_formula, write_number
-from ifr.exporters.xlsx.solves import recached
+from ifr.exporters.xlsx.solves import recached, unlike_ifr
 from ifr.exporters.xlsx.style import column_format, input_format, number_format, text_width
 from ifr.semantics import ir
 
@@ -107,7 +107,7 @@ class ScenariosSheet(Sheet):
         refs = dict(self.w.refs)
         refs.update({cid: f"{letter}{r + 1}" for cid, r in position.items()})
         context = self.w.scenario_refs.get(name, {})
-        refs.update(context)
+        refs.update({key: text for key, text in context.items() if isinstance(text, str)})
         builder = self.w.builder
         for cid, r in position.items():
             value = in_unit(result, cid, model.units[cid])
@@ -122,20 +122,27 @@ class ScenariosSheet(Sheet):
                 write_formula(self.sheet, r, col, f"={self.w.names[cid]}", self.st("formula", number_format(value)),
                               value)
             else:
-                self.live(r, col, lambda c=cid: self.scenario_formula(c, context), refs, value,
+                self.live(r, col, lambda c=cid: self.scenario_formula(c, context, name), refs, value,
                           sources=[cid, *overrides, *(ref for node in overrides.values() for ref in ir.refs(node))])
 
-    def scenario_formula(self, cid: str, context: dict):
-        """A cell's formula in a scenario's column: inline, or the Model sheet's
-        formula reading the scenario's own helper rows."""
+    def scenario_formula(self, cid: str, context: dict, name: str):
+        """A cell's formula in a scenario's (or a search's) column: inline, or the
+        Model sheet's formula reading the scenario's own helper rows; raises NotLive
+        where it would not show the scenario's value of a solve (`check_root`)."""
         builder = self.w.builder
         try:
-            return builder.cell(cid, inline_only=True)
+            found = builder.cell(cid, inline_only=True)
         except NotLive:
-            expr = builder.cell(cid)
-            if any(s.name.startswith("__") and s.name not in context for s in expr.free_symbols):
-                raise
-            return expr
+            found = builder.cell(cid)
+            for s in found.free_symbols:
+                rows = context.get(s.name) if s.name.startswith("__") else ""
+                if isinstance(rows, NotLive):   # rows the scenario could not have (`place`)
+                    raise rows from None
+                if rows is None:
+                    raise
+        if self.w.model.graph.cells[cid].kind == "solve":
+            builder.check_root(cid, self.w.model.scenario(name).values, name)
+        return found
 
 
 # --- comprehension helper rows ------------------------------------------------------
@@ -191,6 +198,11 @@ class ComprehensionsSheet(Sheet):
                 if ladder.cell not in affected:
                     continue
                 copied = recached(ladder, self.w.model, values)
+                why = unlike_ifr(copied, values)
+                if why:    # the scenario's cell is ifr's value, with this note (`scenario_formula`)
+                    context[ladder.key] = NotLive(f"solved by ifr numerically for scenario {name}; {why}: a value, "
+                                                  "not a formula. Run ifr again after changing inputs.")
+                    continue
                 rows = LadderRows(self, copied, row, refs, f" (scenario {name})")
                 context[ladder.key] = rows.result_text()
                 self.ladders.append(rows)
@@ -231,6 +243,9 @@ class ComprehensionsSheet(Sheet):
                         refs[keyed[cid].key], row = self._place_for(keyed[cid], row_model, row, refs, label)
                     if cid in ladders:
                         copied = recached(ladders[cid], model, row_model.values)
+                        if unlike_ifr(copied, row_model.values):
+                            refs[copied.key] = self._guarded_root(copied, row_model.values)
+                            continue
                         rows = LadderRows(self, copied, row, refs, label)
                         refs[copied.key] = rows.result_text()
                         self.ladders.append(rows)
@@ -266,6 +281,13 @@ class ComprehensionsSheet(Sheet):
         if not math.isfinite(value):
             return "NA()"
         guard = self.w.stale_guard([block.cell], value) if block.cell else None
+        return f"({guard[1:]})" if guard is not None else repr(value)
+
+    def _guarded_root(self, found, values: dict) -> str:
+        """ifr's root of a numeric solve for other values (base SI, as its helper rows'
+        result would be), as Excel text that turns #N/A once an input it reads is edited."""
+        value = float(values[found.cell])
+        guard = self.w.stale_guard([found.cell], value)
         return f"({guard[1:]})" if guard is not None else repr(value)
 
     def _scenario_contexts(self) -> dict:

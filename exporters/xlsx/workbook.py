@@ -132,7 +132,8 @@ class WorkbookWriter:
         self.formulas: dict[str, object] = {}                 # cid -> IrFormula, sympy expr or NotLive
         self.refs: dict[str, str] = dict(self.names)          # symbol -> Excel text
         self.table_cells: dict[tuple[str, int, str], str] = {}  # (table, row, shown cell) -> Excel reference
-        self.scenario_refs: dict[str, dict[str, str]] = {}      # scenario -> helper symbol -> its own rows' result
+        # scenario -> helper symbol -> its own rows' result (or the NotLive why it has none)
+        self.scenario_refs: dict[str, dict[str, str | NotLive]] = {}
         self.table_row_cells: dict[tuple[str, int, str], str] = {}  # (table, row, cell) -> its helper copy
         self.data_guards: dict[str, list[str]] = {}   # a fitted cell -> tests that its measured rows are unedited
 
@@ -374,8 +375,9 @@ class WorkbookWriter:
                 text = self.formula_text(found)
                 rows_note = (f"`{cell.source}` takes its rows from the hidden sheet Comprehensions (Format > "
                              "Sheet > Unhide to see them). " + self.builder.rows_limits(cid)).strip() \
-                    if "Comprehensions!" in text else None
-                return _ValueCell(value, self.styles("formula", number_format(value)), text, rows_note)
+                    if "Comprehensions!" in text else ""
+                said = " ".join(filter(None, (rows_note, self.builder.when_no_root(cid)))) or None
+                return _ValueCell(value, self.styles("formula", number_format(value)), text, said)
             except NotExcel as exc:
                 note = f"Excel cannot express this formula ({exc}); a value computed by ifr."
             except NotLive as exc:
