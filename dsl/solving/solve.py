@@ -406,6 +406,10 @@ class Solver:
         solve replaces, so the search does not depend on it), else 1."""
         if cell.bracket is not None:
             lo, hi = self._bracket(cell, env)
+            if is_array(lo):   # a table's rows, each its own bracket
+                import numpy as np
+                size = np.maximum(np.abs(lo), np.abs(hi))
+                return np.where(size > 0, size, 1.0)
             return max(abs(lo), abs(hi)) or 1.0
         x0 = self._own_value(cell.unknown, env)
         if isinstance(x0, (int, float)) and x0 != 0 and math.isfinite(x0):
@@ -434,8 +438,13 @@ class Solver:
 
     # --- brackets and display
     def _bracket(self, cell, env):
+        """The bracket's ends, lower first: floats, or arrays where a table varies an end."""
         lo = compile_node(cell.bracket[0])(env, {})
         hi = compile_node(cell.bracket[1])(env, {})
+        if is_array(lo) or is_array(hi):
+            import numpy as np
+            lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+            return np.minimum(lo, hi), np.maximum(lo, hi)
         return (float(lo), float(hi)) if lo <= hi else (float(hi), float(lo))
 
     def _in_bracket(self, cell, env, x) -> bool:

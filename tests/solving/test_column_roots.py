@@ -154,3 +154,27 @@ def test_a_run_without_arrays_solves_without_numpy(tmp_path):
     assert with_numpy.stdout.split() == [value, "True"], with_numpy.stderr
     y = float(value)
     assert y * math.exp(y / 3) + y ** 3 / 9 == pytest.approx(2, rel=1e-13)
+
+
+# A table that varies a bracket's end: each row searches its own bracket (the
+# solve read the bracket as one number and exited 3 on the rows' column).
+VARIED_BRACKET = """
+    lo = 0.5
+    k = 3
+    x = 1
+    r = solve x on lo..2: x * x = k
+    s = solve x on lo..2: x * exp(x / 4) = k
+    table t: vary lo over [0.5, 1, 1.8] show r, s
+"""
+
+
+def test_a_table_varying_a_brackets_end_searches_each_rows_bracket(tmp_path):
+    m = model(tmp_path, VARIED_BRACKET)
+    rows = m.table("t").rows
+    # by hand: x^2 = 3 at sqrt(3) = 1.732 in 0.5..2 and 1..2; 1.8..2 has no root (1.8^2 = 3.24 > 3)
+    assert [row[1] for row in rows[:2]] == pytest.approx([math.sqrt(3)] * 2, rel=1e-12)
+    assert isinstance(rows[2][1], str) or not math.isfinite(rows[2][1])
+    # x exp(x / 4) = 3 between 1.87 (2.9996) and 1.9 (3.055), inside every row's bracket
+    root = [row[2] for row in rows]
+    assert root == pytest.approx([root[0]] * 3, rel=1e-12) and 1.87 < root[0] < 1.9
+    assert abs(root[0] * math.exp(root[0] / 4) - 3) < 1e-12
