@@ -46,3 +46,23 @@ def test_the_best_configuration_is_in_the_workbook_and_goes_stale(tmp_path: Path
     again = read_values(recalculate(changed, tmp_path / "again"))
     rows = [r for r in range(5, 20) if again.get(("Searches", f"A{r}")) == "tok_per_card"]
     assert again[("Searches", f"C{rows[0]}")] == "#N/A"
+
+
+def test_a_search_no_configuration_meets_says_so_in_the_workbook(tmp_path: Path):
+    # t = 2 ms * batch / tp is at least 2 ms * 1 / 4 = 0.5 ms, so `t <= 0.1 ms` excludes all 12
+    # configurations: the Searches sheet and the front's sheet say why, and the cells that read
+    # them are the workbook's #N/A, as ifr run's errors.
+    path = tmp_path / "plan.ifr"
+    path.write_text("batch = 8\ntp = 1\nt = 2 ms * batch / tp\nrate = batch / t   in 1/s\n"
+                    "search best: vary tp over [1, 2, 4], batch over 1..4 where t <= 0.1 ms maximize rate\n"
+                    "pareto front: vary tp over [1, 2, 4] where t <= 0.1 ms maximize rate, minimize t\n"
+                    "chosen = best.batch\n", encoding="utf-8")
+    model = ifr.load(path)
+    exported = tmp_path / "plan.xlsx"
+    model.export(exported)
+    book = load_workbook(exported)
+    texts = [c.value for row in book["Searches"].iter_rows() for c in row if isinstance(c.value, str)]
+    assert any(t.startswith("search best: search `best`: no configuration of 12 meets its conditions")
+               for t in texts)
+    assert book["front front"]["A1"].value.startswith("pareto front: search `front`: no configuration of 3 ")
+    book.close()
