@@ -27,6 +27,7 @@ from ifr.exporters.xlsx.live import NotLive, symbol
 from ifr.exporters.xlsx.stretch import region_has_room
 from ifr.semantics import ir
 from ifr.semantics.dimensions import dim_of
+from ifr.semantics.units import in_force
 from ifr.solving.symbolic import NotSymbolic, from_tree, number, sympy_module, to_sympy
 
 # Above this many nodes an unrolled comprehension goes to helper rows instead.
@@ -73,9 +74,17 @@ def not_available():
     return sympy_module().Function("NA")()
 
 
-@cache
 def unit_size(unit_text: str):
-    """The exact base-SI size of one display unit, as a sympy number."""
+    """The exact base-SI size of one display unit, as a sympy number.  A declared unit's
+    (`node`) is the model's own, never remembered across models."""
+    declared = in_force()
+    if declared is not None and declared.mentions(unit_text):
+        return number(factor(unit_text))
+    return _unit_size(unit_text)
+
+
+@cache
+def _unit_size(unit_text: str):
     return number(factor(unit_text)) if unit_text else sympy_module().Integer(1)
 
 
