@@ -257,6 +257,7 @@ class FormulaBuilder:
         self.model = model
         self.cells = model.graph.cells
         self.helpers: list[HelperBlock] = []
+        self._block_numbers = itertools.count()   # a key each, also for the blocks of one formula
         self.solves: list = []           # xlsx_solves.SolveLadder, one per numeric solve
         self._cell_cache: dict[tuple, object] = {}   # (cid, inline_only) or ("sympy", cid, inline_only)
         self._uncertain = model.graph.uncertain
@@ -508,7 +509,7 @@ class FormulaBuilder:
             unit = "" if node.func == "first" else auto_unit(dim_of(node.body, self.model.dims),
                                                              _typical(node, self.model.values))
         size = unit_size(unit)
-        block = HelperBlock(f"__comprehension_{len(self.helpers)}_{cid}", cid or "", node.func,
+        block = HelperBlock(f"__comprehension_{next(self._block_numbers)}_{cid}", cid or "", node.func,
                             node.text, node.var, unit)
 
         def row_exprs(n, body=node.body, cond=node.cond, reference=ref):
