@@ -125,6 +125,12 @@ def recalculate_with(engine: str, books: list[Book], folder: Path) -> None:
 
 def compare(book: Book, engine: str) -> Report:
     """Every value cell of the Model and Library sheets against ifr's read-back."""
+    from ifr.semantics.units import declaring
+    with declaring(book.model.graph.declared_units):   # `node` and `USD` are the model's own
+        return _compare(book, engine)
+
+
+def _compare(book: Book, engine: str) -> Report:
     model, variant = book.model, book.variant
     report = Report(engine, book.path.stem)
     names = cell_names(model)
@@ -147,6 +153,7 @@ def compare(book: Book, engine: str) -> Report:
     formulas.close()
     compare_scenarios(book, report, shown)
     compare_tables(book, report, shown)
+    compare_searches(book, report, shown)
     return report
 
 
@@ -181,21 +188,79 @@ def compare_tables(book: Book, report: Report, shown: dict) -> None:
 def compare_scenarios(book: Book, report: Report, shown: dict) -> None:
     """The Scenarios sheet's columns against each scenario of the read-back model."""
     from ifr.exporters.xlsx.layout import SCENARIOS_FIRST_COLUMN, scenario_layout
+    from ifr.exporters.xlsx.search import searched_scenarios
     from ifr.readers.xlsx import coordinate
     model, variant = book.model, book.variant
-    if not model.graph.scenarios:
+    names = list(model.graph.scenarios) + searched_scenarios(model)   # a search's best is a column too
+    if not names:
         return
     _, position = scenario_layout(model)
-    for k, name in enumerate(model.graph.scenarios):
+    for k, name in enumerate(names):
         try:
             result = variant.scenario(name)
         except ifr.IfrError:
             result = None
+        # a search the edits leave without a configuration: what its varied cells reach has no
+        # value (the column's guarded winners show #N/A), every other cell is the base one
+        reached = _reached(model, model.graph.searches[name]) if result is None and name in model.graph.searches \
+            else None
         for cid, row in position.items():
             ref = coordinate(row + 1, SCENARIOS_FIRST_COLUMN + k + 1)
-            expected = math.nan if result is None or cid in result.errors else in_unit(result, cid, model.units[cid])
+            if reached is not None:
+                expected = math.nan if cid in reached or cid in variant.errors else \
+                    in_unit(variant, cid, model.units[cid])
+            else:
+                expected = math.nan if result is None or cid in result.errors else \
+                    in_unit(result, cid, model.units[cid])
             judge(report, f"Scenarios!{ref} {name}.{model.graph.cells[cid].name}", shown.get(("Scenarios", ref)),
                   expected)
+
+
+def _reached(model, search) -> set:
+    """The cells a search's varied cells (a varied record's fields) change."""
+    varied = set()
+    for axis in search.axes:
+        varied |= set(model.graph.records[axis.var].fields.values()) if axis.var_is_record else {axis.var}
+    return set().union(*(model.affected(cid) for cid in varied))
+
+
+def compare_searches(book: Book, report: Report, shown: dict) -> None:
+    """The Searches sheet's best configurations and each Pareto front's sheet against the
+    read-back model's searches (values ifr wrote, shown until an input they read is edited)."""
+    from ifr.readers.xlsx import coordinate
+    model, variant = book.model, book.variant
+    for name, search in model.graph.searches.items():
+        written, table = _search_table(model, name), _search_table(variant, name)
+        if written is None:
+            continue
+        if search.pareto:
+            title = next((sheet for (sheet, ref), v in shown.items() if ref == "A1" and isinstance(v, str)
+                          and v.startswith(f"pareto {name}: the ")), None)
+            places = [((title, coordinate(4 + i, j + 1)), j, i) for j in range(len(written.columns))
+                      for i in range(len(written.data[j]))]
+        else:
+            heading = next((int(ref[1:]) for (sheet, ref), v in shown.items() if sheet == "Searches" and
+                            ref[:1] == "A" and isinstance(v, str) and v.startswith(f"search {name}: the best")), None)
+            title = heading and "Searches"
+            places = [(("Searches", f"C{(heading or 0) + 1 + k}"), k, 0) for k in range(len(written.columns))]
+        if title is None:
+            continue
+        for place, j, i in places:   # where the export wrote a value: the read-back's, if it has one there
+            if isinstance(written.data[j][i], str):
+                continue
+            expected = table.data[j][i] if table is not None and i < len(table.data[j]) else math.nan
+            judge(report, f"{place[0]}!{place[1]} {name}[{i + 1}].{written.columns[j]}", shown.get(place),
+                  math.nan if isinstance(expected, str) else expected)
+
+
+def _search_table(model, name: str):
+    """A search's best row (a Pareto front's rows) as the workbook writes them, or None."""
+    from ifr.queries.search_report import search_report
+    try:
+        table, outcome = search_report(model, name, 1)
+    except ifr.IfrError:
+        return None
+    return table if outcome.top else None
 
 
 def judge(report: Report, where: str, got, expected) -> None:

@@ -9,7 +9,10 @@ form and numeric, bracketed and open, through `max`/`min`/`if`), one- and
 two-way tables over values and records whose rows are read in formulas,
 scenarios whose values are formulas and are read in formulas, statistics,
 checks of every kind, sections and descriptions, long runs of one line shape,
-and cells written in any order.
+and cells written in any order.  Units of the model's own, named lists
+(`modelgen_lists`) and searches with the cells that read them
+(`modelgen_plans`) are drawn last, from a stream of their own, so a seed's
+other lines are those it had before they were written.
 
 Every choice is drawn from a `Source`, so the same generator serves
 hypothesis (`models()`: its draws shrink to small repros) and a seeded soak
@@ -27,7 +30,9 @@ from dataclasses import dataclass, field
 
 # Dimensions are exponent vectors over these bases; each base has the
 # spellings a writer would use for it.
-BASES = ("B", "s", "token", "request", "GPU", "FLOP")
+# Money and replicas are units a model declares (`dimension money`, `unit USD: money`,
+# `unit replica`): only a model that declares them has cells of those dimensions.
+BASES = ("B", "s", "token", "request", "GPU", "FLOP", "money", "replica")
 SPELLINGS = {
     "B": ("B", "KiB", "MB", "GB", "GiB", "Gbit", "TB"),
     "s": ("s", "ms", "us", "µs", "min", "hour"),
@@ -35,14 +40,23 @@ SPELLINGS = {
     "request": ("request", "req"),
     "GPU": ("GPU",),
     "FLOP": ("FLOP", "TFLOP", "GFLOP"),
+    "money": ("USD", "kUSD"),
+    "replica": ("replica",),
 }
-NONE = (0,) * len(BASES)
+
+
+def dim(*exponents: int) -> tuple:
+    """A dimension from the exponents of the first bases (the others 0)."""
+    return tuple(exponents) + (0,) * (len(BASES) - len(exponents))
+
+
+NONE = dim()
 # Dimensions a capacity plan has: sizes, times, rates, per-token sizes, ...
-COMMON = (
-    NONE, (1, 0, 0, 0, 0, 0), (0, 1, 0, 0, 0, 0), (1, -1, 0, 0, 0, 0), (0, 0, 1, 0, 0, 0),
-    (1, 0, -1, 0, 0, 0), (0, -1, 1, 0, 0, 0), (0, -1, 0, 1, 0, 0), (0, 0, 0, 0, 1, 0),
-    (0, -1, 0, 0, 0, 1), (0, 0, 0, 0, 0, 1), (0, 1, 0, -1, 0, 0), (0, 0, 1, -1, 0, 0),
-)
+COMMON = tuple(dim(*d) for d in (
+    (), (1,), (0, 1), (1, -1), (0, 0, 1),
+    (1, 0, -1), (0, -1, 1), (0, -1, 0, 1), (0, 0, 0, 0, 1),
+    (0, -1, 0, 0, 0, 1), (0, 0, 0, 0, 0, 1), (0, 1, 0, -1), (0, 0, 1, -1),
+))
 WORDS = ("kv", "link", "wait", "rate", "load", "share", "size", "cost", "lat", "cap", "demand", "bw",
          "ctx", "pool", "prefill", "decode", "hbm", "queue", "ttft", "tpot", "fetch", "spill")
 STATEMENT_KINDS = (
@@ -54,6 +68,12 @@ STATEMENT_KINDS = (
     "scenario", "scenario_formula", "scenario_alias", "scenario_read", "statistic", "check_equal", "check_compound",
     "check_within", "check_compare", "check_table", "check_scenario", "check_statistic", "shape_run",
     "display_unit", "shuffled",
+    # written by `modelgen_plans`, from a stream of their own
+    "unit_dimension", "use_money", "unit_count", "unit_derived", "unit_quantity",
+    "list_values", "list_records", "list_count", "list_fold", "list_item", "list_comprehension",
+    "table_over_list", "plan_cost", "plan_split", "search", "search_goals", "search_multiline",
+    "search_range", "search_over_list", "search_records", "search_infeasible", "search_read",
+    "search_read_rank", "check_search", "pareto", "pareto_read",
 )
 
 
@@ -93,6 +113,7 @@ class Cell:
     integer: bool = False
     input: bool = False   # a plain input a table, a scenario or a solve may vary
     literal: tuple | None = None   # (number, unit) of an input
+    sampled: bool = False   # a statistic of an uncertain cell: one value, but no search may read it
 
 
 @dataclass
@@ -105,6 +126,8 @@ class Generated:
     cells: list = field(default_factory=list)      # names of the main file's cells (explain, sensitivity)
     uncertain: list = field(default_factory=list)  # names of uncertain cells (hist)
     inputs: list = field(default_factory=list)     # names of plain inputs (solve)
+    searches: list = field(default_factory=list)   # search and pareto names
+    search_reads: list = field(default_factory=list)   # (cell, search, rank, column): `cell = search[rank].column`
 
     @property
     def main(self) -> str:
@@ -133,6 +156,13 @@ class Writer:
         self.scenarios: list[str] = []
         self.checks: list[str] = []
         self.used_names: set[str] = set()
+        self.spellings = dict(SPELLINGS)   # and the units a model declares (`node` of GPU, `page` of token)
+        self.declarations: list[str] = []   # `dimension`, `unit` and `use money` lines
+        self.declared: set[str] = set()
+        self.lists: list = []            # modelgen_plans.NamedList
+        self.searches: list[str] = []
+        self.search_reads: list[tuple] = []
+        self.search_readers: set[str] = set()   # cells that read a search's result
 
     # -- names, numbers, units ------------------------------------------------------------
 
@@ -165,7 +195,7 @@ class Writer:
         for base, exp in zip(BASES, dim):
             if exp == 0:
                 continue
-            spelled = self.src.choice(SPELLINGS[base])
+            spelled = self.src.choice(self.spellings[base])
             power = spelled if abs(exp) == 1 else f"{spelled}^{abs(exp)}"
             (num if exp > 0 else den).append(power)
         return "*".join(num) + "".join("/" + d for d in den)
@@ -525,7 +555,7 @@ class Writer:
         else:
             text, dim = f"{form}({cell.name})", cell.dim
         self.emit(f"{name} = {text}", "statistic")
-        self.cells.append(Cell(name, dim))
+        self.cells.append(Cell(name, dim, sampled=True))
         if self.src.chance(0.5):
             stat = text if form != "prob" else f"median({cell.name})"
             bound = self.literal(dim if form != "prob" else cell.dim)
@@ -580,17 +610,18 @@ def library(src: Source) -> tuple[str, list[Cell], list, Counter]:
 
 
 STDLIB_FIELDS = {
-    "hardware": {"a100": {"hbm_bandwidth": (1, -1, 0, 0, 0, 0), "bf16_flops": (0, -1, 0, 0, 0, 1),
-                          "hbm_capacity": (1, 0, 0, 0, 0, 0)},
-                 "h100": {"hbm_bandwidth": (1, -1, 0, 0, 0, 0), "bf16_flops": (0, -1, 0, 0, 0, 1),
-                          "hbm_capacity": (1, 0, 0, 0, 0, 0)},
-                 "nic_200g": {"bandwidth": (1, -1, 0, 0, 0, 0)}},
+    "hardware": {"a100": {"hbm_bandwidth": dim(1, -1), "bf16_flops": dim(0, -1, 0, 0, 0, 1),
+                          "hbm_capacity": dim(1)},
+                 "h100": {"hbm_bandwidth": dim(1, -1), "bf16_flops": dim(0, -1, 0, 0, 0, 1),
+                          "hbm_capacity": dim(1)},
+                 "nic_200g": {"bandwidth": dim(1, -1)}},
     "llm": {"qwen3_8b": {"layers": NONE, "kv_heads": NONE, "head_dim": NONE}},
 }
 
 
-def write(src: Source) -> Generated:
-    """One model (and the module it imports), drawn from `src`."""
+def write(src: Source, extra: Source | None = None) -> Generated:
+    """One model (and the module it imports), drawn from `src`; the plans that search,
+    lists and declared units are drawn last, from `extra` (or `src` when not given)."""
     uncertain = src.chance(0.35)
     w = Writer(src, uncertain=uncertain)
     files = {}
@@ -645,25 +676,36 @@ def write(src: Source) -> Generated:
         w.scenario()
     for _ in range(src.integer(1, 4)):
         w.check()
-    body = w.lines
-    if src.chance(0.25) and not sections:
+    body = list(w.lines)
+    shuffled = src.chance(0.25) and not sections
+    if shuffled:
         # cells in any order, as in a spreadsheet: keep records' lines together
-        body = list(body)
         for i in range(len(body) - 1, 0, -1):
             j = src.integer(0, i)
             body[i], body[j] = body[j], body[i]
         w.kinds["shuffled"] += 1
+    from modelgen_plans import write_plans
+    before = len(w.lines)
+    write_plans(w, extra or src, sections)
+    added = w.declarations + w.lines[before:]
+    if shuffled:   # the plans' lines too, anywhere: a unit may be declared after its use
+        for line in added:
+            body.insert(w.src.integer(0, len(body)), line)
+    else:
+        header += w.declarations
+        body += w.lines[before:]
     text = "\n".join(header + body + w.checks) + "\n"
     files["main.ifr"] = text
     own = [c.name for c in w.cells if "." not in c.name and not c.name.startswith("lib_")]
     return Generated(files, w.kinds, tables=list(w.tables), cells=own,
                      uncertain=[c.name for c in w.cells if c.uncertain and c.name in own],
-                     inputs=[c.name for c in w.cells if c.input and c.name in own])
+                     inputs=[c.name for c in w.cells if c.input and c.name in own],
+                     searches=list(w.searches), search_reads=list(w.search_reads))
 
 
 def generate(seed) -> Generated:
     """The model of a seed: the same seed, the same model."""
-    model = write(Source(random.Random(f"ifr-model:{seed}")))
+    model = write(Source(random.Random(f"ifr-model:{seed}")), Source(random.Random(f"ifr-plan:{seed}")))
     model.seed = seed
     return model
 

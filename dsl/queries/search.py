@@ -388,14 +388,33 @@ def _one(node: ir.Node, env: dict, name: str) -> float:
 
 def winner(model, name: str, env: dict, errors: dict) -> dict:
     """The values the best configuration of search ``name`` sets, over ``env``
-    (computed once for each set of the values it reads beneath the varied ones)."""
-    scenario, _, row = name.partition("[")
-    row = int(row.rstrip("]") or 0)
-    search = find_search(model, scenario)
-    name = scenario
-    graph = model.graph
+    (computed once for each set of the values it reads beneath the varied ones).
+    Where ``env`` holds a table's rows or another search's configurations, the
+    search is run at each one's values: each value it sets is one per row."""
+    key_cells = _key_cells(model, name.partition("[")[0])
+    rows = next((np.shape(env[c])[0] for c in key_cells if np.ndim(env.get(c, 0.0)) == 1), None)
+    if rows is not None:
+        found = [winner(model, name, _row(env, key_cells, rows, i), errors) for i in range(rows)]
+        return {cid: np.array([f[cid] for f in found], dtype=float) for cid in found[0]}
+    return _winner(model, name, env, errors)
+
+
+def _row(env: dict, cells: list, rows: int, i: int) -> dict:
+    """``env`` at row ``i`` of the cells that hold one value per row."""
+    out = dict(env)
+    for c in cells:
+        if np.shape(env.get(c, 0.0)) == (rows,):
+            out[c] = float(env[c][i])
+    return out
+
+
+def _key_cells(model, name: str) -> list[str]:
+    """The cells a search reads that neither it varies nor its varied cells reach: its result
+    is the same wherever they are."""
     key_cells = model.search_keys.get(name)
     if key_cells is None:
+        graph = model.graph
+        search = find_search(model, name)
         reads = search_reads(search, graph.records)
         varied = {a.var for a in search.axes}
         for a in search.axes:
@@ -403,6 +422,15 @@ def winner(model, name: str, env: dict, errors: dict) -> dict:
                 varied |= set(graph.records[a.var].fields.values())
         ancestors = graph.relations.ancestors(reads)
         key_cells = model.search_keys[name] = sorted(ancestors - graph.relations.needed_for(varied, reads) - varied)
+    return key_cells
+
+
+def _winner(model, name: str, env: dict, errors: dict) -> dict:
+    scenario, _, row = name.partition("[")
+    row = int(row.rstrip("]") or 0)
+    search = find_search(model, scenario)
+    name = scenario
+    key_cells = _key_cells(model, name)
     key = (name, row, *(_hashable(env.get(c)) for c in key_cells))
     found = model.search_cache.get(key)
     if found is None:

@@ -6,8 +6,21 @@ from ifr.errors import IfrError
 from ifr.semantics import ir
 from ifr.semantics.dimensions import check_table, dim_of
 from ifr.semantics.graph import Graph, SearchDef
+from ifr.semantics.units import DIMENSIONLESS
 
 CONDITIONS = (ir.Cmp, ir.Logic, ir.Not)
+
+
+def check_stepless(graph: Graph, axis, dims: dict) -> None:
+    """A range written without a step goes by the number 1: a range of quantities needs one
+    (`1 replica..4 replica by 1 replica`), which says more than calling its bounds dimensionless."""
+    want = dims.get(axis.var)
+    lo, hi, _step = axis.range
+    if want is None or want == DIMENSIONLESS or dim_of(lo, dims) != want or dim_of(hi, dims) != want:
+        return
+    name = graph.cells[axis.var].name
+    raise IfrError("bad-range", f"`{name}` is {want}, so its range needs a step", lo.span,
+                   hint=f"write {lo.text}..{hi.text} by a step in its unit")
 
 
 def is_condition(node: ir.Node, graph: Graph) -> bool:
@@ -31,7 +44,9 @@ def check_searches(graph: Graph, dims: dict) -> dict[str, IfrError]:
 
 
 def check_search(graph: Graph, search: SearchDef, dims: dict) -> None:
-    for axis in search.axes:
+    for i, axis in enumerate(search.axes):
+        if i in search.stepless:
+            check_stepless(graph, axis, dims)
         check_table(graph, axis, dims)
     if search.where is not None:
         dim_of(search.where, dims)

@@ -27,6 +27,7 @@ from ifr.exporters.xlsx.live import NotLive, symbol
 from ifr.exporters.xlsx.stretch import region_has_room
 from ifr.semantics import ir
 from ifr.semantics.dimensions import dim_of
+from ifr.semantics.units import in_force
 from ifr.solving.symbolic import NotSymbolic, from_tree, number, sympy_module, to_sympy
 
 # Above this many nodes an unrolled comprehension goes to helper rows instead.
@@ -73,9 +74,17 @@ def not_available():
     return sympy_module().Function("NA")()
 
 
-@cache
 def unit_size(unit_text: str):
-    """The exact base-SI size of one display unit, as a sympy number."""
+    """The exact base-SI size of one display unit, as a sympy number.  A declared unit's
+    (`node`) is the model's own, never remembered across models."""
+    declared = in_force()
+    if declared is not None and declared.mentions(unit_text):
+        return number(factor(unit_text))
+    return _unit_size(unit_text)
+
+
+@cache
+def _unit_size(unit_text: str):
     return number(factor(unit_text)) if unit_text else sympy_module().Integer(1)
 
 
@@ -282,6 +291,7 @@ class FormulaBuilder:
         self.model = model
         self.cells = model.graph.cells
         self.helpers: list[HelperBlock] = []
+        self._block_numbers = itertools.count()   # a key each, also for the blocks of one formula
         self.solves: list = []           # xlsx_solves.SolveLadder, one per numeric solve
         self._cell_cache: dict[tuple, object] = {}   # (cid, inline_only) or ("sympy", cid, inline_only)
         self._uncertain = model.graph.uncertain
@@ -570,7 +580,7 @@ class FormulaBuilder:
             unit = "" if node.func == "first" else auto_unit(dim_of(node.body, self.model.dims),
                                                              _typical(node, self.model.values))
         size = unit_size(unit)
-        block = HelperBlock(f"__comprehension_{len(self.helpers)}_{cid}", cid or "", node.func,
+        block = HelperBlock(f"__comprehension_{next(self._block_numbers)}_{cid}", cid or "", node.func,
                             node.text, node.var, unit)
 
         def row_exprs(n, body=node.body, cond=node.cond, reference=ref):

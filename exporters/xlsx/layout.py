@@ -46,13 +46,19 @@ def table_titles(model) -> dict[str, str]:
 
 
 def scenario_rows(model) -> list[str]:
-    """The cells the Scenarios sheet lists: the main file's, then imported ones a scenario overrides,
-    then the imported formulas computed from those (`cfg.kv_bytes_per_token` when a scenario sets
-    `cfg.num_hidden_layers`), so that each scenario's column computes them with its values."""
+    """The cells the Scenarios sheet lists: the main file's, then imported ones a scenario overrides
+    or a search varies, then the imported formulas computed from those (`cfg.kv_bytes_per_token`
+    when a scenario sets `cfg.num_hidden_layers`), so that each scenario's column computes them
+    with its values."""
     graph = model.graph
     exported = exported_cells(model)
     main = [cid for cid in exported if not graph.cells[cid].module]
     extra = [cid for sc in graph.scenarios.values() for cid, _, _ in sc.overrides if graph.cells[cid].module]
+    listed = set(exported)
+    for search in graph.searches.values():   # (a front has no column; a cell nothing reads, no row)
+        for axis in search.axes if not search.pareto else ():
+            varied = graph.records[axis.var].fields.values() if axis.var_is_record else [axis.var]
+            extra += [cid for cid in varied if graph.cells[cid].module and cid in listed]
     overridden = [c for c in dict.fromkeys(extra) if c not in main]
     affected = set().union(*(model.affected(c) for c in overridden))
     between = [c for c in exported if graph.cells[c].module and c in affected and c not in overridden]

@@ -46,11 +46,13 @@ def _free_title(wanted: str, taken: set) -> str:
 
 
 def _report(model, name: str, top: int):
+    """The search's table and outcome, or why it has none (no configuration meets its conditions)."""
     from ifr.queries.search_report import search_report
     try:
-        return search_report(model, name, top)
+        table, outcome = search_report(model, name, top)
     except IfrError as e:
         return e
+    return (table, outcome) if outcome.top else outcome.empty_error()
 
 
 class SearchesSheet(Sheet):

@@ -219,7 +219,10 @@ class ComprehensionsSheet(Sheet):
         model, builder = self.w.model, self.w.builder
         graph = model.graph
         titles = table_titles(model)
-        keyed = {b.cell: b for b in builder.helpers if b.key in self.w.refs}
+        keyed: dict[str, list] = {}   # a cell's helper blocks (a formula may have several comprehensions)
+        for block in builder.helpers:
+            if block.key in self.w.refs:
+                keyed.setdefault(block.cell, []).append(block)
         ladders = {found.cell: found for found in builder.solves}
         for table in graph.tables:
             if table.var_is_record:
@@ -239,8 +242,8 @@ class ComprehensionsSheet(Sheet):
                 row = first + len(affected) + 1
                 label = f" (table {table.name}, row {i + 1})"
                 for cid in affected:
-                    if cid in keyed:
-                        refs[keyed[cid].key], row = self._place_for(keyed[cid], row_model, row, refs, label)
+                    for block in keyed.get(cid, ()):
+                        refs[block.key], row = self._place_for(block, row_model, row, refs, label)
                     if cid in ladders:
                         copied = recached(ladders[cid], model, row_model.values)
                         if unlike_ifr(copied, row_model.values):

@@ -46,3 +46,56 @@ def test_the_best_configuration_is_in_the_workbook_and_goes_stale(tmp_path: Path
     again = read_values(recalculate(changed, tmp_path / "again"))
     rows = [r for r in range(5, 20) if again.get(("Searches", f"A{r}")) == "tok_per_card"]
     assert again[("Searches", f"C{rows[0]}")] == "#N/A"
+
+
+def test_a_search_no_configuration_meets_says_so_in_the_workbook(tmp_path: Path):
+    # t = 2 ms * batch / tp is at least 2 ms * 1 / 4 = 0.5 ms, so `t <= 0.1 ms` excludes all 12
+    # configurations: the Searches sheet and the front's sheet say why, and the cells that read
+    # them are the workbook's #N/A, as ifr run's errors.
+    path = tmp_path / "plan.ifr"
+    path.write_text("batch = 8\ntp = 1\nt = 2 ms * batch / tp\nrate = batch / t   in 1/s\n"
+                    "search best: vary tp over [1, 2, 4], batch over 1..4 where t <= 0.1 ms maximize rate\n"
+                    "pareto front: vary tp over [1, 2, 4] where t <= 0.1 ms maximize rate, minimize t\n"
+                    "chosen = best.batch\n", encoding="utf-8")
+    model = ifr.load(path)
+    exported = tmp_path / "plan.xlsx"
+    model.export(exported)
+    book = load_workbook(exported)
+    texts = [c.value for row in book["Searches"].iter_rows() for c in row if isinstance(c.value, str)]
+    assert any(t.startswith("search best: search `best`: no configuration of 12 meets its conditions")
+               for t in texts)
+    assert book["front front"]["A1"].value.startswith("pareto front: search `front`: no configuration of 3 ")
+    book.close()
+
+
+def test_a_search_that_varies_an_imported_cell_sets_it_in_its_column(tmp_path: Path):
+    # `fast` takes bw = 4 GB/s, an input of the imported module: its column of the Scenarios
+    # sheet sets bw there and computes t = 10 GB / (4 GB/s) = 2.5 s and t2 = 2 * 2.5 s = 5 s
+    # (the base column: 10 GB / (2 GB/s) = 5 s and 10 s)
+    (tmp_path / "links.ifr").write_text("bw = 2 GB/s\nt = 10 GB / bw   in s\n", encoding="utf-8")
+    path = tmp_path / "plan.ifr"
+    path.write_text("use links: bw, t\nt2 = 2 * t   in s\n"
+                    "search fast: vary bw over [1 GB/s, 4 GB/s] minimize t2\n", encoding="utf-8")
+    model = ifr.load(path)
+    exported = tmp_path / "plan.xlsx"
+    model.export(exported)
+    values = read_values(recalculate(exported, tmp_path / "recalculated"))
+    rows = {values[("Scenarios", f"A{r}")]: r for r in range(1, 40) if ("Scenarios", f"A{r}") in values}
+    assert values[("Scenarios", f"C{rows['t2']}")] == 10
+    assert values[("Scenarios", f"D{rows['t2']}")] == 5
+    assert values[("Scenarios", f"D{rows['links.bw']}")] == 4   # listed under its module's name
+
+
+def test_a_search_may_vary_an_imported_cell_nothing_reads(tmp_path: Path):
+    # nothing reads bw, so every configuration ties at t = 3 s and the first (1 GB/s) wins: the
+    # workbook has no row for bw, and the column shows t as it is
+    (tmp_path / "links.ifr").write_text("bw = 2 GB/s\n", encoding="utf-8")
+    path = tmp_path / "plan.ifr"
+    path.write_text("use links: bw\nt = 3 s\nsearch s: vary bw over [1 GB/s, 4 GB/s] minimize t\n",
+                    encoding="utf-8")
+    model = ifr.load(path)
+    model.export(tmp_path / "plan.xlsx")
+    book = load_workbook(tmp_path / "plan.xlsx")
+    rows = {row[0]: row[1:4] for row in book["Scenarios"].iter_rows(values_only=True) if row[0]}
+    book.close()
+    assert "links.bw" not in rows and rows["t"][1:] == ("=t", "=t")

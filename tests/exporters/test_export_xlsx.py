@@ -211,6 +211,24 @@ def test_a_comprehension_over_a_range_ending_at_a_cell_follows_the_cell(soffice,
     assert ranged[2] == "#N/A" and ("Model", f"B{rows['ranged']}", "#N/A") in errors_in(recalculated[2])
 
 
+def test_two_comprehensions_of_one_formula_each_read_their_own_helper_rows(soffice, tmp_path):
+    # argmax(k for k in 1..n) is n = 3, not above 18, so x is min(35.5 GiB for i in 1..5): 35.5
+    # GiB; y = n GiB + 35.5 GiB, 38.5 GiB, and in the table's rows n = 2, 4: 37.5 and 39.5 GiB.
+    # Each comprehension keeps its own helper rows, on the Model sheet and in each table row.
+    path = tmp_path / "two.ifr"
+    path.write_text("a = 2 GB\nn = 3\n"
+                    "x = (if argmax(k for k in 1..n) > 18 then a else min(35.5 GiB for i in 1..6 if i != 6))   in GiB\n"
+                    "y = argmax(k for k in 1..n) * 1 GiB + min(35.5 GiB for i in 1..6 if i != 6)   in GiB\n"
+                    "table by_n: vary n over [2, 3, 4] show y\n", encoding="utf-8")
+    (model, _, recalculated), = export_and_recalculate([path], tmp_path).values()
+    values = read_values(recalculated)
+    rows = {values[("Model", f"A{r}")]: r for r in range(1, 30) if ("Model", f"A{r}") in values}
+    assert values[("Model", f"B{rows['x']}")] == pytest.approx(35.5, rel=1e-12)
+    assert values[("Model", f"B{rows['y']}")] == pytest.approx(38.5, rel=1e-12)
+    table = {values[("by_n", f"A{r}")]: values.get(("by_n", f"B{r}")) for r in range(5, 8)}
+    assert table == pytest.approx({2: 37.5, 3: 38.5, 4: 39.5}, rel=1e-12)
+
+
 def test_text_that_starts_with_equals_stays_text(exported):
     _, out, rec = exported[ROOT / "tests" / "export" / "features.ifr"]
     for path in (out, rec):

@@ -195,3 +195,24 @@ def test_a_best_at_the_end_of_its_range_says_so_when_one_step_past_it_does_bette
         assert "widen the range" not in err
     else:
         assert note in err and "widen the range" in err
+
+
+def test_a_table_row_and_another_search_read_a_search_at_their_own_values(tmp_path):
+    # a.u is x * y at the x in 1..5 that maximizes it: 5 * y; a[2].u is 4 * y; f[1].u (max u,
+    # min x) is 5 * y too. Row by row of the table: y = 1..4 gives 5, 10, 15, 20 and 4, 8, 12, 16.
+    # Search b keeps 5 * y <= 12, y = 1 and 2, and takes y = 2 (10).
+    path = tmp_path / "nested.ifr"
+    path.write_text("x = 3\ny = 2\nu = x * y\n"
+                    "search a: vary x over 1..5 maximize u\n"
+                    "pareto f: vary x over 1..5 maximize u, minimize x\n"
+                    "r = a.u\nsecond = a[2].u\nfront = f[1].u\n"
+                    "table t: vary y over [1, 2, 3, 4] show r, second, front\n"
+                    "search b: vary y over 1..4 where r <= 12 maximize r\n"
+                    "chosen = b.y\nat_chosen = b.r\n", encoding="utf-8")
+    model = ifr.load(path)
+    table = model.table("t")
+    assert [list(map(float, column)) for column in table.data[1:]] == [[5, 10, 15, 20], [4, 8, 12, 16],
+                                                                       [5, 10, 15, 20]]
+    assert model.value(model.cell_id("chosen")) == 2
+    assert model.value(model.cell_id("at_chosen")) == 10
+    assert model.value(model.cell_id("r")) == 10   # y = 2 as written

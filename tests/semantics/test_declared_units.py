@@ -62,6 +62,21 @@ def test_two_models_in_one_process_keep_their_own_node(tmp_path):
     assert error(tmp_path, "x = 2 node\n").code == "unknown-unit"   # and a third, without it, has none
 
 
+def test_two_workbooks_in_one_process_keep_their_own_node(tmp_path):
+    # g = x in GPU: a table's row computes it live as 8 * x with 8-GPU nodes and 4 * x with 4-GPU
+    # ones, whichever workbook the process wrote first
+    from openpyxl import load_workbook
+    for folder, size in (("a", 8), ("b", 4)):
+        (tmp_path / folder).mkdir()
+        m = model(tmp_path / folder, f"unit node = {size} GPU\nx = 3 node\ng = x   in GPU\n"
+                                     "table by_x: vary x over [1 node, 2 node] show g\n")
+        m.export(tmp_path / folder / "m.xlsx")
+        book = load_workbook(tmp_path / folder / "m.xlsx")
+        rows = [row[:2] for row in book["by_x"].iter_rows(values_only=True) if row[0] in (1, 2)]
+        book.close()
+        assert rows == [(1, f"={size}*$A5"), (2, f"={size}*$A6")], folder
+
+
 def test_unit_and_dimension_are_still_cell_names(tmp_path):
     m = model(tmp_path, "unit = 3\ndimension = unit * 2\nunits = 4\n")
     assert m.value("dimension") == 6
