@@ -46,12 +46,13 @@ def comparison(op: str):
             if d != d or m == _INF:   # NaN, or an infinity: the plain comparison
                 return plain(a, b)
             return by_margin(d, m)
-        return _other(plain, by_margin, a, b)
+        return _other(compare, plain, by_margin, a, b)
     return compare
 
 
-def _other(plain, by_margin, a, b):
-    """The rule on arrays (numpy's), on float subclasses, and the plain comparison of truth values."""
+def _other(compare, plain, by_margin, a, b):
+    """The rule on arrays (numpy's) and on float subclasses (as floats, by `compare`),
+    and the plain comparison of truth values."""
     np = sys.modules.get("numpy")
     if np is not None and (isinstance(a, np.ndarray) or isinstance(b, np.ndarray)):
         a, b = np.asarray(a), np.asarray(b)
@@ -64,11 +65,7 @@ def _other(plain, by_margin, a, b):
     if isinstance(a, bool) or isinstance(b, bool) or (np is not None and (isinstance(a, np.bool_)
                                                                            or isinstance(b, np.bool_))):
         return plain(a, b)
-    a, b = float(a), float(b)
-    d, m = a - b, TIE * max(abs(a), abs(b))
-    if d != d or m == _INF or m != m:
-        return plain(a, b)
-    return by_margin(d, m)
+    return compare(float(a), float(b))
 
 
 COMPARE = {op: comparison(op) for op in PLAIN}
