@@ -66,9 +66,13 @@ def _unit_of(model, node: ir.Node, values, auto_unit, dim_of) -> str:
 
 def rejection_lines(outcome: SearchOutcome) -> list[str]:
     """How many configurations meet every condition, and how many each condition excludes."""
-    lines = [f"search `{outcome.search.name}`: {outcome.size:,} configurations, {outcome.feasible:,} meet every "
-             "condition" + ("" if outcome.search.pareto else f"; the best {len(outcome.top):,} shown")
-             + (f"; {len(outcome.top):,} on the Pareto front" if outcome.search.pareto else "")]
+    if not outcome.top:
+        met = "none meets every condition"
+    elif outcome.search.pareto:
+        met = f"{outcome.feasible:,} meet every condition; {len(outcome.top):,} on the Pareto front"
+    else:
+        met = f"{outcome.feasible:,} meet every condition; the best {len(outcome.top):,} shown"
+    lines = [f"search `{outcome.search.name}`: {outcome.size:,} configurations, {met}"]
     for c in outcome.conditions:
         regions = c.regions(outcome.axes)
         lines.append(f"  `{c.node.text}` excludes {c.excluded:,} ({c.excluded / outcome.size:.1%})"

@@ -104,6 +104,7 @@ def test_the_command_line_prints_the_headings_of_a_search_with_no_feasible_confi
     captured = capsys.readouterr()
     assert captured.out.split() == ["batch", "batch"]   # the varied cell and the goal, no row
     assert "error[no-configuration]" in captured.err
+    assert "10 configurations, none meets every condition\n" in captured.err   # not "the best 0 shown"
 
 
 def test_a_value_range_and_the_command_line(tmp_path, capsys):
