@@ -26,7 +26,15 @@ from sympy.printing.precedence import PRECEDENCE, precedence
 from sympy.printing.str import StrPrinter
 
 from ifr.exporters.excel import numbers as numbers
-from ifr.exporters.excel.numbers import MAX_FORMULA_CHARS, MAX_NESTING, NotExcel, float_text, small_ratio, split_ratio
+from ifr.exporters.excel.numbers import (
+    CORRECTLY_ROUNDED_TERMS,
+    MAX_FORMULA_CHARS,
+    MAX_NESTING,
+    NotExcel,
+    float_text,
+    small_ratio,
+    split_ratio,
+)
 from ifr.exporters.excel.ties import comparison
 from ifr.semantics import builtins
 
@@ -117,6 +125,8 @@ class ExcelPrinter(StrPrinter):
         # `-1+h`; sorting terms the way sympy displays them costs more than
         # building the expression.
         terms = sorted(expr.args, key=_is_negative)
+        if len(terms) >= CORRECTLY_ROUNDED_TERMS:   # each term's leading minus is its own (_print_Mul)
+            return "SUM(" + ",".join(self._print(term) for term in terms) + ")"
         out = ""
         for i, term in enumerate(terms):
             if i == 0:           # a leading minus is the product's own (see _print_Mul)

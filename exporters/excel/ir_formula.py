@@ -28,7 +28,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ifr.display import factor
-from ifr.exporters.excel.numbers import MAX_FORMULA_CHARS, MAX_NESTING, NotExcel, exact, number_text, split_ratio
+from ifr.exporters.excel.numbers import (
+    CORRECTLY_ROUNDED_TERMS,
+    MAX_FORMULA_CHARS,
+    MAX_NESTING,
+    NotExcel,
+    exact,
+    number_text,
+    split_ratio,
+)
 from ifr.exporters.excel.ties import comparison as tied_comparison
 from ifr.exporters.excel.ties import plain_comparison
 from ifr.semantics import builtins, ir
@@ -302,6 +310,8 @@ class _Print:
         if len(parts) < 2:
             return parts[0] if parts else ZERO
         common, texts = at_common_scale(parts, hint)
+        if len(texts) >= CORRECTLY_ROUNDED_TERMS:
+            return Printed(f"SUM({','.join(texts)})", ATOM, common)
         positive = [t for t in texts if not t.startswith("-")]
         negative = [t for t in texts if t.startswith("-")]
         if not positive:           # all subtracted: the sign goes to the scale

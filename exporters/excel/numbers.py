@@ -22,6 +22,12 @@ MAX_NESTING = 64
 # Excel reads this many significant digits of a literal.
 EXCEL_DIGITS = 15
 
+# A sum of this many terms or more is written SUM(a,b,-c): LibreOffice and Gnumeric add
+# SUM's arguments with compensation, as ifr adds every such sum (correctly rounded), where
+# `a+b-c` is rounded at each step and can lose what cancels (960e6+37.8-960e6).  The
+# terms are scalars: neither printer writes array formulas.
+CORRECTLY_ROUNDED_TERMS = 3
+
 
 class NotExcel(ValueError):
     """The expression has a part that Excel cannot express (or not safely)."""

@@ -148,7 +148,8 @@ def test_unit_factors_fold_into_one_coefficient(recalculated):
     assert texts["tower"] == "=2^(x^2)"
     assert texts["inverse"] == "=1/x^2"
     # one coefficient per unit ratio, never a base-SI factor and its inverse
-    assert texts["total"] == "=15625*(1000*gb+1.048576*gib+rate*dt)/16777216"
+    # (three terms: SUM, which both engines add with compensation, as ifr adds them exactly)
+    assert texts["total"] == "=15625*SUM(1000*gb,1.048576*gib,rate*dt)/16777216"
     assert texts["inv_sum"] == "=1/(gb+0.001048576*gib)"
     assert texts["root"] == "=SQRT(gib)/16"          # the root of an exact square stays outside
     assert texts["absolute"] == "=15625*ABS(gib-1953125*gb/2048)/lat/16384"

@@ -1,0 +1,59 @@
+"""A sum of three or more terms shows in the workbook what ifr shows: correctly rounded.
+
+ifr adds such a sum exactly and rounds once (`math.fsum`); the workbook writes it
+`SUM(a,b,-c)`, whose arguments LibreOffice and Gnumeric add with compensation,
+where `a+b-c` would round at each step and lose what cancels: 960e6 + 37.8 is
+960000037.8 rounded to a 2^-23 step, and 960000037.8 - 960e6 is then
+37.79999995 in LibreOffice. Both engines recalculate the workbook here.
+"""
+from __future__ import annotations
+
+import math
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from recalc import read_values, recalculate
+from workbooks import cell_places
+
+import ifr
+
+# 960e6 + 37.8 - 960e6 is 37.8; the same with every term a thousand times larger
+# (the workbook writes `1000*a`), and with the terms in another order.
+CANCELLING = """\
+a = 960e6 token
+b = 960e6 token
+c = 37.8 token
+d = a + c - b
+e = 1000 * a + c - 1000 * b
+f = c + a - b
+"""
+
+
+def _gnumeric(exported: Path, folder: Path) -> dict:
+    ssconvert = shutil.which("ssconvert")
+    if ssconvert is None:
+        pytest.skip("Gnumeric's ssconvert is not installed")
+    out = folder / "gnumeric" / exported.name
+    out.parent.mkdir(exist_ok=True)
+    subprocess.run([ssconvert, "--recalc", str(exported), str(out)], check=True, timeout=120,
+                   capture_output=True)
+    return read_values(out)
+
+
+def test_a_cancelling_sum_is_correctly_rounded_in_both_engines(tmp_path, soffice):
+    assert 960e6 + 37.8 - 960e6 != 37.8          # the rounding this test is about
+    path = tmp_path / "main.ifr"
+    path.write_text(CANCELLING, encoding="utf-8")
+    model = ifr.load(path)
+    for name in ("d", "e", "f"):
+        assert model[name].magnitude == 37.8, name
+    exported = tmp_path / "main.xlsx"
+    model.export(exported)
+    where = cell_places(exported, model)
+    engines = {"libreoffice": read_values(recalculate(exported, tmp_path / "libreoffice")),
+               "gnumeric": _gnumeric(exported, tmp_path)}
+    for engine, shown in engines.items():
+        for name in ("d", "e", "f"):
+            assert math.isclose(shown[where[name]], 37.8, rel_tol=1e-12), (engine, name, shown[where[name]])
