@@ -69,6 +69,18 @@ class IrFormula:
         return self.cell.expr
 
 
+@dataclass(slots=True)
+class IrExpression:
+    """An expression that is no cell's (a check's side, its tolerance), printed
+    from its IR in units of `size` (an exact Fraction), as `ABS(...)` where
+    `absolute`; `sympy()` gives its sympy expression (or raises NotLive) where
+    that printer declines."""
+    node: ir.Node
+    size: object
+    sympy: Callable[[], object]
+    absolute: bool = False
+
+
 def not_available():
     """Excel's #N/A as an expression: the value of a formula where nothing holds."""
     return sympy_module().Function("NA")()
@@ -381,6 +393,10 @@ class FormulaBuilder:
         """Whether an error is only that a cell reads a value written `na` of a known dimension."""
         cause = failed.cause
         return cause is not None and self.model.written_na(cause) and self.model.dims.get(cause) is not None
+
+    def prints_from_ir(self, node: ir.Node) -> bool:
+        """Whether `node` (an expression that is no cell's) prints from its IR (`printable`)."""
+        return printable(node, self._truths.__contains__)
 
     def _printable(self, cell) -> bool:
         """`printable` of a cell's formula; for a cell made from its line's
