@@ -202,8 +202,16 @@ class IrPrinter:
             return text
         return _finished(made(*texts))
 
+    def in_size(self, node: ir.Node, size: Fraction, refs: dict[str, str]) -> str:
+        """`=...` for an expression that is no cell's (a check's side, its tolerance) in
+        units of `size` (base SI per unit; 1 for a truth value). Raises NotPrintable, or
+        NotExcel for a reference with no Excel text."""
+        return _finished(self._at_size(node, size, refs))
+
     def _text(self, node: ir.Node, cid: str, refs: dict[str, str]) -> str:
-        size = self.size(self.units[cid])
+        return self._at_size(node, self.size(self.units[cid]), refs)
+
+    def _at_size(self, node: ir.Node, size: Fraction, refs: dict[str, str]) -> str:
         try:
             found = _Print(self, refs).part(node, size)
         except MissingCell:

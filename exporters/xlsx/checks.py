@@ -11,15 +11,15 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from ifr.display import factor
 from ifr.evaluation.evaluate import compile_node
-from ifr.exporters.excel.numbers import NotExcel
+from ifr.exporters.excel.numbers import NotExcel, exact, number_text
 from ifr.exporters.excel.ties import comparison
-from ifr.exporters.xlsx.formulas import per_unit, unit_size
+from ifr.exporters.xlsx.formulas import IrExpression, per_unit, unit_size
 from ifr.exporters.xlsx.live import NotLive, symbol
 from ifr.exporters.xlsx.sheet import Sheet, merged_text, setup_print, write_formula, write_number
 from ifr.exporters.xlsx.style import TRUTH_FORMAT, RowHeights, input_format, number_format, text_width
 from ifr.queries.checks import half_step, printed_literal, significant_half_step
-from ifr.queries.tables import sweep_values
 from ifr.semantics import ir
 
 FULL_DIGITS = 10
@@ -74,9 +74,19 @@ class ChecksSheet(Sheet):
         sheet.freeze_panes(self.HEADER + 1, 1)
         setup_print(sheet, self.HEADER, last, len(self.COLUMNS) - 1)
 
-    def _scaled(self, node, scale):
+    def _scaled(self, node, unit_text: str | None, absolute: bool = False):
+        """What `live` prints for `node` in `unit_text` (None: base SI, as a truth value or
+        a side of a comparison is): from its IR where that printer has a rule for it (a
+        check never loads sympy for it then), else through sympy."""
         def make():
-            return per_unit(self._expression(node), scale)
+            def through_sympy():
+                expr = self._expression(node)
+                if absolute:
+                    expr = abs(expr)
+                return expr if unit_text is None else per_unit(expr, _scale(unit_text))
+            if self.w.builder.prints_from_ir(node):
+                return IrExpression(node, self.w.ir_printer.size(unit_text or ""), through_sympy, absolute)
+            return through_sympy()
         return make
 
     def _expression(self, node):
@@ -105,6 +115,7 @@ class ChecksSheet(Sheet):
         return builder.expression(rewritten, ref)
 
     def _row_index(self, row: ir.TableRow) -> int | None:
+        from ifr.queries.tables import sweep_values  # numpy, for a check that reads a table's row
         table = next(t for t in self.w.model.graph.tables if t.name == row.table)
         if table.var_is_record:
             return next((i for i, r in enumerate(table.values) if r is row.key or r.id == row.key.id), None)
@@ -115,13 +126,10 @@ class ChecksSheet(Sheet):
         return int(np.argmax(close)) if close.any() else None
 
     def _equality(self, row: int, check, result) -> None:
-        import sympy as sp  # checks print through sympy; a model without checks never loads it
-
-        from ifr.exporters.excel.formula import number_text
-        scale = _scale(result.unit)
+        unit = result.unit
         fmt = number_format(result.expected if result.expected is not None else result.actual, 6)
         # the computed value in full (ten significant digits), beside the expected one as written
-        self.live(row, 1, self._scaled(check.expr, scale), None, result.actual, fmt=_full(result.actual),
+        self.live(row, 1, self._scaled(check.expr, unit), None, result.actual, fmt=_full(result.actual),
                   sources=_cells(check.expr))
         literal = printed_literal(check.expected)
         if literal is not None:
@@ -129,18 +137,18 @@ class ChecksSheet(Sheet):
             write_number(self.sheet, row, 2, result.expected,
                          self.st("formula", input_format(result.expected, literal[0])))
         else:
-            self.live(row, 2, self._scaled(check.expected, scale), None, result.expected, fmt=fmt,
+            self.live(row, 2, self._scaled(check.expected, unit), None, result.expected, fmt=fmt,
                       sources=_cells(check.expected))
         expected_ref = f"C{row + 1}"
         tolerance = check.tolerance
         if tolerance is not None and isinstance(tolerance, ir.Const) and tolerance.unit == "%":
             rule, tol = f"within {tolerance.text}", abs(result.expected) * tolerance.value
-            write_formula(self.sheet, row, 4, f"=ABS({expected_ref})*{number_text(sp.nsimplify(tolerance.value))}",
+            write_formula(self.sheet, row, 4, f"=ABS({expected_ref})*{number_text(exact(tolerance.value))}",
                           self.st("formula", _plus_minus(number_format(tol))), tol)
         elif tolerance is not None:
             rule = f"within {tolerance.text}"
-            tol = abs(float(compile_node(tolerance)(self.w.model.values, {}))) / float(scale)
-            self.live(row, 4, lambda: per_unit(sp.Abs(self._expression(tolerance)), scale), None, tol,
+            tol = abs(float(compile_node(tolerance)(self.w.model.values, {}))) / (factor(unit) if unit else 1.0)
+            self.live(row, 4, self._scaled(tolerance, unit, absolute=True), None, tol,
                       fmt=_plus_minus(number_format(tol)), sources=_cells(tolerance))
         elif literal is not None and check.approximate:
             sign = "-" if literal[2] < 0 else ""
@@ -165,7 +173,7 @@ class ChecksSheet(Sheet):
         try:
             text = self._tied(node)
         except (NotLive, NotExcel):
-            self.live(row, 1, lambda: self._expression(node), None, float(passed), fmt=TRUTH_FORMAT,
+            self.live(row, 1, self._scaled(node, None), None, float(passed), fmt=TRUTH_FORMAT,
                       sources=_cells(node))
             return
         write_formula(self.sheet, row, 1, "=" + text, self.st("formula", TRUTH_FORMAT), passed)
@@ -181,7 +189,7 @@ class ChecksSheet(Sheet):
         return self._side(node)
 
     def _side(self, node) -> str:
-        return self.w.formula_text(self._expression(node), None).removeprefix("=")
+        return self.w.formula_text(self._scaled(node, None)(), None).removeprefix("=")
 
     def _not_computed(self, row: int, result) -> None:
         """A check ifr could not compute: #N/A with the reason, and a fail."""
@@ -193,11 +201,10 @@ class ChecksSheet(Sheet):
     def _condition(self, row: int, check, result) -> None:
         node = check.expr
         if isinstance(node, ir.Cmp):
-            scale = _scale(result.unit)
             fmt = number_format(result.actual, 6)
-            self.live(row, 1, self._scaled(node.left, scale), None, result.actual, fmt=_full(result.actual),
+            self.live(row, 1, self._scaled(node.left, result.unit), None, result.actual, fmt=_full(result.actual),
                       sources=_cells(node.left))
-            self.live(row, 2, self._scaled(node.right, scale), None, result.expected, fmt=fmt,
+            self.live(row, 2, self._scaled(node.right, result.unit), None, result.expected, fmt=fmt,
                       sources=_cells(node.right))
             self.sheet.write_string(row, 5, node.op, self.st("muted"))
             test = comparison(node.op, f"B{row + 1}", f"C{row + 1}")

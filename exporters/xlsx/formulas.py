@@ -38,6 +38,11 @@ MAX_HELPER_ROWS = 20_000
 MAX_UNROLLED_ROWS = 500
 # Rows to spare past the current end of a range that ends at a cell's value.
 SPARE_ROWS = 64
+# ... and, in a comprehension nested in another (a grid: rows times columns), each such
+# range reaches this many values in all, or twice as many as it has now if that is more:
+# a grid over two small ranges is then 32 x 32 cells, not 69 x 69 (ch9_request_mix's
+# seven grids were 34,000 helper cells, most of its export).
+SPARE_IN_GRID = 32
 # The symbol a helper row's formula reads its loop variable from.
 LOOP_VARIABLE = "__loop_variable"
 # ... and a helper grid's cell its inner loop variable (from the grid's header row).
@@ -67,6 +72,18 @@ class IrFormula:
     @property
     def node(self) -> ir.Node:
         return self.cell.expr
+
+
+@dataclass(slots=True)
+class IrExpression:
+    """An expression that is no cell's (a check's side, its tolerance), printed
+    from its IR in units of `size` (an exact Fraction), as `ABS(...)` where
+    `absolute`; `sympy()` gives its sympy expression (or raises NotLive) where
+    that printer declines."""
+    node: ir.Node
+    size: object
+    sympy: Callable[[], object]
+    absolute: bool = False
 
 
 def not_available():
@@ -382,6 +399,10 @@ class FormulaBuilder:
         cause = failed.cause
         return cause is not None and self.model.written_na(cause) and self.model.dims.get(cause) is not None
 
+    def prints_from_ir(self, node: ir.Node) -> bool:
+        """Whether `node` (an expression that is no cell's) prints from its IR (`printable`)."""
+        return printable(node, self._truths.__contains__)
+
     def _printable(self, cell) -> bool:
         """`printable` of a cell's formula; for a cell made from its line's
         template (shape_ir.py), found once for each set of its cells holding
@@ -571,7 +592,8 @@ class FormulaBuilder:
                 guard = to_sympy(node.hi, ref)
             except NotSymbolic as exc:
                 raise NotLive(f"Excel cannot express `{exc}`; a value computed by ifr.") from None
-            last = hi + max(hi - lo + 1, SPARE_ROWS)
+            nested = first_node(node.body, ir.Reduce) or (node.cond is not None and first_node(node.cond, ir.Reduce))
+            last = lo + max(2 * (hi - lo + 1), SPARE_IN_GRID) - 1 if nested else hi + max(hi - lo + 1, SPARE_ROWS)
         if last - lo + 1 > MAX_HELPER_ROWS:
             raise NotLive(f"`{node.text}` runs over {last - lo + 1:,} values, too many for helper rows; "
                           "a value computed by ifr.")
@@ -659,7 +681,7 @@ class FormulaBuilder:
         variables = {outer.var: symbol(LOOP_VARIABLE)}
         if ir.refs(inner.hi):
             guard = to_sympy(inner.hi, ref, variables)
-            final += max(final - first + 1, SPARE_ROWS)
+            final = first + max(2 * (final - first + 1), SPARE_IN_GRID) - 1
         if (final - first + 1) * (last - lo + 1) > MAX_GRID_CELLS:
             raise NotLive(f"`{inner.text}` inside `{outer.text}` needs over {MAX_GRID_CELLS:,} helper cells; "
                           "a value computed by ifr.")

@@ -152,6 +152,8 @@ def _guarded(sheet: Sheet, row: int, col: int, value, note: str, sources: list) 
 
 def searched_scenarios(model) -> list[str]:
     """The searches the Scenarios sheet gives a column: those that find a configuration."""
+    if not model.graph.searches:     # (queries.search loads numpy)
+        return []
     from ifr.queries.search import winner
     found = []
     for search in model.graph.searches.values():

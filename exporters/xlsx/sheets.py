@@ -25,7 +25,6 @@ from ifr.exporters.xlsx.layout import (
 from ifr.exporters.xlsx.live import NotLive
 from ifr.exporters.xlsx.search import search_column, searched_scenarios
 from ifr.exporters.xlsx.sheet import Sheet, merged_text, setup_print, sheet_reference, write_formula, write_number
-from ifr.exporters.xlsx.solves import recached, unlike_ifr
 from ifr.exporters.xlsx.style import column_format, input_format, number_format, text_width
 from ifr.semantics import ir
 
@@ -169,7 +168,8 @@ class ComprehensionsSheet(Sheet):
         symbol an Excel text; a cell whose helper rows Excel cannot express becomes
         a value instead. Each scenario gets its own copy of the rows its cells need,
         reading that scenario's column (`writer.scenario_refs`)."""
-        from ifr.exporters.xlsx.solves import LadderRows
+        if self.w.builder.solves:      # (numpy: only with a solve's rows)
+            from ifr.exporters.xlsx.solves import LadderRows, recached, unlike_ifr
         self.blocks, self.ladders = [], []
         row = self.FIRST
         for block in self.w.builder.helpers:
@@ -215,8 +215,9 @@ class ComprehensionsSheet(Sheet):
         of the helper rows; the table sheet reads the shown cells from there."""
         from ifr.exporters.cells import table_result
         from ifr.exporters.xlsx.layout import table_titles
-        from ifr.exporters.xlsx.solves import LadderRows
         model, builder = self.w.model, self.w.builder
+        if builder.solves:             # (numpy: only with a solve's rows)
+            from ifr.exporters.xlsx.solves import LadderRows, recached, unlike_ifr
         graph = model.graph
         titles = table_titles(model)
         keyed: dict[str, list] = {}   # a cell's helper blocks (a formula may have several comprehensions)

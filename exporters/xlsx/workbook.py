@@ -39,7 +39,7 @@ from ifr.exporters.excel.names import assign_names
 from ifr.exporters.excel.numbers import NotExcel
 from ifr.exporters.headlines import headline_cells
 from ifr.exporters.output import atomic_output
-from ifr.exporters.xlsx.formulas import FormulaBuilder, IrFormula, first_node
+from ifr.exporters.xlsx.formulas import FormulaBuilder, IrExpression, IrFormula, first_node
 from ifr.exporters.xlsx.inline_xml import new_workbook, plain_texts, row_xml, writes_xml
 from ifr.exporters.xlsx.layout import fixed_sheets, table_titles
 from ifr.exporters.xlsx.live import NotLive
@@ -236,12 +236,18 @@ class WorkbookWriter:
                 self.formulas[cid] = exc
 
     def formula_text(self, expr, refs: dict[str, str] | None = None) -> str:
-        """Excel text for a cell's IrFormula or a sympy expression; raises NotExcel,
-        or NotLive where an IrFormula's sympy path finds the cell cannot be live."""
+        """Excel text for a cell's IrFormula, an IrExpression or a sympy expression; raises
+        NotExcel, or NotLive where an IrFormula's (IrExpression's) sympy path finds it cannot be live."""
         refs = refs if refs is not None else self.refs
         if isinstance(expr, IrFormula):
             try:
                 return self.ir_printer.cell_formula(expr.cell, expr.cid, refs)
+            except NotPrintable:
+                expr = expr.sympy()
+        elif isinstance(expr, IrExpression):
+            try:
+                text = self.ir_printer.in_size(expr.node, expr.size, refs)
+                return f"=ABS({text[1:]})" if expr.absolute else text
             except NotPrintable:
                 expr = expr.sympy()
         from ifr.exporters.excel.formula import excel_formula
