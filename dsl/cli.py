@@ -6,7 +6,6 @@ import json
 import sys
 from pathlib import Path
 
-from ifr import exporters
 from ifr.errors import IfrError, IfrErrors, printable, remember_source, render, source_order
 from ifr.semantics.units import declaring
 
@@ -37,15 +36,27 @@ def _whole(low: int, high: str | None = None):
     return parse
 
 
+# The subcommands, in the order `ifr --help` lists them (tests/test_cli.py holds it to `_parser`'s).
+COMMANDS = ("run", "check", "solve", "explain", "table", "search", "sensitivity", "hist", "cache", "export",
+            "lsp", "fmt")
+
+
 class _Only:
-    """The subcommands' parsers, of which only the one the command line names gets
-    its arguments (`ifr run` need not build `search`'s); the others are listed, for
-    `ifr --help` and the choices a mistyped command is told, without them."""
+    """The subcommands' parsers, of which only the one the command line names is
+    built (`ifr run` need not build `search`'s, nor its 11 siblings: a parser each);
+    with no command or one that is not a command, every one is listed, for
+    `ifr --help` and the choices a mistyped command is told, without its arguments.
+    A ``help`` given as a function is called only for a parser that is listed."""
 
     def __init__(self, sub, command: str | None):
         self.sub, self.command = sub, command
+        self.known = command in COMMANDS
 
     def add_parser(self, name: str, **options):
+        if self.known and name != self.command:
+            return _Unused()
+        if callable(options.get("help")):
+            options["help"] = options["help"]()
         parser = self.sub.add_parser(name, **options)
         return parser if self.command in (None, name) else _Unused()
 
@@ -128,8 +139,7 @@ def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     cache = sub.add_parser("cache", help="show or clear ifr's cache folder")
     cache.add_argument("action", choices=["info", "clear"])
 
-    export = sub.add_parser("export", help=f"write the model as {exporters.suffixes()}: "
-                            + "; ".join(f"{e.suffix} {e.what}" for e in exporters.EXPORTERS))
+    export = sub.add_parser("export", help=_export_help)
     model_args(export)
     export.add_argument("-o", "--output", required=True, metavar="OUT")
 
@@ -138,6 +148,12 @@ def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     fmt.add_argument("files", nargs="+", metavar="FILE")
     fmt.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
     return p
+
+
+def _export_help() -> str:
+    from ifr import exporters
+    return f"write the model as {exporters.suffixes()}: " + "; ".join(f"{e.suffix} {e.what}"
+                                                                       for e in exporters.EXPORTERS)
 
 
 def entry() -> None:

@@ -397,3 +397,26 @@ def test_an_endless_cache_cap_ends_a_run_without_a_traceback(tmp_path):
                           env={**os.environ, "IFR_CACHE_MAX_MB": "inf", "IFR_CACHE_DIR": str(tmp_path / "cache")},
                           timeout=120)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+def _subcommands(parser) -> list[str]:
+    import argparse
+    [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return list(sub.choices)
+
+
+def test_a_command_builds_its_own_parser_only_and_help_lists_every_one():
+    """`ifr run FILE` builds the one parser it uses; `ifr --help` and a mistyped
+    command still list every command, in the order `COMMANDS` says."""
+    from ifr.cli import COMMANDS, _parser
+    assert _subcommands(_parser([])) == _subcommands(_parser(["--help"])) == list(COMMANDS)
+    assert _subcommands(_parser(["rn", "m.ifr"])) == list(COMMANDS)
+    for command in COMMANDS:
+        assert _subcommands(_parser([command, "m.ifr"])) == [command]
+    assert "export" in _parser([]).format_help() and ".xlsx" in _parser([]).format_help()
+
+
+def test_a_mistyped_command_is_told_the_commands(capsys):
+    assert main(["rn", "m.ifr"]) == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'rn'" in err and "'run'" in err and "'fmt'" in err
