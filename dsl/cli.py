@@ -12,7 +12,35 @@ from ifr.semantics.units import declaring
 USAGE_HINT = "run `ifr --help` for the commands, `ifr COMMAND --help` for their options"
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's, told the terminal's width as `shutil.get_terminal_size` finds it, without
+    importing shutil (and the compression modules it imports) for the formatter that
+    argparse makes to check each argument it is given."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        if width is None:
+            width = _columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def _columns() -> int:
+    import os
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, formatter_class=_Formatter, **options):
+        super().__init__(*args, formatter_class=formatter_class, **options)
+
     def error(self, message):  # argparse would print usage and exit 2 by itself
         raise IfrError("usage", message, None, hint=USAGE_HINT)
 
