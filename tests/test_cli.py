@@ -449,4 +449,4 @@ def test_a_warm_run_imports_only_what_it_uses(tmp_path):
         assert done.returncode == 0, done.stderr
     imported = set(done.stderr.split())
     assert "ifr.model" in imported
-    assert imported.isdisjoint({"shutil", "lark", "numpy", "pint", "sympy"})
+    assert imported.isdisjoint({"shutil", "statistics", "lark", "numpy", "pint", "sympy"})
