@@ -19,8 +19,9 @@ from ifr.syntax import nodes as syntax
 from ifr.syntax.data_files import read_data_file
 from ifr.syntax.sources import display_path
 
+
 def _mean(values) -> float:
-    import statistics   # (with fractions, decimal and random: a model without a table does not need it)
+    import statistics  # (with fractions, decimal and random: a model without a table does not need it)
     return statistics.fmean(values)
 
 

@@ -4,11 +4,11 @@ what counts as a root (the two sides cross there), and the numeric search
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ifr.errors import IfrError
+from ifr.records import dataclass
 
 if TYPE_CHECKING:
     import numpy as np

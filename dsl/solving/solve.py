@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass, field
 
 from ifr.errors import IfrError
 from ifr.evaluation.evaluate import compile_node, is_array
+from ifr.records import dataclass, field
 from ifr.semantics import ir
 from ifr.solving import deferral
 from ifr.solving.closed_form_cache import TIMED_OUT, ClosedFormCache, equation_key, timed_out
