@@ -6,14 +6,41 @@ import json
 import sys
 from pathlib import Path
 
-from ifr import exporters
 from ifr.errors import IfrError, IfrErrors, printable, remember_source, render, source_order
 from ifr.semantics.units import declaring
 
 USAGE_HINT = "run `ifr --help` for the commands, `ifr COMMAND --help` for their options"
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's, told the terminal's width as `shutil.get_terminal_size` finds it, without
+    importing shutil (and the compression modules it imports) for the formatter that
+    argparse makes to check each argument it is given."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        if width is None:
+            width = _columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def _columns() -> int:
+    import os
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, formatter_class=_Formatter, **options):
+        super().__init__(*args, formatter_class=formatter_class, **options)
+
     def error(self, message):  # argparse would print usage and exit 2 by itself
         raise IfrError("usage", message, None, hint=USAGE_HINT)
 
@@ -37,15 +64,27 @@ def _whole(low: int, high: str | None = None):
     return parse
 
 
+# The subcommands, in the order `ifr --help` lists them (tests/test_cli.py holds it to `_parser`'s).
+COMMANDS = ("run", "check", "solve", "explain", "table", "search", "sensitivity", "hist", "cache", "export",
+            "lsp", "fmt")
+
+
 class _Only:
-    """The subcommands' parsers, of which only the one the command line names gets
-    its arguments (`ifr run` need not build `search`'s); the others are listed, for
-    `ifr --help` and the choices a mistyped command is told, without them."""
+    """The subcommands' parsers, of which only the one the command line names is
+    built (`ifr run` need not build `search`'s, nor its 11 siblings: a parser each);
+    with no command or one that is not a command, every one is listed, for
+    `ifr --help` and the choices a mistyped command is told, without its arguments.
+    A ``help`` given as a function is called only for a parser that is listed."""
 
     def __init__(self, sub, command: str | None):
         self.sub, self.command = sub, command
+        self.known = command in COMMANDS
 
     def add_parser(self, name: str, **options):
+        if self.known and name != self.command:
+            return _Unused()
+        if callable(options.get("help")):
+            options["help"] = options["help"]()
         parser = self.sub.add_parser(name, **options)
         return parser if self.command in (None, name) else _Unused()
 
@@ -128,8 +167,7 @@ def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     cache = sub.add_parser("cache", help="show or clear ifr's cache folder")
     cache.add_argument("action", choices=["info", "clear"])
 
-    export = sub.add_parser("export", help=f"write the model as {exporters.suffixes()}: "
-                            + "; ".join(f"{e.suffix} {e.what}" for e in exporters.EXPORTERS))
+    export = sub.add_parser("export", help=_export_help)
     model_args(export)
     export.add_argument("-o", "--output", required=True, metavar="OUT")
 
@@ -138,6 +176,12 @@ def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     fmt.add_argument("files", nargs="+", metavar="FILE")
     fmt.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
     return p
+
+
+def _export_help() -> str:
+    from ifr import exporters
+    return f"write the model as {exporters.suffixes()}: " + "; ".join(f"{e.suffix} {e.what}"
+                                                                       for e in exporters.EXPORTERS)
 
 
 def entry() -> None:

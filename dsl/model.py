@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import math
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,6 +44,7 @@ from ifr.evaluation.evaluate import (
     override_value,
 )
 from ifr.evaluation.uncertain import Summary, annotate, is_samples, summary
+from ifr.records import dataclass
 from ifr.semantics import ir
 from ifr.semantics.bind import Binder, RunTimeExpressions, Scope
 from ifr.semantics.declared_units import collect as collect_units

@@ -397,3 +397,56 @@ def test_an_endless_cache_cap_ends_a_run_without_a_traceback(tmp_path):
                           env={**os.environ, "IFR_CACHE_MAX_MB": "inf", "IFR_CACHE_DIR": str(tmp_path / "cache")},
                           timeout=120)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+def _subcommands(parser) -> list[str]:
+    import argparse
+    [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return list(sub.choices)
+
+
+def test_a_command_builds_its_own_parser_only_and_help_lists_every_one():
+    """`ifr run FILE` builds the one parser it uses; `ifr --help` and a mistyped
+    command still list every command, in the order `COMMANDS` says."""
+    from ifr.cli import COMMANDS, _parser
+    assert _subcommands(_parser([])) == _subcommands(_parser(["--help"])) == list(COMMANDS)
+    assert _subcommands(_parser(["rn", "m.ifr"])) == list(COMMANDS)
+    for command in COMMANDS:
+        assert _subcommands(_parser([command, "m.ifr"])) == [command]
+    assert "export" in _parser([]).format_help() and ".xlsx" in _parser([]).format_help()
+
+
+def test_a_mistyped_command_is_told_the_commands(capsys):
+    assert main(["rn", "m.ifr"]) == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'rn'" in err and "'run'" in err and "'fmt'" in err
+
+
+@pytest.mark.parametrize("columns", ["", "0", "50", "x", "132"])
+def test_help_is_as_wide_as_shutil_says_the_terminal_is(columns, monkeypatch):
+    import shutil
+
+    from ifr.cli import _columns
+    monkeypatch.setenv("COLUMNS", columns)
+    assert _columns() == shutil.get_terminal_size().columns
+
+
+def test_a_warm_run_imports_only_what_it_uses(tmp_path):
+    """`ifr run` of a model without tables or data files, its syntax tree cached: none of
+    the modules below is imported (each costs a few milliseconds of every run)."""
+    import os
+    import subprocess
+    import sys
+    path = tmp_path / "m.ifr"
+    path.write_text("link = 25 GB/s\nstate = 1.125 GiB\nt_move = state / link in ms\ncheck t_move = 48.3 ms\n",
+                    encoding="utf-8")
+    env = dict(os.environ, IFR_CACHE_DIR=str(tmp_path / "cache"))
+    script = ("import sys\nfrom ifr.cli import main\nassert main(['run', sys.argv[1]]) == 0\n"
+              "print(' '.join(sorted(sys.modules)), file=sys.stderr)")
+    for _ in range(2):   # the first run parses the file and caches its tree
+        done = subprocess.run([sys.executable, "-c", script, str(path)], env=env, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+    imported = set(done.stderr.split())
+    assert "ifr.model" in imported
+    assert imported.isdisjoint({"shutil", "statistics", "lark", "numpy", "pint", "sympy"})

@@ -16,10 +16,10 @@ import sys
 from collections.abc import Callable
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 
 from ifr.errors import IfrError
 from ifr.evaluation.ties import COMPARE, TIE
+from ifr.records import dataclass, field
 from ifr.semantics import builtins, ir
 from ifr.semantics.builtins import tidy
 from ifr.semantics.graph import search_named

@@ -20,9 +20,9 @@ from __future__ import annotations
 import functools
 import hashlib
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 
 from ifr.errors import IfrError
+from ifr.records import dataclass, field
 from ifr.semantics import ir
 from ifr.semantics.graph import expressions
 

@@ -9,7 +9,6 @@ aggregate skips missing entries."""
 from __future__ import annotations
 
 import math
-import statistics
 from pathlib import Path
 
 from ifr.errors import IfrError, Span
@@ -20,9 +19,20 @@ from ifr.syntax import nodes as syntax
 from ifr.syntax.data_files import read_data_file
 from ifr.syntax.sources import display_path
 
+
+def _mean(values) -> float:
+    import statistics  # (with fractions, decimal and random: a model without a table does not need it)
+    return statistics.fmean(values)
+
+
+def _median(values) -> float:
+    import statistics
+    return statistics.median(values)
+
+
 AGGREGATES = {
-    "mean": statistics.fmean,
-    "median": statistics.median,
+    "mean": _mean,
+    "median": _median,
     "sum": math.fsum,
     "max": max,
     "min": min,

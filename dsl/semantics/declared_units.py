@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
 
 from ifr.errors import IfrError, Span
+from ifr.records import dataclass, field
 from ifr.semantics.units import DIMENSIONLESS, Dim, suggest, unit
 from ifr.syntax import nodes as syntax
 

@@ -4,9 +4,9 @@ later phase reads them."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from ifr.errors import IfrError, Span
+from ifr.records import dataclass, field
 from ifr.semantics import ir
 from ifr.syntax import nodes as syntax
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from dataclasses import dataclass, field
 from typing import NoReturn
 
 from ifr.errors import Span
+from ifr.records import dataclass, field
 from ifr.semantics import builtins
 from ifr.semantics.units import Dim
 

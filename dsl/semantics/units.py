@@ -136,6 +136,34 @@ def _definitions() -> tuple[str, str]:
     return combined, hashlib.sha256(combined.encode()).hexdigest()[:16]
 
 
+DIGEST = "units-digest.json"   # in the cache folder: the digest, and the files it was made from
+
+
+@lru_cache(maxsize=1)
+def _digest() -> str:
+    """`_definitions()`'s digest, which keys every unit lookup: kept in the cache with the
+    sizes and times of the files it was made from (pint's definitions, units.txt), and
+    made again (reading and hashing them) only when one of them is not as it was."""
+    import os
+    default = _pint_default_file()
+    try:
+        with os.scandir(default.parent) as found:
+            stamp = sorted((e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in found if e.name.endswith(".txt"))
+        mine = os.stat(_UNITS_FILE)
+    except OSError:
+        return _definitions()[1]
+    stamp.append((str(default), str(_UNITS_FILE), mine.st_size, mine.st_mtime_ns))
+    import hashlib
+    key = hashlib.sha256(repr(stamp).encode()).hexdigest()
+    path = cache_dir() / DIGEST
+    kept = cache.load(path, "unit-digest", key)
+    if isinstance(kept, str) and re.fullmatch(r"[0-9a-f]{16}", kept):
+        return kept
+    digest = _definitions()[1]
+    cache.save(path, "unit-digest", key, digest)
+    return digest
+
+
 @lru_cache(maxsize=1)
 def registry():
     """The pint registry, built once per process, from ifr's definitions.
@@ -179,6 +207,7 @@ class _Lookups:
     def __init__(self):
         self.table: dict[str, tuple[float, Dim]] | None = None
         self.shipped: dict[str, list] = {}   # text -> its JSON entry, decoded when first used
+        self.shipped_read = False   # the shipped table (270 kB of JSON) is read on the first miss only
         self.dirty = False
         self.known: dict[str, tuple[float, Dim]] = {}   # unit as written -> its answer, in this process (bounded)
         self.absent: set[str] = set()   # names pint does not read (a model's own units: `node`, `USD`)
@@ -187,28 +216,36 @@ class _Lookups:
         return cache_dir() / "units-lookups.json"
 
     def _load(self) -> None:
-        key = self.key()
+        """The lookups this user's runs made, the shipped ones they used included:
+        a warm run reads the few it needs from there, not the whole shipped table."""
+        saved = cache.load(self.path(), "unit-lookups", self.key())
+        saved = saved if isinstance(saved, dict) else {}
+        self.table = _decode(saved.get("found")) or {}
+        self.absent = _names(saved.get("absent"))
+
+    def _load_shipped(self) -> None:
+        if self.shipped_read:
+            return
+        self.shipped_read = True
         try:
             shipped = json.loads(UNIT_TABLE.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             shipped = {}
-        if isinstance(shipped, dict) and shipped.get("key") == key and isinstance(shipped.get("units"), dict):
+        if isinstance(shipped, dict) and shipped.get("key") == self.key() and isinstance(shipped.get("units"), dict):
             self.shipped = shipped["units"]
-            self.absent = _names(shipped.get("absent"))
-        saved = cache.load(self.path(), "unit-lookups", key)
-        saved = saved if isinstance(saved, dict) else {}
-        learnt = _decode(saved.get("found")) or {}
-        self.absent |= _names(saved.get("absent"))
-        self.table = {t: found for t, found in learnt.items() if t not in self.shipped}
+            self.absent |= _names(shipped.get("absent"))
 
     def get(self, text: str):
         if self.table is None:
             self._load()
         found = self.table.get(text)
-        if found is None and text in self.shipped:
-            found = (_decode({text: self.shipped[text]}) or {}).get(text)
-            if found is not None:
-                self.table[text] = found
+        if found is None:
+            self._load_shipped()
+            if text in self.shipped:
+                found = (_decode({text: self.shipped[text]}) or {}).get(text)
+                if found is not None:
+                    self.table[text] = found
+                    self.changed()   # kept in the user's cache for the next run
         if found is None:
             found = _lookup(text)
             self.table[text] = found
@@ -226,6 +263,10 @@ class _Lookups:
             self._load()
         if name in self.absent:
             return False
+        if name not in self.table:
+            self._load_shipped()
+            if name in self.absent:
+                return False
         try:
             unit(name)
             return True
@@ -235,15 +276,14 @@ class _Lookups:
             return False
 
     def save(self) -> None:
-        learnt = {t: found for t, found in self.table.items() if t not in self.shipped}
         cache.save(self.path(), "unit-lookups", self.key(),
-                   {"found": encode_lookups(learnt), "absent": sorted(self.absent)})
+                   {"found": encode_lookups(self.table), "absent": sorted(self.absent)})
 
     # Bumped when the rules of a lookup change (2: offset units are refused; 3: names that are no unit kept).
     RULES = 3
 
     def key(self) -> str:
-        return f"{_definitions()[1]}-{self.RULES}"
+        return f"{_digest()}-{self.RULES}"
 
 
 def encode_lookups(table: dict) -> dict:
@@ -299,7 +339,7 @@ def recording_lookups():
     table or the cache, nor written to the cache); yields the texts looked up."""
     global _LOOKUPS
     recorder = _Lookups()
-    recorder.table, recorder.dirty = {}, True
+    recorder.table, recorder.dirty, recorder.shipped_read = {}, True, True
     saved, _LOOKUPS = _LOOKUPS, recorder
     try:
         yield recorder.table
@@ -340,7 +380,7 @@ def unit(text: str, span: Span | None = None) -> tuple[float, Dim]:
     if not _UNIT_TEXT.match(text):
         raise IfrError("bad-unit", f"`{text}` is not a unit expression", span,
                        hint="write units like GB/s, KiB/token, GPU*s/request, m^2")
-    _definitions()  # a broken definitions file is ifr's bug, not an unknown unit
+    _digest()  # a broken definitions file is ifr's bug, not an unknown unit
     try:
         return _remember(lookups.known, written, lookups.get(text))
     except OffsetUnit:

@@ -16,11 +16,18 @@ for the process only (`TIMED_OUT`), never written.
 On disk an entry is `storage.cache`'s (its format, its kind and the key it was
 written under, checked on read) around what sympy answered, itself checked
 for its shape; nothing else in it is read.
+
+Beside them, a `crossing` entry keeps where the numeric search's scan found
+its one sign change for one equation and the values it read (`Solver._quick`):
+two floats, from which the next run with the same values finds and verifies
+the root again without the scan.  A process writes a few of them at most (a
+table's rows or a sweep of what-ifs are values no later run is likely to repeat).
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 from functools import lru_cache
 from pathlib import Path
 
@@ -30,6 +37,7 @@ VERSION = "closed-forms-4"   # part of every key: entries of another layout are 
 
 TIMED_OUT: dict[str, str] = {}   # key -> why the worker failed, for this process only
 KIND = "closed-forms"            # the kind of the cache's entries
+CROSSING = "crossing"            # the kind of the numeric search's entries (`ClosedFormCache.crossing`)
 
 
 def equation_key(unknown: str, lhs: ir.Node, rhs: ir.Node, chain: dict[str, ir.Node]) -> str:
@@ -111,6 +119,29 @@ class ClosedFormCache:
         self.memory[key] = entry
         from ifr.storage.cache import save
         save(self.folder / f"{key}.json", KIND, key, entry)   # a failure only costs time
+
+
+    # --- where the numeric search crossed zero, for one equation and its values (`Solver._quick`)
+    written = 0                     # crossing entries this process wrote (a table's rows write none past the cap)
+    MAX_WRITTEN = 16
+
+    def crossing(self, key: str) -> tuple[float, float] | None:
+        """The two points of the scan between which it found its one sign change, or None."""
+        if self.recording is not None:
+            return None
+        from ifr.storage.cache import load
+        ends = load(self.folder / f"{key}.json", CROSSING, key)
+        if not (isinstance(ends, list) and len(ends) == 2 and all(type(e) is float and math.isfinite(e) for e in ends)
+                and ends[0] < ends[1]):
+            return None
+        return ends[0], ends[1]
+
+    def put_crossing(self, key: str, ends: tuple[float, float]) -> None:
+        if self.recording is not None or ClosedFormCache.written >= self.MAX_WRITTEN:
+            return
+        ClosedFormCache.written += 1
+        from ifr.storage.cache import save
+        save(self.folder / f"{key}.json", CROSSING, key, [float(ends[0]), float(ends[1])])
 
 
 def timed_out(seconds: float) -> dict:

@@ -4,11 +4,11 @@ what counts as a root (the two sides cross there), and the numeric search
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ifr.errors import IfrError
+from ifr.records import dataclass
 
 if TYPE_CHECKING:
     import numpy as np
@@ -37,6 +37,7 @@ class Sides:
 
     def __init__(self, f, env, scale: float, terms=None):
         self.f, self.env, self.scale, self.terms = f, env, scale, terms
+        self.crossing: tuple[float, float] | None = None   # where `quick`'s scan found its one sign change
 
     def holds(self, x, each: bool = False):
         """Whether the equation holds at x: both sides finite and equal to 1e-9.
@@ -186,8 +187,18 @@ class Sides:
         if len(changes) != 1:
             return None
         i = changes[0]
+        found = self.settle(tried[i], tried[i + 1])
+        if found is not None:
+            self.crossing = (tried[i], tried[i + 1])
+        return found
+
+    def settle(self, lo: float, hi: float):
+        """``quick``'s answer from its one sign change, between the scan's points
+        ``lo`` and ``hi``: the root brentq finds there, if it is a verified
+        crossing; None otherwise.  (A warm run that remembers where the scan
+        crossed, for the same equation and values, starts here.)"""
         try:
-            r = brentq(self._residual, tried[i], tried[i + 1], xtol=1e-300, rtol=1e-14, maxiter=200)
+            r = brentq(self._residual, lo, hi, xtol=1e-300, rtol=1e-14, maxiter=200)
         except (ValueError, RuntimeError):
             return None
         found = self._vanishes_at(r)

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass, field
 
 from ifr.errors import IfrError
 from ifr.evaluation.evaluate import compile_node, is_array
+from ifr.records import dataclass, field
 from ifr.semantics import ir
 from ifr.solving import deferral
 from ifr.solving.closed_form_cache import TIMED_OUT, ClosedFormCache, equation_key, timed_out
@@ -30,6 +30,9 @@ from ifr.solving.roots import Sides, close, column_roots, merge
 from ifr.solving.symbolic import eval_tree
 
 SYMPY_SECONDS = 10
+CROSSING_VERSION = "crossing-1"   # part of every `crossing` key: entries of another layout are never read
+# The expressions whose value is a function of the values they read and nothing else.
+_PURE = frozenset({ir.Const, ir.Ref, ir.Bin, ir.Neg, ir.Cmp, ir.Logic, ir.Not, ir.If, ir.Func})
 
 
 @dataclass
@@ -156,7 +159,7 @@ class Solver:
             if tree is not None:
                 return Solution(root, "closed form", tree, [root], "closed form, verified")
         bracket = self._bracket(cell, env) if cell.bracket is not None else None
-        quick = sides.quick(bracket) if "numpy" not in sys.modules else None   # no array yet: none needed here
+        quick = self._quick(cell, env, sides, bracket) if "numpy" not in sys.modules else None   # no array yet
         if quick is not None:
             numeric, vanishing, stretches = quick
         else:
@@ -197,6 +200,54 @@ class Solver:
         return Solution(root, "numeric", None, roots, "numeric: log-spaced scan and brentq" +
                         (f"; no closed form ({reason})" if reason else "") +
                         ("; closed form not looked for yet" if forms.deferred else ""))
+
+    def _quick(self, cell, env, sides, bracket):
+        """`Sides.quick`, begun where its scan crossed zero for this equation and
+        these values when an earlier run searched them (the cache's `crossing`
+        entry): a warm run of a solve without a closed form would otherwise scan
+        its thousands of points again for the same answer.  The root is found
+        and verified afresh from there; an entry that does not lead to a verified
+        root is passed over for the whole scan."""
+        key = self._values_key(cell, env, bracket, sides.scale)
+        if key is not None:
+            ends = self._cache.crossing(key)
+            if ends is not None:
+                found = sides.settle(*ends)
+                if found is not None:
+                    return found
+        found = sides.quick(bracket)
+        if found is not None and key is not None and sides.crossing is not None:
+            self._cache.put_crossing(key, sides.crossing)
+        return found
+
+    def _values_key(self, cell, env, bracket, scale) -> str | None:
+        """What the numeric search's answer depends on, hashed: the equation (its
+        `equation_key`), the values it reads, the bracket and the scale; None
+        where a value is not a plain number or an expression is not a pure
+        function of the values (a distribution, a scenario's or a table's value)."""
+        chain = self._chain(cell)
+        read: set[str] = set()
+        for node in (cell.lhs, cell.rhs, *(self.graph.cells[c].expr for c in chain)):
+            for n in ir.walk(node):
+                kind = type(n)
+                if kind is ir.Ref:
+                    read.add(n.cell)
+                elif kind not in _PURE:
+                    return None
+        read.difference_update(chain)
+        read.discard(cell.unknown)
+        parts = [CROSSING_VERSION, self._equation_key(cell, chain), repr(bracket), repr(scale)]
+        for cid in sorted(read):
+            value = env.get(cid)
+            if type(value) is not float and type(value) is not int:
+                return None
+            parts.append(f"{cid}={value!r}")
+        import hashlib
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+    def _equation_key(self, cell, chain: list[str] | None = None) -> str:
+        chain = self._chain(cell) if chain is None else chain
+        return equation_key(cell.unknown, cell.lhs, cell.rhs, {cid: self.graph.cells[cid].expr for cid in chain})
 
     def closed_forms(self, cell) -> ClosedForms:
         """sympy's closed forms for the equation's structure: from the cache, or

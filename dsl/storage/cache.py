@@ -71,8 +71,8 @@ _IFR_LINE = "\n# ifr cache: "
 
 # ifr's entry names: at the top of the folder, and in each of its subfolders (a key is a sha256; a
 # temporary file is write_atomic's `.<name>.<random>.tmp` or the closed forms' `<key>.<pid>.tmp`).
-_TOP = re.compile(r"(units-[0-9a-f]{16}\.txt|units-lookups\.json)|\.(units-[0-9a-f]{16}\.txt|units-lookups\.json"
-                  r"|CACHEDIR\.TAG)\.\w+\.tmp")
+_TOP = re.compile(r"(units-[0-9a-f]{16}\.txt|units-(?:lookups|digest)\.json)"
+                  r"|\.(units-[0-9a-f]{16}\.txt|units-(?:lookups|digest)\.json|CACHEDIR\.TAG)\.\w+\.tmp")
 _ENTRY = re.compile(r"[0-9a-f]{64}\.(json|pickle)|\.[0-9a-f]{64}\.json\.\w+\.tmp|[0-9a-f]{64}\.\d+\.tmp")
 SUBFOLDERS = ("syntax", "solutions", "montecarlo")
 # What versions before the tag left (pint's and lark's pickles): a folder holding them is still

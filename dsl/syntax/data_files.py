@@ -14,10 +14,10 @@ This module reads text only; what a unit means is the binder's business
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ifr.errors import IfrError, Span
+from ifr.records import dataclass, field
 
 # A measured table is at most this big: more rows are a data set, not a model's input.
 MAX_DATA_BYTES = 4 * 1024 * 1024

@@ -1,9 +1,8 @@
 """The abstract syntax tree of an .ifr file.  Every node carries its span."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ifr.errors import Span
+from ifr.records import dataclass, field
 
 # --- expressions -------------------------------------------------------------
 

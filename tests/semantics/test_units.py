@@ -98,3 +98,56 @@ def test_binary_inputs_give_binary_display(tmp_path):
     m = model(tmp_path, "kv = 144 KiB/token\nctx = 8192 token\nstate = kv * ctx\n")
     assert m.units["state"] == "GiB"
     assert m.value("state") == pytest.approx(1.125)
+
+
+def _next_run(monkeypatch, units):
+    """The unit lookups as a new process starts them (the cache folder kept)."""
+    monkeypatch.setattr(units, "_LOOKUPS", units._Lookups())
+    units._digest.cache_clear()
+
+
+def test_a_warm_run_reads_its_units_from_the_cache_alone(tmp_path, monkeypatch):
+    """The first run of a model answers its units from the shipped table and keeps
+    them with the digest of the definitions; the next reads neither the shipped
+    table (270 kB of JSON) nor pint's definitions (to hash them), and answers the same."""
+    from ifr.semantics import units
+    from ifr.storage.cache import cache_dir
+    monkeypatch.setenv("IFR_CACHE_DIR", str(tmp_path / "cache"))
+    cache_dir.cache_clear()
+    try:
+        _next_run(monkeypatch, units)
+        first = units._LOOKUPS.get("GB/s"), units._LOOKUPS.get("ms"), units.is_unit("node")
+        assert first == ((8e9, Dim({"[information]": 1, "[time]": -1})), (1e-3, Dim({"[time]": 1})), False)
+        units._LOOKUPS.save()
+        _next_run(monkeypatch, units)
+        monkeypatch.setattr(units, "UNIT_TABLE", tmp_path / "no-such-table.json")
+        monkeypatch.setattr(units, "_definitions", lambda: pytest.fail("the definitions were read"))
+        assert (units._LOOKUPS.get("GB/s"), units._LOOKUPS.get("ms"), units.is_unit("node")) == first
+        assert not units._LOOKUPS.shipped_read
+    finally:
+        units._digest.cache_clear()
+        cache_dir.cache_clear()
+
+
+def test_the_digest_is_made_again_when_a_definitions_file_changes(tmp_path, monkeypatch):
+    from ifr.semantics import units
+    from ifr.storage.cache import cache_dir
+    monkeypatch.setenv("IFR_CACHE_DIR", str(tmp_path / "cache"))
+    cache_dir.cache_clear()
+    mine = tmp_path / "units.txt"
+    mine.write_text(units._UNITS_FILE.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(units, "_UNITS_FILE", mine)
+    try:
+        made = []
+        real = units._definitions.__wrapped__
+        monkeypatch.setattr(units, "_definitions", lambda: made.append(1) or real())
+        for _ in range(2):
+            units._digest.cache_clear()
+            before = units._digest()
+        assert len(made) == 1
+        mine.write_text(mine.read_text(encoding="utf-8") + "\nglorp = 3 * byte\n", encoding="utf-8")
+        units._digest.cache_clear()
+        assert units._digest() != before and len(made) == 2
+    finally:
+        units._digest.cache_clear()
+        cache_dir.cache_clear()

@@ -3,6 +3,7 @@ a what-if under which the equation has no root never changes how the base
 case is solved, and sympy runs under a time limit that can stop it."""
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -128,3 +129,78 @@ def test_a_cached_entry_is_structure_only(private_cache, tmp_path):
     m = model(tmp_path, "a = 2\nx = 1\nz = solve x on -10..0: x^2 = a\n", name="other.ifr")
     assert m.values["z"] == pytest.approx(-2 ** 0.5)
     assert m.solver.solutions["z"].method == "closed form"
+
+
+GIVES_UP = """\
+flops     = 312 TFLOP/s
+bw        = 2 TB/s
+params    = 7e9
+k         = 0.8
+b         = 1
+t_compute = 2 FLOP * params * b / flops
+t_mem     = 2 B * params / bw
+batch     = solve b: t_compute * (1 + exp(-b / 8)) = t_mem * k^(b / 64)
+"""
+
+# `ifr run --format json` in a fresh process, counting the numeric search's full scans (`Sides.quick`).
+COUNTING_RUN = """\
+import sys
+from ifr.solving import roots
+scans = []
+quick = roots.Sides.quick
+roots.Sides.quick = lambda self, bracket: scans.append(1) or quick(self, bracket)
+from ifr.cli import main
+code = main(["run", sys.argv[1], "--format", "json"])
+print(f"scans={len(scans)} numpy={'numpy' in sys.modules}", file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def _counted_run(path: Path, cache: Path) -> tuple[float, int]:
+    """The solve's value (base SI) and how many full scans the run made."""
+    import json
+    env = dict(os.environ, IFR_CACHE_DIR=str(cache), IFR_NO_BACKGROUND="1")
+    done = subprocess.run([sys.executable, "-c", COUNTING_RUN, str(path)], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    scans, numpy = done.stderr.strip().splitlines()[-1].split()
+    assert numpy == "numpy=False"   # the search in plain floats, as `ifr run` takes it
+    cells = {c["name"]: c for c in json.loads(done.stdout)["cells"]}
+    return cells["batch"]["value"], int(scans.split("=")[1])
+
+
+def _holds(b: float) -> bool:
+    """The equation at b, by hand: t_compute = 2 * 7e9 * b / 312e12 s, t_mem = 2 * 7e9 / 2e12 s."""
+    left = 2 * 7e9 * b / 312e12 * (1 + math.exp(-b / 8))
+    right = 2 * 7e9 / 2e12 * 0.8 ** (b / 64)
+    return abs(left - right) <= 1e-12 * (left + right)
+
+
+def test_a_second_run_of_a_solve_without_a_closed_form_does_not_scan_again(tmp_path):
+    """The numeric search's scan (9,603 evaluations of the equation) is done once for
+    an equation and its values: the next run starts from where it crossed zero,
+    and finds the same root to the last digit."""
+    path = tmp_path / "gives_up.ifr"
+    path.write_text(GIVES_UP, encoding="utf-8")
+    first, scans = _counted_run(path, tmp_path / "cache")
+    assert scans == 1 and _holds(first) and 100 < first < 115
+    second, scans = _counted_run(path, tmp_path / "cache")
+    assert (second, scans) == (first, 0)
+    path.write_text(GIVES_UP.replace("k         = 0.8", "k         = 0.7"), encoding="utf-8")
+    other, scans = _counted_run(path, tmp_path / "cache")   # other values: a search of their own
+    assert scans == 1 and _holds(other) is False and other != first
+
+
+def test_a_crossing_entry_that_leads_nowhere_is_passed_over(tmp_path):
+    """An entry whose two points do not bracket a root (edited, or of another
+    equation's) costs the whole scan, never the value."""
+    import json
+    path = tmp_path / "gives_up.ifr"
+    path.write_text(GIVES_UP, encoding="utf-8")
+    first, _ = _counted_run(path, tmp_path / "cache")
+    [entry] = [p for p in (tmp_path / "cache" / "solutions").glob("*.json")
+               if json.loads(p.read_text())["kind"] == "crossing"]
+    stored = json.loads(entry.read_text())
+    stored["payload"] = [1.0, 2.0]   # no sign change between them
+    entry.write_text(json.dumps(stored))
+    again, scans = _counted_run(path, tmp_path / "cache")
+    assert (again, scans) == (first, 1)
