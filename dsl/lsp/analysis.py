@@ -32,7 +32,7 @@ from ifr.syntax import nodes as syntax
 from ifr.syntax.sources import MAX_SOURCE_BYTES, ifr_file, surrogates_replaced
 
 # The interface: analyse() and what it returns (Span, Symbol and Occurrence included).
-__all__ = ["analyse", "too_large", "Result", "Diagnostic", "CellInfo", "CheckInfo", "Symbol", "Occurrence", "Span",
+__all__ = ["analyse", "Staged", "too_large", "Result", "Diagnostic", "CellInfo", "CheckInfo", "Symbol", "Occurrence", "Span",
            "describe_unit", "unit_suggestions", "warm_units", "available_modules", "KEYWORDS", "BUILTIN_FUNCTIONS"]
 
 KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", "vary", "over", "by", "to", "show",
@@ -121,28 +121,45 @@ class Result:
 def analyse(path: str, text: str, open_buffers: dict[str, str]) -> Result:
     """Analyse ``text`` as the file ``path``; imports open in ``open_buffers`` (absolute path -> text)
     are read from there rather than from disk."""
-    path = absolute_path(path)
-    buffers = {absolute_path(p): t for p, t in open_buffers.items()}
-    run = _run_pipeline(path, text, buffers)
-    main_program = run.programs.get(path)
-    graph = run.analysis.graph if run.analysis is not None else None
-    modules = list(graph.modules.values()) if graph is not None else []
-    symbols, occurrences = index_modules(modules, graph.records if graph is not None else None, main_program)
-    texts = {p: program.text for p, program in run.programs.items() if p == path or p in buffers}
-    texts.setdefault(path, surrogates_replaced(text))   # a text with one is not parsed; its columns still count
-    warnings = run.warnings
-    main_module = next((m for m in modules if m.key == ""), None)
-    scope = None
-    if main_module is not None:
-        scope = {name: key_of(b) for name, b in main_module.namespace.items() if key_of(b)}
-    elif main_program is not None:
-        scope = {}
-    sections = [(s.title, _absolute(s.span)) for s in main_program.statements
-                if isinstance(s, syntax.Section)] if main_program is not None else []
-    return Result(path, _diagnostics(path, main_program, run.errors, warnings, run.checks, run.model),
-                  _cells(run.analysis, run.model), _checks(run.model, run.checks), symbols, occurrences, scope,
-                  sections, texts, set(run.programs) | {path} | _data_files(graph),
-                  graph.declared_units.to_data() if graph is not None and graph.declared_units else {})
+    return Staged(path, text, open_buffers).result()
+
+
+class Staged:
+    """An analysis in two steps: its diagnostics as soon as the file is checked and evaluated
+    (``diagnostics``, what an edit waits for), then, from ``result()``, everything else a
+    hover, a completion or a rename reads (cells, symbols, occurrences), which an editor needs
+    only when it asks.  ``result()`` is what ``analyse`` returns, diagnostics included."""
+
+    def __init__(self, path: str, text: str, open_buffers: dict[str, str]):
+        self.path = path = absolute_path(path)
+        self.text = text
+        self.buffers = {absolute_path(p): t for p, t in open_buffers.items()}
+        self.run = run = _run_pipeline(path, text, self.buffers)
+        self.main_program = run.programs.get(path)
+        self.diagnostics = _diagnostics(path, self.main_program, run.errors, run.warnings, run.checks, run.model)
+        self.texts = {p: program.text for p, program in run.programs.items() if p == path or p in self.buffers}
+        self.texts.setdefault(path, surrogates_replaced(text))   # a text with one is not parsed; its columns still count
+
+    def early(self) -> Result:
+        """The diagnostics, and the texts their columns are counted in: a Result with nothing else."""
+        return Result(self.path, self.diagnostics, {}, [], {}, [], None, [], self.texts)
+
+    def result(self) -> Result:
+        path, run, main_program = self.path, self.run, self.main_program
+        graph = run.analysis.graph if run.analysis is not None else None
+        modules = list(graph.modules.values()) if graph is not None else []
+        symbols, occurrences = index_modules(modules, graph.records if graph is not None else None, main_program)
+        main_module = next((m for m in modules if m.key == ""), None)
+        scope = None
+        if main_module is not None:
+            scope = {name: key_of(b) for name, b in main_module.namespace.items() if key_of(b)}
+        elif main_program is not None:
+            scope = {}
+        sections = [(s.title, _absolute(s.span)) for s in main_program.statements
+                    if isinstance(s, syntax.Section)] if main_program is not None else []
+        return Result(path, self.diagnostics, _cells(run.analysis, run.model), _checks(run.model, run.checks),
+                      symbols, occurrences, scope, sections, self.texts, set(run.programs) | {path} | _data_files(graph),
+                      graph.declared_units.to_data() if graph is not None and graph.declared_units else {})
 
 
 def _data_files(graph) -> set[str]:
