@@ -16,6 +16,7 @@ open in the editor are read from their unsaved buffers
 """
 from __future__ import annotations
 
+import logging
 import os
 import re
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ BUILTIN_FUNCTIONS = {
     **{name: ", ".join(params) for name, params in ir.DISTRIBUTIONS.items()},
     **{name: "x, 95" if n == 2 else ("condition" if name == "prob" else "x") for name, n in ir.STATISTICS.items()},
 }
+logger = logging.getLogger(__name__)
 _DID_YOU_MEAN = re.compile(r"^did you mean (\S+?)\?$")
 
 
@@ -146,6 +148,11 @@ class Staged:
 
     def result(self) -> Result:
         path, run, main_program = self.path, self.run, self.main_program
+        if run.model is not None:
+            try:   # the imported cells the file does not read: their values show in completions and hovers
+                run.model.complete()
+            except Exception:   # a bug in ifr: those cells show no value rather than lose the server
+                logger.exception("the imported cells of %s could not be computed", path)
         graph = run.analysis.graph if run.analysis is not None else None
         modules = list(graph.modules.values()) if graph is not None else []
         symbols, occurrences = index_modules(modules, graph.records if graph is not None else None, main_program)
@@ -208,7 +215,7 @@ def _run_pipeline(path: str, text: str, buffers: dict[str, str]) -> _Run:
         run.analysis = analyse_file(path, options=Options(text, Sources(buffers=buffers), editor=True))
         run.programs = {absolute_path(name): program for name, program in run.analysis.programs.items()}
         run.errors, run.warnings = run.analysis.errors, run.analysis.warnings
-        run.model = run.analysis.evaluate()
+        run.model = run.analysis.evaluate(reached_first=True)   # what the diagnostics read; the rest in result()
         run.errors += run.model.own_errors() + run.model.table_errors()
         run.checks = run.model.check()
     except IfrErrors as exc:
