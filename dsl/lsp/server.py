@@ -188,7 +188,9 @@ class IfrServer(LanguageServer):
         while not pending.done():
             running = self.running
             if running is not None and running != (uri, version) and self._stale(running):
-                self.analysis.stop_if_slow()
+                # an outdated text whose diagnostics are out skips the rest; one still before them is
+                # stopped if it runs long
+                self.analysis.finish_early() or self.analysis.stop_if_slow()
             await asyncio.wait([pending], timeout=0.1)
         return pending.result()
 

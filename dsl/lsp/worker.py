@@ -87,7 +87,7 @@ def _serve(connection, cancelled) -> None:
             connection.send((ticket, DIAGNOSTICS, staged.early()))   # what the edit waits for, first
             running[0] = ticket
             if cancelled.value != ticket:   # not if a newer text is waiting: only its diagnostics are
-                result = staged.result()
+                result = staged.result(stop=lambda: cancelled.value == ticket)
                 if cancelled.value == ticket:
                     result = None   # nor sent
         except _Interrupted:
@@ -138,6 +138,7 @@ class AnalysisWorker:
         self.state = threading.Lock()       # guards the fields below
         self.started_at: float | None = None    # when the running analysis began, None when idle
         self.ticket = 0                     # the running analysis's, 0 when idle
+        self.diagnosed = 0                  # the last analysis whose diagnostics were taken
         self.interrupted_at: float | None = None
         self.restarts = 0                   # processes killed (a cooperative stop is no restart)
         self.stops = 0                      # analyses stopped cooperatively
@@ -184,6 +185,8 @@ class AnalysisWorker:
                     if kind == RESULT:
                         break
                     if on_diagnostics is not None:
+                        with self.state:
+                            self.diagnosed = ticket
                         on_diagnostics(ticket, result)
             except (EOFError, OSError, BrokenPipeError):
                 raise Stopped() from None
@@ -199,12 +202,18 @@ class AnalysisWorker:
                 raise Stopped()
             return result
 
-    def finish_early(self, ticket: int) -> None:
-        """The analysis ``ticket`` need send nothing after its diagnostics (a newer text is waiting):
-        the process skips the rest (its answer is None, and ``analyse`` raises Stopped)."""
+    def finish_early(self, ticket: int | None = None) -> bool:
+        """The analysis ``ticket`` (by default the running one, if its diagnostics were taken) need send
+        nothing after its diagnostics (a newer text is waiting): the process skips the rest, at the next
+        step (its answer is None, and ``analyse`` raises Stopped); whether it was told now (once: a step
+        that runs long is then stopped as any analysis is, by ``stop_if_slow``)."""
         with self.state:
-            if self.ticket == ticket and self.started_at is not None:
+            ticket = self.diagnosed if ticket is None else ticket
+            if self.ticket == ticket and self.started_at is not None and self.interrupted_at is None \
+                    and self.current.cancelled.value != ticket:
                 self.current.cancelled.value = ticket
+                return True
+            return False
 
     def patience(self) -> float:
         """How long an analysis of an outdated text may run before it is asked to stop."""

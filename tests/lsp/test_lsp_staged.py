@@ -1,6 +1,7 @@
 """The editor's analysis in stages: its diagnostics from the cells the file reaches, the other
-imported cells computed after they are sent, and across edits in one process, each result
-equal to a whole analysis of the same text, evaluated at once."""
+imported cells computed after they are sent, and across edits in one process (imported
+modules' indexes and solves' closed forms kept from one edit to the next), each result
+equal to a fresh, whole analysis of the same text, evaluated at once."""
 from __future__ import annotations
 
 import math
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ifr.lsp.analysis import Staged, analyse
+from ifr.lsp.analysis import Staged, analyse, forget
 from ifr.lsp.worker import AnalysisWorker
 from ifr.model import Analysis
 
@@ -18,13 +19,15 @@ MODELS = sorted((ROOT / "models").glob("*.ifr"))
 
 @pytest.fixture
 def whole(monkeypatch):
-    """The analysis with every cell computed in one evaluation, as before it was staged."""
+    """The analysis with every cell computed in one evaluation, as before it was staged, and made
+    from nothing kept from an earlier one."""
     evaluate = Analysis.evaluate
 
     def at_once(self, *args, reached_first=False, **kwargs):
         return evaluate(self, *args, **kwargs)
 
     def run(path, text, buffers=None):
+        forget()
         with monkeypatch.context() as patch:
             patch.setattr(Analysis, "evaluate", at_once)
             return analyse(str(path), text, buffers or {})
@@ -108,3 +111,25 @@ def test_edits_analysed_one_after_another_in_one_process_are_each_a_fresh_analys
     assert codes[1] == ["unit-mismatch"]
     assert "unknown-name" in codes[3] and "division-by-zero" in codes[3]
     assert codes[5] and codes[5][0] in ("syntax", "unclosed-bracket")
+
+
+def test_a_solves_closed_form_and_method_are_what_explain_says():
+    seen = 0
+    for path in MODELS:
+        staged = Staged(str(path), path.read_text(encoding="utf-8"), {})
+        result = staged.result()
+        model = staged.run.model
+        for cell in result.cells.values():
+            if cell.kind != "solve" or cell.id in model.errors:
+                continue
+            explained = model.explain(cell.id)
+            assert (cell.closed_form, cell.method) == (explained.get("closed_form"), explained.get("method")), cell.id
+            seen += cell.closed_form is not None
+    assert seen >= 3   # the bundled models have closed forms to compare
+
+
+def test_the_rest_of_an_analysis_no_longer_wanted_is_not_made(tmp_path):
+    staged = Staged(str(tmp_path / "m.ifr"), "a = 2 GB\nb = a * 2\n", {})
+    asked = []
+    assert staged.result(stop=lambda: asked.append(1) or True) is None and asked == [1]
+    assert staged.result(stop=lambda: False).cells["cell:b"].value == 4
