@@ -74,11 +74,19 @@ def _serve(connection, cancelled) -> None:
     except Exception:   # a warm-up is no request: whatever it meets is met again, and reported, on one
         pass
     connection.send((0, READY, None))
+    sympy_started = False
     while True:
         try:
             ticket, path, text, buffers = connection.recv()
         except (EOFError, OSError):
             return
+        if not sympy_started:   # a reserve that never works starts none
+            # sympy (a solve's closed form) is imported in its own process, seconds on a busy machine:
+            # started from a thread, which no stop interrupts (a start cut short was begun again on the
+            # next edit, and cut short again while someone typed)
+            from ifr.solving import sympy_worker
+            sympy_worker.start_in_background()
+            sympy_started = True
         running[0] = ticket
         result = None
         try:
