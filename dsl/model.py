@@ -200,12 +200,15 @@ class Analysis:
     def sources(self) -> Sources:
         return self.expressions.sources
 
-    def evaluate(self, overrides: dict | None = None, samples: int | None = None, seed: int = 0) -> Model:
-        """The model's values; uncertain cells hold ``samples`` Monte Carlo draws from ``seed``."""
+    def evaluate(self, overrides: dict | None = None, samples: int | None = None, seed: int = 0,
+                 reached_first: bool = False) -> Model:
+        """The model's values; uncertain cells hold ``samples`` Monte Carlo draws from ``seed``.
+        With ``reached_first`` (the editor's), only the cells the main file reaches are computed
+        (what its diagnostics read) until ``Model.complete()`` computes the others."""
         from ifr.evaluation.uncertain import DEFAULT_SAMPLES, Sampling, check_settings
         sampling = Sampling(DEFAULT_SAMPLES if samples is None else samples, seed)   # 0 is a mistake, not the default
         check_settings(sampling.samples, sampling.seed)
-        return Model(self, overrides, sampling)
+        return Model(self, overrides, sampling, only=self.graph.reached if reached_first else None)
 
 
 def _in_its_units(method):
@@ -222,10 +225,11 @@ class Model:
     """An evaluation of an Analysis, with some inputs overridden."""
 
     def __init__(self, analysis: Analysis, overrides: dict | None = None, sampling=None,
-                 layers: tuple | None = None, beneath: tuple | None = None):
+                 layers: tuple | None = None, beneath: tuple | None = None, only: frozenset | None = None):
         """``layers`` are the what-ifs in the order they apply (a dict of base-SI
         values, or a scenario's name), in place of ``overrides``; ``beneath`` is
-        the (values, errors) of the model beneath a last layer that is a scenario."""
+        the (values, errors) of the model beneath a last layer that is a scenario;
+        ``only``: the cells computed until ``complete()`` (with everything they read)."""
         self.analysis = analysis
         self.layers = tuple(layers) if layers is not None else ((dict(overrides),) if overrides else ())
         self._solver = None
@@ -241,8 +245,21 @@ class Model:
                 self.evaluator.under = self._what_ifs
                 self.evaluator.under_cells = frozenset(cid for layer in self.layers if isinstance(layer, str)
                                                        for cid, _node, _span in self.graph.scenarios[layer].overrides)
-            self.values, self.errors = self.evaluator.run(self.overrides)
+            self.values, self.errors = self.evaluator.run(self.overrides, only=only)
             self.units = self._display_units()
+        self._partial = only is not None and len(self.values) < len(self.graph.cells)
+
+    def complete(self) -> None:
+        """Compute the cells an evaluation of only some (``Analysis.evaluate(reached_first=True)``) left
+        out: the values, errors and units are then those of a whole evaluation."""
+        if not self._partial:
+            return
+        with _no_collection(), declaring(self.analysis.graph.declared_units):
+            rest = {cid for cid in self.graph.order if cid not in self.values}
+            self.values, self.errors = self.evaluator.run(self.overrides, only=rest, base=self.values,
+                                                          base_errors=self.errors, as_given=True)
+            self.units = self._display_units()
+        self._partial = False
 
     def _what_ifs(self, later: dict | None = None) -> dict:
         """The values this model's layers set, in order, and then ``later`` (a
@@ -494,6 +511,8 @@ class Model:
         units, binary, shaped = {}, set(), {}
         cells, dims, values = self.graph.cells, self.dims, self.values
         for cid in self.graph.order:
+            if cid not in values:   # not computed yet (Model.complete)
+                continue
             cell = cells[cid]
             dim = dims.get(cid)
             if dim is None:

@@ -16,23 +16,35 @@ open in the editor are read from their unsaved buffers
 """
 from __future__ import annotations
 
+import logging
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ifr.display import auto_unit, format_number
 from ifr.errors import IfrError, IfrErrors, Sources, Span
-from ifr.lsp.occurrences import Occurrence, Symbol, absolute_path, index_modules, key_of, pickled_by_fields
+from ifr.lsp.occurrences import (
+    Occurrence,
+    Symbol,
+    absolute_path,
+    forget_indexes,
+    index_modules,
+    key_of,
+    pickled_by_fields,
+)
 from ifr.model import Analysis, Model, Options
 from ifr.model import analyse as analyse_file
 from ifr.queries.checks import reads_na
+from ifr.queries.explain import in_worker as explain_in_worker
 from ifr.semantics import ir
+from ifr.solving.symbolic import tree_symbols
 from ifr.syntax import nodes as syntax
 from ifr.syntax.sources import MAX_SOURCE_BYTES, ifr_file, surrogates_replaced
 
 # The interface: analyse() and what it returns (Span, Symbol and Occurrence included).
-__all__ = ["analyse", "too_large", "Result", "Diagnostic", "CellInfo", "CheckInfo", "Symbol", "Occurrence", "Span",
+__all__ = ["analyse", "Staged", "forget", "too_large", "Result", "Diagnostic", "CellInfo", "CheckInfo", "Symbol", "Occurrence", "Span",
            "describe_unit", "unit_suggestions", "warm_units", "available_modules", "KEYWORDS", "BUILTIN_FUNCTIONS"]
 
 KEYWORDS = ("use", "section", "fn", "solve", "on", "check", "within", "table", "vary", "over", "by", "to", "show",
@@ -45,6 +57,7 @@ BUILTIN_FUNCTIONS = {
     **{name: ", ".join(params) for name, params in ir.DISTRIBUTIONS.items()},
     **{name: "x, 95" if n == 2 else ("condition" if name == "prob" else "x") for name, n in ir.STATISTICS.items()},
 }
+logger = logging.getLogger(__name__)
 _DID_YOU_MEAN = re.compile(r"^did you mean (\S+?)\?$")
 
 
@@ -121,33 +134,68 @@ class Result:
 def analyse(path: str, text: str, open_buffers: dict[str, str]) -> Result:
     """Analyse ``text`` as the file ``path``; imports open in ``open_buffers`` (absolute path -> text)
     are read from there rather than from disk."""
-    path = absolute_path(path)
-    buffers = {absolute_path(p): t for p, t in open_buffers.items()}
-    run = _run_pipeline(path, text, buffers)
-    main_program = run.programs.get(path)
-    graph = run.analysis.graph if run.analysis is not None else None
-    modules = list(graph.modules.values()) if graph is not None else []
-    symbols, occurrences = index_modules(modules, graph.records if graph is not None else None, main_program)
-    texts = {p: program.text for p, program in run.programs.items() if p == path or p in buffers}
-    texts.setdefault(path, surrogates_replaced(text))   # a text with one is not parsed; its columns still count
-    warnings = run.warnings
-    main_module = next((m for m in modules if m.key == ""), None)
-    scope = None
-    if main_module is not None:
-        scope = {name: key_of(b) for name, b in main_module.namespace.items() if key_of(b)}
-    elif main_program is not None:
-        scope = {}
-    sections = [(s.title, _absolute(s.span)) for s in main_program.statements
-                if isinstance(s, syntax.Section)] if main_program is not None else []
-    return Result(path, _diagnostics(path, main_program, run.errors, warnings, run.checks, run.model),
-                  _cells(run.analysis, run.model), _checks(run.model, run.checks), symbols, occurrences, scope,
-                  sections, texts, set(run.programs) | {path} | _data_files(graph),
-                  graph.declared_units.to_data() if graph is not None and graph.declared_units else {})
+    return Staged(path, text, open_buffers).result()
+
+
+class Staged:
+    """An analysis in two steps: its diagnostics as soon as the file is checked and evaluated
+    (``diagnostics``, what an edit waits for), then, from ``result()``, everything else a
+    hover, a completion or a rename reads (cells, symbols, occurrences), which an editor needs
+    only when it asks.  ``result()`` is what ``analyse`` returns, diagnostics included."""
+
+    def __init__(self, path: str, text: str, open_buffers: dict[str, str]):
+        self.path = path = absolute_path(path)
+        self.text = text
+        self.buffers = {absolute_path(p): t for p, t in open_buffers.items()}
+        self.run = run = _run_pipeline(path, text, self.buffers)
+        self.main_program = run.programs.get(path)
+        self.diagnostics = _diagnostics(path, self.main_program, run.errors, run.warnings, run.checks, run.model)
+        self.texts = {p: program.text for p, program in run.programs.items() if p == path or p in self.buffers}
+        self.texts.setdefault(path, surrogates_replaced(text))   # a text with one is not parsed; its columns still count
+
+    def early(self) -> Result:
+        """The diagnostics, and the texts their columns are counted in: a Result with nothing else."""
+        return Result(self.path, self.diagnostics, {}, [], {}, [], None, [], self.texts)
+
+    def result(self, stop: Callable[[], bool] | None = None) -> Result | None:
+        """The whole result; None if ``stop()`` says, between its steps, that it is no longer wanted."""
+        path, run, main_program = self.path, self.run, self.main_program
+        if run.model is not None:
+            try:   # the imported cells the file does not read: their values show in completions and hovers
+                run.model.complete()
+            except Exception:   # a bug in ifr: those cells show no value rather than lose the server
+                logger.exception("the imported cells of %s could not be computed", path)
+        if stop is not None and stop():
+            return None
+        cells = _cells(run.analysis, run.model)
+        if stop is not None and stop():
+            return None
+        graph = run.analysis.graph if run.analysis is not None else None
+        modules = list(graph.modules.values()) if graph is not None else []
+        symbols, occurrences = index_modules(modules, graph.records if graph is not None else None, main_program)
+        main_module = next((m for m in modules if m.key == ""), None)
+        scope = None
+        if main_module is not None:
+            scope = {name: key_of(b) for name, b in main_module.namespace.items() if key_of(b)}
+        elif main_program is not None:
+            scope = {}
+        sections = [(s.title, _absolute(s.span)) for s in main_program.statements
+                    if isinstance(s, syntax.Section)] if main_program is not None else []
+        return Result(path, self.diagnostics, cells, _checks(run.model, run.checks),
+                      symbols, occurrences, scope, sections, self.texts, set(run.programs) | {path} | _data_files(graph),
+                      graph.declared_units.to_data() if graph is not None and graph.declared_units else {})
 
 
 def _data_files(graph) -> set[str]:
     """The measured tables' files the main file reads (`bench = data "x.csv"`): an edit of one is seen too."""
     return {absolute_path(t.file) for t in graph.data_tables} if graph is not None else set()
+
+
+def forget() -> None:
+    """Let go of what analyses keep for the next edit (imported modules' indexes, printed closed forms):
+    the next analysis is made from nothing but its texts."""
+    forget_indexes()
+    _PRINTED.clear()
 
 
 def warm_units() -> None:
@@ -191,7 +239,7 @@ def _run_pipeline(path: str, text: str, buffers: dict[str, str]) -> _Run:
         run.analysis = analyse_file(path, options=Options(text, Sources(buffers=buffers), editor=True))
         run.programs = {absolute_path(name): program for name, program in run.analysis.programs.items()}
         run.errors, run.warnings = run.analysis.errors, run.analysis.warnings
-        run.model = run.analysis.evaluate()
+        run.model = run.analysis.evaluate(reached_first=True)   # what the diagnostics read; the rest in result()
         run.errors += run.model.own_errors() + run.model.table_errors()
         run.checks = run.model.check()
     except IfrErrors as exc:
@@ -313,13 +361,39 @@ def _cells(analysis, model) -> dict[str, CellInfo]:
         if value is not None:
             info.text = text
         if cell.kind == "solve" and model is not None and cid not in model.errors:
-            try:
-                explained = model.explain(cid)
-            except IfrError:
-                explained = {}
-            info.closed_form, info.method = explained.get("closed_form"), explained.get("method")
+            info.closed_form, info.method = _solved(model, cid)
         out[info.key] = info
     return out
+
+
+def _solved(model, cid: str) -> tuple[str | None, str | None]:
+    """A solve's closed form and how it was solved, as `ifr explain` says them (`queries.explain`)."""
+    if model.graph.cells[cid].fit is not None:   # a fitted cell: its fit says how
+        return None, None
+    solution = model.solver.solutions.get(cid)
+    if solution is None:
+        return None, ""
+    if solution.tree is None:
+        return None, solution.note
+    names = {c: model.graph.cells[c].name for c in tree_symbols(solution.tree) if c in model.graph.cells}
+    return _closed_form(solution.tree, names), solution.note
+
+
+_PRINTED: dict[str, str] = {}   # closed-form tree and names -> its text, kept for the process
+
+
+def _closed_form(tree: list, names: dict[str, str]) -> str:
+    """sympy's text of a closed form (printed in the sympy worker, a round trip to another process,
+    once per tree: an edit elsewhere leaves a solve's closed form as it was)."""
+    key = repr((tree, sorted(names.items())))
+    text = _PRINTED.get(key)
+    if text is None:
+        text = explain_in_worker("pretty_tree", tree, names)
+        if not text.startswith("(not printed"):   # a time limit met once may not be met again
+            if len(_PRINTED) >= 1024:
+                _PRINTED.clear()
+            _PRINTED[key] = text
+    return text
 
 
 def _checks(model, results) -> list[CheckInfo]:

@@ -14,6 +14,7 @@ import operator
 import os
 import re
 import sys
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -97,13 +98,89 @@ def index_modules(modules: list[ModuleDef], records: dict | None,
             "module:" + module.key, "module", module.key or os.path.basename(module.file),
             Span(absolute_path(module.file), 1, 1, 1, 1),
             members={name: key_of(b) for name, b in module.namespace.items() if key_of(b)})
-        walker.module(module, symbols)
+        _module_indexed(walker, module, symbols)
     if records is not None:
         for rec in records.values():
             key = "record:" + rec.id
             symbols[key] = Symbol(key, "record", rec.name, _absolute(rec.span), rec.alias_of or "",
                                   {f: "cell:" + c for f, c in rec.fields.items()})
     return symbols, walker.found
+
+
+# An imported module's symbols and occurrences, by what they are made from (its key, file and text,
+# and those of every module it reads): an edit of the main file indexes only the main file again.
+_INDEXED: OrderedDict[tuple, tuple[list, list]] = OrderedDict()
+_INDEXED_MODULES = 256
+
+
+def forget_indexes() -> None:
+    """Let go of the imported modules' indexes (the next analysis walks every module again)."""
+    _INDEXED.clear()
+
+
+def _module_indexed(walker: _Walker, module: ModuleDef, symbols: dict[str, Symbol]) -> None:
+    """``walker.module(module, symbols)``, or what it did the last time for the same module: the same
+    symbols set (in the same order, so that a key two modules define is the first one's, as before) and
+    the same occurrences."""
+    key = _index_key(module)
+    if key is None:
+        walker.module(module, symbols)
+        return
+    done = _INDEXED.get(key)
+    if done is not None:
+        _INDEXED.move_to_end(key)
+        steps, found = done
+        for replace, name, symbol in steps:
+            if replace:
+                symbols[name] = symbol
+            else:
+                symbols.setdefault(name, symbol)
+        walker.found.extend(found)
+        return
+    recording, start = _Recording(symbols), len(walker.found)
+    walker.module(module, recording)
+    _INDEXED[key] = (recording.steps, walker.found[start:])
+    if len(_INDEXED) > _INDEXED_MODULES:
+        _INDEXED.popitem(last=False)
+
+
+def _index_key(module: ModuleDef) -> tuple | None:
+    """What an imported module's index is made from: its key, and the key, file and text of it and of
+    every module it reads (their bindings are what its names resolve to); None for the main file and for
+    a module whose names depend on more than texts (a measured table's columns are read from its file)."""
+    if not module.key:
+        return None
+    seen, made_of, stack = set(), [], [module]
+    while stack:
+        m = stack.pop()
+        if id(m) in seen:
+            continue
+        seen.add(id(m))
+        program = m.program
+        if program is None or program.text is None or \
+                any(isinstance(st, (syntax.DataTable, syntax.Fit)) for st in program.statements):
+            return None
+        made_of.append((m.key, m.file, program.text))
+        stack += [st.loaded for st in program.statements
+                  if isinstance(st, syntax.Use) and getattr(st, "loaded", None) is not None]
+    return (os.getcwd(), *made_of)
+
+
+class _Recording(dict):
+    """The symbols a walk of one module sets, passed on to ``symbols`` and noted in order."""
+
+    def __init__(self, symbols: dict[str, Symbol]):
+        super().__init__()
+        self.symbols = symbols
+        self.steps: list[tuple[bool, str, Symbol]] = []
+
+    def __setitem__(self, name: str, symbol: Symbol) -> None:
+        self.steps.append((True, name, symbol))
+        self.symbols[name] = symbol
+
+    def setdefault(self, name: str, symbol: Symbol) -> Symbol:
+        self.steps.append((False, name, symbol))
+        return self.symbols.setdefault(name, symbol)
 
 
 def absolute_path(file: str) -> str:

@@ -122,25 +122,35 @@ class IfrServer(LanguageServer):
             return
         text_version = document.version
         buffers = {to_fs_path(u): self.open_document(u).source for u in self._buffers()}
-        result = await self._in_worker(uri, version, document.source, buffers)
-        if result is None or uri not in self.documents:
-            return  # stopped, or the document was closed
-        if doc.version != version:
-            # A text typed over since is still newer than what the editor shows: its diagnostics are
-            # published with its version (while someone types faster than analyses run, every result
-            # would otherwise be dropped and none arrive until the typing stops); requests keep
-            # waiting for the newer text's analysis, which follows.
+        published = []
+
+        def publish(ticket: int, found: Result) -> None:
+            """The diagnostics, as soon as they arrive (the rest of the result follows).  A text typed
+            over since is still newer than what the editor shows: its diagnostics are published with
+            its version (while someone types faster than analyses run, every result would otherwise be
+            dropped and none arrive until the typing stops), and the rest of its analysis is skipped;
+            requests keep waiting for the newer text's analysis, which follows."""
+            if uri not in self.documents or self.documents[uri] is not doc:
+                return   # closed meanwhile
+            published.append(ticket)
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-                uri=uri, diagnostics=presentation.diagnostics(result, self.encoding), version=text_version))
-            return
+                uri=uri, diagnostics=presentation.diagnostics(found, self.encoding),
+                version=text_version))
+            if doc.version != version:
+                self.analysis.finish_early(ticket)
+
+        result = await self._in_worker(uri, version, document.source, buffers, publish)
+        if result is None or uri not in self.documents or doc.version != version:
+            return  # stopped, superseded (its diagnostics are published), or the document was closed
         doc.result = result
         mid_statement = any(d.code in ("syntax", "unclosed-bracket") for d in result.diagnostics)
         if result.scope and not (mid_statement and doc.scope_result is not None):
             # While a line is half typed, names come from the last text whose lines all parsed
             # (the line being typed defines nothing yet).
             doc.scope_result = result
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=uri, diagnostics=presentation.diagnostics(result, self.encoding), version=text_version))
+        if not published:
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                uri=uri, diagnostics=presentation.diagnostics(result, self.encoding), version=text_version))
         if not cascade:   # analysed again because a file it reads changed: hints and colours too
             self.refresh_views()
             return
@@ -148,10 +158,15 @@ class IfrServer(LanguageServer):
             if other != uri and odoc.result is not None and result.path in odoc.result.files:
                 self.schedule(other, cascade=False)
 
-    async def _in_worker(self, uri: str, version: int, text: str, buffers: dict[str, str]) -> Result | None:
+    async def _in_worker(self, uri: str, version: int, text: str, buffers: dict[str, str],
+                         on_diagnostics=None) -> Result | None:
         """The analysis in the worker process; None if it was superseded or stopped.  While it
-        waits behind an analysis of an outdated text that runs long, that one is stopped."""
+        waits behind an analysis of an outdated text that runs long, that one is stopped.
+        ``on_diagnostics(ticket, diagnostics)`` is called in the event loop as soon as they arrive."""
         doc = self.documents[uri]
+        loop = asyncio.get_running_loop()
+        early = None if on_diagnostics is None else (
+            lambda ticket, found: loop.call_soon_threadsafe(on_diagnostics, ticket, found))
 
         def run() -> Result | None:
             for _attempt in range(3):   # a text that kills its process each time is not tried forever
@@ -159,7 +174,7 @@ class IfrServer(LanguageServer):
                     return None   # superseded while it waited for the worker
                 self.running = (uri, version)
                 try:
-                    return self.analysis.analyse(to_fs_path(uri), text, buffers)
+                    return self.analysis.analyse(to_fs_path(uri), text, buffers, early)
                 except Stopped:
                     continue   # a stop meant for the analysis before it, or its process died: the latest
                     # text is always analysed
@@ -169,11 +184,13 @@ class IfrServer(LanguageServer):
 
         if self.analysis is None:
             self.analysis = AnalysisWorker()
-        pending = asyncio.get_running_loop().run_in_executor(self.worker, run)
+        pending = loop.run_in_executor(self.worker, run)
         while not pending.done():
             running = self.running
             if running is not None and running != (uri, version) and self._stale(running):
-                self.analysis.stop_if_slow()
+                # an outdated text whose diagnostics are out skips the rest; one still before them is
+                # stopped if it runs long
+                self.analysis.finish_early() or self.analysis.stop_if_slow()
             await asyncio.wait([pending], timeout=0.1)
         return pending.result()
 

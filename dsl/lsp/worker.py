@@ -2,8 +2,14 @@
 
 A formula can take minutes (`max(f(n) for n in 1..n_max)` while the user is
 typing the digits of `n_max`), and a thread cannot be interrupted; a process
-can.  The server sends (ticket, path, text, buffers) and receives (ticket,
-Result or None); a Result is plain data.
+can.  The server sends (ticket, path, text, buffers) and receives first
+(ticket, DIAGNOSTICS, a Result of only the diagnostics), as soon as the text is checked and
+evaluated, then (ticket, RESULT, Result or None): the diagnostics are what an
+edit waits for, the rest (cells, symbols, occurrences: a third of the time) is
+read only by requests.  A Result is plain data.  When a newer text is waiting
+by the time the diagnostics arrive, the server says so (``finish_early``) and
+the process skips the rest and answers None: while someone types, each text
+costs only its diagnostics, and the latest one its whole result.
 
 Stopping is cooperative first: when a newer text is waiting and the running
 analysis has taken longer than its patience (``PATIENCE`` seconds, or twice
@@ -30,6 +36,7 @@ import tempfile
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 
 from ifr.lsp.analysis import Result
 
@@ -37,6 +44,8 @@ logger = logging.getLogger(__name__)
 
 PATIENCE = 0.5
 GRACE = 2.0
+# What the process sends: (ticket, kind, payload)
+READY, DIAGNOSTICS, RESULT = "ready", "diagnostics", "result"
 _WARM_TEXT = "use hardware: a100\nx = 2 GB\ny = x / a100.hbm_bandwidth in ms\ncheck y > 0 s\n"
 
 
@@ -55,7 +64,7 @@ def _serve(connection, cancelled) -> None:
             raise _Interrupted()
 
     signal.signal(signal.SIGINT, interrupt)
-    from ifr.lsp.analysis import analyse, warm_units
+    from ifr.lsp.analysis import Staged, analyse, warm_units
     try:   # import the engine and load its tables now, not on the first keystroke
         analyse(os.path.join(tempfile.gettempdir(), "ifr-warm-up.ifr"), _WARM_TEXT, {})
         # and pint's registry, which a name that is no unit needs (`typed_0 = pri`): built here, before
@@ -64,20 +73,36 @@ def _serve(connection, cancelled) -> None:
         warm_units()
     except Exception:   # a warm-up is no request: whatever it meets is met again, and reported, on one
         pass
-    connection.send((0, None))   # ready
+    connection.send((0, READY, None))
+    sympy_started = False
     while True:
         try:
             ticket, path, text, buffers = connection.recv()
         except (EOFError, OSError):
             return
+        if not sympy_started:   # a reserve that never works starts none
+            # sympy (a solve's closed form) is imported in its own process, seconds on a busy machine:
+            # started from a thread, which no stop interrupts (a start cut short was begun again on the
+            # next edit, and cut short again while someone typed)
+            from ifr.solving import sympy_worker
+            sympy_worker.start_in_background()
+            sympy_started = True
         running[0] = ticket
+        result = None
         try:
-            result = analyse(path, text, buffers)
+            staged = Staged(path, text, buffers)
+            running[0] = 0   # a message is not cut in half: a stop asked meanwhile is seen just below
+            connection.send((ticket, DIAGNOSTICS, staged.early()))   # what the edit waits for, first
+            running[0] = ticket
+            if cancelled.value != ticket:   # not if a newer text is waiting: only its diagnostics are
+                result = staged.result(stop=lambda: cancelled.value == ticket)
+                if cancelled.value == ticket:
+                    result = None   # nor sent
         except _Interrupted:
             result = None
         finally:
             running[0] = 0
-        connection.send((ticket, result))
+        connection.send((ticket, RESULT, result))
 
 
 class Stopped(Exception):
@@ -121,6 +146,7 @@ class AnalysisWorker:
         self.state = threading.Lock()       # guards the fields below
         self.started_at: float | None = None    # when the running analysis began, None when idle
         self.ticket = 0                     # the running analysis's, 0 when idle
+        self.diagnosed = 0                  # the last analysis whose diagnostics were taken
         self.interrupted_at: float | None = None
         self.restarts = 0                   # processes killed (a cooperative stop is no restart)
         self.stops = 0                      # analyses stopped cooperatively
@@ -142,8 +168,12 @@ class AnalysisWorker:
         old.kill()
         self._ensure_reserve()
 
-    def analyse(self, path: str, text: str, buffers: dict[str, str]) -> Result:
-        """Run one analysis in the worker process (blocking); raises Stopped if it was stopped."""
+    def analyse(self, path: str, text: str, buffers: dict[str, str],
+                on_diagnostics: Callable[[int, Result], None] | None = None) -> Result:
+        """Run one analysis in the worker process (blocking); raises Stopped if it was stopped.
+        ``on_diagnostics(ticket, diagnostics)`` is called (in this thread) as soon as the
+        diagnostics arrive, before the rest of the result (``finish_early(ticket)`` then
+        lets the process skip the rest)."""
         with self.lock:
             if not self.current.process.is_alive():
                 with self.state:
@@ -157,9 +187,15 @@ class AnalysisWorker:
                     self.started_at, self.interrupted_at = time.monotonic(), None
                 process.connection.send((ticket, path, text, buffers))
                 while True:
-                    answer_ticket, result = process.connection.recv()
-                    if answer_ticket == ticket:
+                    answer_ticket, kind, result = process.connection.recv()
+                    if answer_ticket != ticket:
+                        continue   # the end of an analysis stopped before this one
+                    if kind == RESULT:
                         break
+                    if on_diagnostics is not None:
+                        with self.state:
+                            self.diagnosed = ticket
+                        on_diagnostics(ticket, result)
             except (EOFError, OSError, BrokenPipeError):
                 raise Stopped() from None
             finally:
@@ -173,6 +209,19 @@ class AnalysisWorker:
             if result is None:
                 raise Stopped()
             return result
+
+    def finish_early(self, ticket: int | None = None) -> bool:
+        """The analysis ``ticket`` (by default the running one, if its diagnostics were taken) need send
+        nothing after its diagnostics (a newer text is waiting): the process skips the rest, at the next
+        step (its answer is None, and ``analyse`` raises Stopped); whether it was told now (once: a step
+        that runs long is then stopped as any analysis is, by ``stop_if_slow``)."""
+        with self.state:
+            ticket = self.diagnosed if ticket is None else ticket
+            if self.ticket == ticket and self.started_at is not None and self.interrupted_at is None \
+                    and self.current.cancelled.value != ticket:
+                self.current.cancelled.value = ticket
+                return True
+            return False
 
     def patience(self) -> float:
         """How long an analysis of an outdated text may run before it is asked to stop."""

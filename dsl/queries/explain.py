@@ -31,12 +31,12 @@ def explain(model, cid: str) -> dict:
         out["method"] = sol.note if sol else ""
         if sol is not None and sol.tree is not None:
             names = {c: model.graph.cells[c].name for c in tree_symbols(sol.tree) if c in model.graph.cells}
-            out["closed_form"] = _in_worker("pretty_tree", sol.tree, names)
+            out["closed_form"] = in_worker("pretty_tree", sol.tree, names)
         out["expanded"] = out.get("closed_form", "(numeric: no closed form)")
         return out
     formulas = formulas_below(model, cell.expr)
     names = {c: model.graph.cells[c].name for c in model.graph.cells}
-    out["expanded"] = _in_worker("expanded_text", cell.expr, formulas, names)
+    out["expanded"] = in_worker("expanded_text", cell.expr, formulas, names)
     if out["expanded"].startswith("(not printed: nested too deep"):   # a long chain of formulas
         out["expanded"] = (f"(not printed: it reaches {len(formulas):,} formulas, nested too deep to expand; "
                            "explain a cell nearer its inputs)")
@@ -63,7 +63,7 @@ def _draws(cell) -> bool:
     return cell.expr is not None and any(isinstance(n, ir.Dist) for n in ir.walk(cell.expr))
 
 
-def _in_worker(function: str, *args) -> str:
+def in_worker(function: str, *args) -> str:
     """sympy's text, printed in the worker under its time limit."""
     from ifr.solving import sympy_worker
     from ifr.solving.solve import SYMPY_SECONDS

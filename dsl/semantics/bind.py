@@ -194,13 +194,14 @@ class Binder(TableRows):
         for module in modules:
             self._aliases(module)
         fits = self._fits()   # first: `fitted(eff)` reads which cells are fitted
+        own = set(self.resolved) | {cid for cid, cell in self.cells.items() if not cell.module}
         for cell in list(self.cells.values()):
             if not cell.module or self.every_cell:
                 self._resolve_cell(cell)
         checks, tables, scenarios = self._main_statements()
         self.scenarios = scenarios
         functions = self._functions([self.main])
-        self._reach(checks, tables, scenarios, functions)
+        reached = self._reach(checks, tables, scenarios, functions, own)
         deps = {cid: self._deps(c) for cid, c in self.cells.items()}
         order = self._order(deps)
         self.relations.set_needs(deps)
@@ -212,6 +213,7 @@ class Binder(TableRows):
         graph.fits = [f for f in fits if all(c in self.cells for c in f.params)]   # a module's, if reached
         graph.data_tables = self.data_tables
         graph.lists = list_defs(self.main.program, self.list_nodes)
+        graph.reached = reached
         return graph
 
     def _fits(self) -> list:
@@ -469,16 +471,18 @@ class Binder(TableRows):
         return True
 
     # --- an imported module's cells: those the main file reaches
-    def _reach(self, checks, tables, scenarios, functions) -> None:
+    def _reach(self, checks, tables, scenarios, functions, own: set[str]) -> frozenset | None:
         """Resolve the imported cells the main file reads, and the cells they
         read, and drop the rest: a model that uses three figures of a big
         module binds, checks and computes those three.  (A module's other
         cells are checked where they are used, and when the module's own file
-        is checked.)"""
-        if len(self.resolved) == len(self.cells):   # no imported cell left unresolved: nothing to reach or drop
-            return
+        is checked.)  With every cell kept (the editor's), nothing is dropped:
+        the cells that would be kept are returned (``own``, the main file's and
+        a fit's, and what they reach), else None."""
+        if len(self.resolved) == len(self.cells) and not self.every_cell:   # nothing to reach or drop
+            return None
         roots: set[str] = set()
-        for cid in self.resolved:
+        for cid in own if self.every_cell else self.resolved:
             roots |= self._reads(self.cells[cid])
         nodes = [n for statement in (*checks, *functions, *tables, *scenarios.values(), *self.searches.values())
                  for n in expressions(statement)]
@@ -498,6 +502,14 @@ class Binder(TableRows):
         for node in nodes:
             roots |= ir.refs(node) | self._what_if_deps(node)
         stack = list(roots)
+        if self.every_cell:
+            reached = set(own)
+            while stack:
+                cid = stack.pop()
+                if cid in self.cells and cid not in reached:
+                    reached.add(cid)
+                    stack.extend(self._reads(self.cells[cid]))
+            return frozenset(reached)
         while stack:
             cell = self.cells.get(stack.pop())
             if cell is not None and cell.id not in self.resolved:
@@ -506,6 +518,7 @@ class Binder(TableRows):
         for cid in [cid for cid in self.cells if cid not in self.resolved]:
             del self.cells[cid]
         self._relations = None   # gathered again over the cells kept
+        return None
 
     def _reads(self, cell: CellDef) -> set[str]:
         """The cells a resolved cell's definition names."""

@@ -244,6 +244,9 @@ class Graph:
     fits: list = field(default_factory=list)      # FitDefs
     data_tables: list = field(default_factory=list)   # DataTableDefs of the main file
     lists: list = field(default_factory=list)     # ListDef: the main file's named lists, in order
+    # The editor's (every cell bound): the cells a check of the file alone would keep (its own and
+    # what they read); None when only those were bound
+    reached: frozenset | None = None
 
 
 def search_named(searches: dict, scenario: str) -> SearchDef | None:

@@ -64,6 +64,9 @@ class Worker:
             except (OSError, EOFError, pickle.PickleError) as exc:
                 self.stop()
                 raise WorkerFailed(f"the sympy worker stopped ({type(exc).__name__})") from None
+            except BaseException:   # interrupted (an editor's stop): the answer is left unread, so the
+                self.stop()         # next call would read it as its own; a new worker answers next
+                raise
         if status == "raised":
             raise WorkerFailed(value)
         return value
@@ -93,6 +96,10 @@ class Worker:
             process.kill()
             process.wait()
             raise WorkerFailed("the sympy worker did not start") from None
+        except BaseException:   # interrupted while it starts: not left running, unknown to anyone
+            process.kill()
+            process.wait()
+            raise
         if status != "ready":
             process.kill()
             process.wait()
@@ -114,6 +121,24 @@ class Worker:
 
 WORKER = Worker()
 atexit.register(WORKER.stop)
+
+
+def start_in_background() -> threading.Thread:
+    """Start the shared worker in a thread (a process that will soon need sympy: the editor's analysis
+    process, whose main thread a stop may interrupt, and which should not wait seconds for sympy's
+    import on an edit); a call meanwhile waits for it."""
+    def start() -> None:
+        with WORKER.lock:
+            try:
+                WORKER._ready()
+            except WorkerFailed:
+                return   # the call that needs it tries again, and says so
+        # The kernel stops the worker when the thread that started it ends (PR_SET_PDEATHSIG follows
+        # the thread, not the process): this one lives as long as the process.
+        threading.Event().wait()
+    thread = threading.Thread(target=start, daemon=True, name="sympy-start")
+    thread.start()
+    return thread
 
 
 def call(function: str, *args, seconds: float):

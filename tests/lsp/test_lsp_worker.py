@@ -71,3 +71,33 @@ def test_a_replaced_process_is_reaped_and_the_reserve_answers(worker, tmp_path):
     assert worker.current.process is reserve
     assert worker.reserve is not None and worker.reserve.process.is_alive()
     assert _value(worker.analyse(path, QUICK, {}), "b") == 6
+
+
+def test_the_diagnostics_arrive_before_the_rest_and_are_the_results(worker, tmp_path):
+    path = str(tmp_path / "m.ifr")
+    text = "a = 3 GB\nb = a + 2 s\nc = nope * 2\n"   # a dimension error and an unknown name
+    early = []
+    result = worker.analyse(path, text, {}, on_diagnostics=lambda ticket, found: early.append(found))
+    assert len(early) == 1
+    assert sorted(d.code for d in early[0].diagnostics) == sorted(d.code for d in result.diagnostics)
+    assert early[0].diagnostics == result.diagnostics == analyse(path, text, {}).diagnostics
+    assert len(result.diagnostics) == 2
+    assert early[0].texts == result.texts and early[0].cells == {}   # only what the diagnostics need
+
+
+def test_an_analysis_told_after_its_diagnostics_skips_the_rest(worker, tmp_path):
+    path = str(tmp_path / "m.ifr")
+    worker.analyse(path, QUICK, {})
+    pid = worker.current.process.pid
+    early = []
+
+    def told(ticket, found):
+        early.append(found)
+        worker.finish_early(ticket)
+
+    many = QUICK + "".join(f"c{i} = b * {i}\n" for i in range(1500))   # its cells take a while to describe
+    with pytest.raises(Stopped):
+        worker.analyse(path, many, {}, on_diagnostics=told)
+    assert len(early) == 1 and early[0].diagnostics == []
+    assert worker.restarts == 0 and worker.current.process.pid == pid   # the same process answers next
+    assert _value(worker.analyse(path, QUICK.replace("3 GB", "4 GB"), {}), "b") == 8
