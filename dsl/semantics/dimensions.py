@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ifr.errors import IfrError
 from ifr.semantics import builtins, ir
 from ifr.semantics.graph import Graph
-from ifr.semantics.lists import check_dimensions
+from ifr.semantics.lists import check_alike, check_dimensions
 from ifr.semantics.units import DIMENSIONLESS, Dim
 
 
@@ -278,6 +278,8 @@ def _dim_of(node: ir.Node, dims: dict) -> Dim:
                                    bound.span)
             if node.cond is not None:
                 dim_of(node.cond, dims)
+            if node.over is not None:   # over a list's items: one dimension at each, said so if not
+                check_alike(node, lambda n: dim_of(n, dims))
             body = dim_of(node.body, dims)
             return DIMENSIONLESS if node.func in ("argmax", "argmin", "first") else body
         case ir.TableRow():
