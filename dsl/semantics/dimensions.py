@@ -276,10 +276,10 @@ def _dim_of(node: ir.Node, dims: dict) -> Dim:
                 if not d.dimensionless:
                     raise IfrError("unit-mismatch", f"a range bound must be a plain number, `{bound.text}` is {d}",
                                    bound.span)
-            if node.cond is not None:
-                dim_of(node.cond, dims)
             if node.over is not None:   # over a list's items: one dimension at each, said so if not
                 check_alike(node, lambda n: dim_of(n, dims))
+            if node.cond is not None:
+                dim_of(node.cond, dims)
             body = dim_of(node.body, dims)
             return DIMENSIONLESS if node.func in ("argmax", "argmin", "first") else body
         case ir.TableRow():

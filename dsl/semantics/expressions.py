@@ -124,6 +124,9 @@ class ExpressionResolver:
                 return data_tables.value_node(data, data_tables.row_index(data, node.obj.key),
                                               data_tables.column_of(data, node.name, field_name_span(node)),
                                               node.span, text)
+            named = scope.lookup(node.obj.obj.id) if isinstance(node.obj.obj, syntax.Name) else None
+            if isinstance(named, ListBinding):   # `gpus[2].hbm`: a field of a list's record
+                return self._item_field(node, named)
             found = self._table_row(node, scope)
             if isinstance(found, dotted.ScenarioRecord):   # `best[2].gpu`, a record: not a value
                 return self._value(node, scope)
@@ -149,7 +152,8 @@ class ExpressionResolver:
                 and isinstance(named := scope.lookup(node.obj.id), ListBinding):
             item = named.node.items.items[lists.item_number(named, node) - 1]
             self.list_reads += 1
-            return lists.values_only(named, node.span, lambda i: self.list_item(i, named.module), [item])[0]
+            return lists.values_only(named, node.span, lambda i: self.list_item(i, named.module), [item],
+                                     read=self._text(node))[0]
         if isinstance(node, syntax.Index):
             raise IfrError("syntax", "`[...]` reads a table's row: name the column", node.span,
                            hint=f"write `{self._text(node)}.column`, a cell the table shows")
@@ -183,6 +187,21 @@ class ExpressionResolver:
         elif isinstance(binding, FnBinding):
             hint = f"call it: {self._text(node)}({', '.join(binding.node.params)})"
         raise IfrError("not-a-value", f"`{self._text(node)}` is {what}, not a value", node.span, hint=hint)
+
+    def _item_field(self, node: syntax.FieldAccess, named: ListBinding) -> ir.Node:
+        """`gpus[2].hbm`: field `hbm` of the list's second item, a record."""
+        item = named.node.items.items[lists.item_number(named, node.obj) - 1]
+        record = self.list_item(item, named.module)
+        self.list_reads += 1
+        if not isinstance(record, RecordDef):
+            raise IfrError("not-a-record", f"`{self._text(node.obj)}` is a value, so it has no field `{node.name}`",
+                           node.span, hint=f"`{named.node.name}` is a list of values: read {self._text(node.obj)}")
+        if node.name not in record.fields:
+            close = suggest(node.name, record.fields)
+            raise IfrError("unknown-field", f"`{self._text(node.obj)}` ({self._text(item)}) has no field "
+                           f"`{node.name}`", field_name_span(node),
+                           hint=f"did you mean {close}?" if close else "its fields are " + ", ".join(record.fields))
+        return ir.Ref(node.span, self._source(node), record.fields[node.name])
 
     def list_item(self, item: syntax.Expr, module: ModuleDef):
         """One item of a named list, in its module: a record, or a value's IR."""

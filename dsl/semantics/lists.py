@@ -15,7 +15,7 @@ import re
 from ifr.errors import IfrError, Span
 from ifr.semantics import ir
 from ifr.semantics.graph import ListBinding, ListDef, RecordDef
-from ifr.semantics.units import DIMENSIONLESS
+from ifr.semantics.units import DIMENSIONLESS, suggest
 from ifr.syntax import nodes as syntax
 
 AGGREGATES = ("count", "max", "min", "sum", "mean")
@@ -54,16 +54,17 @@ def check_dimensions(lst: ListDef, dim_of) -> None:
                            f"(`{first[1]}`): write them alike, or make two lists")
 
 
-def values_only(binding: ListBinding, span, resolve, items=None, func: str | None = None) -> list[ir.Node]:
+def values_only(binding: ListBinding, span, resolve, items=None, func: str | None = None,
+                read: str | None = None) -> list[ir.Node]:
     """The list's items (or those of ``items``) as values, each made by ``resolve``
     (a list of records has none: an error at ``span``, its hint for ``func``, the
-    aggregate it was given to, or else an item read)."""
+    aggregate it was given to, or else ``read``, the item read as written)."""
     items = [resolve(item) for item in (binding.node.items.items if items is None else items)]
     record = next((i for i in items if isinstance(i, RecordDef)), None)
     if record is not None:
         name, field = binding.node.name, next(iter(record.fields), "field")
         hint = (f"read a field of each record: {func}(r.{field} for r in {name})" if func is not None
-                else f"read a field of the item: {name}[1].{field}")
+                else f"read a field of the item: {read or name + '[1]'}.{field}")
         raise IfrError("not-a-value", f"`{name}` is a list of records, not of values", span, hint=hint)
     return items
 
@@ -191,6 +192,11 @@ def record_fields(body: syntax.Expr, var: str, over: str, items: list) -> None:
                 shared = [f for f in records[0].fields if all(f in r.fields for r in records)]
                 s = node.span
                 where = Span(s.file, s.end_line, max(1, s.end_column - len(node.name)), s.end_line, s.end_column)
+                if not any(node.name in r.fields for r in records):   # a misspelling, most likely
+                    close = suggest(node.name, shared)
+                    raise IfrError("unknown-field", f"no record of `{over}` has a field `{node.name}`", where,
+                                   hint=f"did you mean {var}.{close}?" if close else
+                                   "its records' fields are " + (", ".join(shared) if shared else "none in common"))
                 raise IfrError("unknown-field", f"`{record.name}`, item {number} of `{over}`, has no field "
                                f"`{node.name}`", where,
                                hint=f"give `{record.name}` a field `{node.name}`, or read one every record of "
