@@ -518,12 +518,17 @@ class ExpressionResolver:
                           else self.expr(node.body, inner))
             if conds is not None:
                 conds.append(self.expr(node.cond, inner))
-            if len(self.diagnostics) > before:   # a mistake of the body's, reported once, not once an item
+            found = self.diagnostics[before:]
+            if any(d.severity == "error" for d in found):   # a mistake of the body's: reported once, not once an item
                 return ir.Invalid(node.span, self._text(node))
+            if number > 1:   # a warning too (a letter read as a unit) is the first item's alone
+                del self.diagnostics[before:]
             if isinstance(item, RecordDef):   # a message about this item's value names the record
-                written = named.node.items.items[number - 1]
+                written = self._text(named.node.items.items[number - 1])
                 for part in (values[-1], *(conds[-1:] if conds else ())):
-                    part.text = lists.at_item(part.text, node.var, self._text(written))
+                    renamed = lists.at_item(part.text, node.var, written)
+                    if renamed != part.text:
+                        part.text = renamed
         return lists.comprehension(node.func, node.span, self._text(node), node.var, named.node.name,
                                    values, conds)
 
