@@ -196,3 +196,38 @@ def test_a_mistake_in_a_comprehensions_body_is_reported_once_not_once_an_item(tm
     from helpers import errors
     found = errors(tmp_path, "a = { x = 1 }\nb = { x = 2 }\nl = [a, b]\nm = max(r.x * nope for r in l)\n")
     assert [e.code for e in found] == ["unknown-name"]
+
+
+def test_the_editor_resolves_a_lists_record_field_and_a_scenarios_record_field(tmp_path):
+    from ifr.lsp.analysis import analyse
+    text = textwrap.dedent("""\
+        h100 = { hbm = 80 GB, price = 2.5 }
+        b200 = { hbm = 192 GB, price = 5 }
+        gpus = [h100, b200]
+        gpu = h100
+        hbm = 3
+        search best: vary gpu over gpus maximize gpu.hbm / gpu.price
+        second = best[2].gpu.hbm
+        item = gpus[2].hbm
+        scenario rich: gpu = b200
+        r = rich.gpu.hbm
+        top = max(g.hbm for g in gpus)
+        """)
+    path = tmp_path / "m.ifr"
+    path.write_text(text, encoding="utf-8")
+    result = analyse(str(path), text, {})
+    assert not [d for d in result.diagnostics if d.severity == "error"]
+    keys = {(o.span.line, o.span.column): o.key for o in result.occurrences}
+    assert keys[(7, 22)] == "cell:gpu.hbm"     # best[2].gpu.hbm: the alias's field
+    assert keys[(8, 16)] == "cell:b200.hbm"    # gpus[2].hbm: b200's, not the cell `hbm`
+    assert keys[(10, 14)] == "cell:gpu.hbm"    # rich.gpu.hbm
+    assert result.cells["cell:top"].value == pytest.approx(192)
+
+
+def test_a_warning_in_a_comprehensions_body_is_given_once_and_the_value_stays(tmp_path):
+    path = tmp_path / "m.ifr"
+    path.write_text("a = { x = 80 GB }\nb = { x = 192 GB }\nl = [a, b]\nm = max(r.x / s for r in l) in GB/s\n",
+                    encoding="utf-8")
+    analysis = ifr.analyse(path)
+    assert [w.code for w in analysis.warnings] == ["unit-fallback"]
+    assert analysis.evaluate().value("m") == pytest.approx(192)
