@@ -3,12 +3,11 @@
 
 A scenario's assignment (`scenario big: gpu.hbm = 141 GB`) and a value set from
 outside (`--set llama3_8b.layers=64`, Python's `with_inputs`) name a record's
-field this way."""
+field this way; `rich.gpu.hbm` reads one under a scenario (`ScenarioRecord`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ifr.errors import IfrError, Span
+from ifr.records import dataclass
 from ifr.semantics.graph import ModuleDef, RecordDef
 from ifr.semantics.loader import UNRESOLVED
 from ifr.semantics.units import suggest
@@ -42,7 +41,7 @@ def resolve(lookup, name: str, span: Span | None):
     return binding
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, slots=True)
 class ScenarioRecord:
     """`rich.gpu`, `best.gpu`, `best[2].gpu`: a record of the main file under a scenario (or at a
     search's configuration), whose field `rich.gpu.hbm` reads that field's cell there."""
