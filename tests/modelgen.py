@@ -11,8 +11,9 @@ scenarios whose values are formulas and are read in formulas, statistics,
 checks of every kind, sections and descriptions, long runs of one line shape,
 and cells written in any order.  Units of the model's own, named lists
 (`modelgen_lists`) and searches with the cells that read them
-(`modelgen_plans`) are drawn last, from a stream of their own, so a seed's
-other lines are those it had before they were written.
+(`modelgen_plans`) are drawn last, from a stream of their own, and what reads
+a list of records after them, from a third, so a seed's other lines are those
+it had before they were written.
 
 Every choice is drawn from a `Source`, so the same generator serves
 hypothesis (`models()`: its draws shrink to small repros) and a seeded soak
@@ -74,6 +75,9 @@ STATEMENT_KINDS = (
     "table_over_list", "plan_cost", "plan_split", "search", "search_goals", "search_multiline",
     "search_range", "search_over_list", "search_records", "search_infeasible", "search_read",
     "search_read_rank", "check_search", "pareto", "pareto_read",
+    # written last, from a stream of their own: what reads a list of records
+    "records_count", "records_comprehension", "records_comprehension_if", "records_position", "records_item",
+    "search_read_record", "scenario_read_record",
 )
 
 
@@ -619,9 +623,10 @@ STDLIB_FIELDS = {
 }
 
 
-def write(src: Source, extra: Source | None = None) -> Generated:
+def write(src: Source, extra: Source | None = None, records: Source | None = None) -> Generated:
     """One model (and the module it imports), drawn from `src`; the plans that search,
-    lists and declared units are drawn last, from `extra` (or `src` when not given)."""
+    lists and declared units are drawn last, from `extra` (or `src` when not given), and
+    what reads a list of records after them, from `records` (or `extra`)."""
     uncertain = src.chance(0.35)
     w = Writer(src, uncertain=uncertain)
     files = {}
@@ -686,7 +691,7 @@ def write(src: Source, extra: Source | None = None) -> Generated:
         w.kinds["shuffled"] += 1
     from modelgen_plans import write_plans
     before = len(w.lines)
-    write_plans(w, extra or src, sections)
+    write_plans(w, extra or src, sections, records)
     added = w.declarations + w.lines[before:]
     if shuffled:   # the plans' lines too, anywhere: a unit may be declared after its use
         for line in added:
@@ -705,7 +710,8 @@ def write(src: Source, extra: Source | None = None) -> Generated:
 
 def generate(seed) -> Generated:
     """The model of a seed: the same seed, the same model."""
-    model = write(Source(random.Random(f"ifr-model:{seed}")), Source(random.Random(f"ifr-plan:{seed}")))
+    model = write(Source(random.Random(f"ifr-model:{seed}")), Source(random.Random(f"ifr-plan:{seed}")),
+                  Source(random.Random(f"ifr-records:{seed}")))
     model.seed = seed
     return model
 

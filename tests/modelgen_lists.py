@@ -223,3 +223,91 @@ def shown_cells(w: Writer) -> list[Cell]:
 def varied_candidates(w: Writer) -> list[Cell]:
     """Inputs a table or a search may vary over a list of values."""
     return [c for c in w.cells if c.input and "." not in c.name and c.literal and c.literal[1] != "%"]
+
+
+# -- what reads a list of records (drawn after everything else, from a stream of its own) ----------
+
+def record_list_uses(w: Writer, src) -> None:
+    """Cells that read the list of records: its length, comprehensions whose variable is each
+    record in turn (`max(g.hbm for g in gpus if g.bw <= gpu_2.bw)`), the positions argmax,
+    argmin and first give, an item's field (`gpus[2].hbm`), and the alias read under a search
+    or a scenario (`best.cur.hbm`, `best[2].cur.hbm`, `fast.cur.hbm`).  Drawn from ``src``, a
+    stream of their own, after every other line, so a seed's earlier lines stay as they were."""
+    named = next((n for n in w.lists if n.dim is None), None)
+    if named is None or not w.record_list:
+        return
+    fields = dict(w.record_list[0][1])
+    keep, w.src = w.src, src
+    try:
+        for use in (_records_count, _records_fold, _records_position, _records_item, _alias_reads):
+            if src.chance(0.6):
+                use(w, named, fields)
+    finally:
+        w.src = keep
+
+
+def _condition(w: Writer, named: NamedList, fields: dict, var: str) -> str:
+    """` if g.f <= gpu_1.f`: met by that record at least, so the comprehension has a value."""
+    f = w.src.choice(list(fields))
+    return f" if {var}.{f} {w.src.choice(('<=', '>='))} {w.src.choice(named.items)}.{f}"
+
+
+def _records_count(w: Writer, named: NamedList, fields: dict) -> None:
+    formula(w, "count", f"count({named.name})", NONE)
+    w.cells[-1].integer = True
+    w.kinds["records_count"] += 1
+
+
+def _records_fold(w: Writer, named: NamedList, fields: dict) -> None:
+    src = w.src
+    var, fold = src.choice(("g", "r", "each")), src.choice(("max", "min", "sum", "mean"))
+    f = src.choice(list(fields))
+    dimension, body = fields[f], f"{var}.{f}"
+    other = src.choice(list(fields))
+    if src.chance(0.3):
+        body = f"{var}.{f} * {src.choice(('2', '0.5', '1.5'))}"
+    elif other != f and src.chance(0.4):   # two fields of the record
+        dimension = tuple(a - b for a, b in zip(fields[f], fields[other]))
+        body = f"{var}.{f} / {var}.{other}"
+    cond = _condition(w, named, fields, var) if src.chance(0.5) else ""
+    unit = w.display_unit(dimension) if src.chance(0.3) else None
+    formula(w, fold, f"{fold}({body} for {var} in {named.name}{cond})", dimension, unit)
+    w.kinds["records_comprehension_if" if cond else "records_comprehension"] += 1
+
+
+def _records_position(w: Writer, named: NamedList, fields: dict) -> None:
+    src = w.src
+    var, func = src.choice(("g", "r")), src.choice(("argmax", "argmin", "first"))
+    f = src.choice(list(fields))
+    cond = _condition(w, named, fields, var) if func == "first" or src.chance(0.3) else ""
+    body = var if func == "first" and src.chance(0.5) else f"{var}.{f}"
+    formula(w, func, f"{func}({body} for {var} in {named.name}{cond})", NONE)
+    w.cells[-1].integer = True
+    w.kinds["records_position"] += 1
+
+
+def _records_item(w: Writer, named: NamedList, fields: dict) -> None:
+    f = w.src.choice(list(fields))
+    formula(w, "item", f"{named.name}[{w.src.integer(1, len(named.items))}].{f}", fields[f])
+    w.kinds["records_item"] += 1
+
+
+def _alias_reads(w: Writer, named: NamedList, fields: dict) -> None:
+    """The alias's field at a search's configuration (when the search varies it), or under a scenario."""
+    src = w.src
+    varying = [line.split(":")[0].split()[1] for line in w.lines
+               if line.startswith(("search ", "pareto ")) and f"{w.alias} over " in line]
+    for search in varying:
+        f = src.choice(list(fields))
+        pareto = any(line.startswith(f"pareto {search}:") for line in w.lines)
+        rank = 1 if pareto or src.chance(0.6) else 2
+        text = f"{search}.{w.alias}.{f}" if rank == 1 and not pareto and src.chance(0.5) else \
+            f"{search}[{rank}].{w.alias}.{f}"
+        reader = formula(w, "at", text, fields[f])
+        w.search_reads.append((reader.name, search, rank, f"{w.alias}.{f}"))
+        w.search_readers.add(reader.name)
+        w.kinds["search_read_record"] += 1
+    if w.scenarios and src.chance(0.7):
+        f = src.choice(list(fields))
+        formula(w, "under", f"{src.choice(w.scenarios)}.{w.alias}.{f}", fields[f])
+        w.kinds["scenario_read_record"] += 1

@@ -35,6 +35,7 @@ from modelgen_lists import (
     plain,
     quantity,
     record_list,
+    record_list_uses,
     value_list,
     varied_candidates,
 )
@@ -42,8 +43,9 @@ from modelgen_lists import (
 MAX_CONFIGURATIONS = 2000   # a generated search stays quick: it runs in every command
 
 
-def write_plans(w: Writer, src, sections: bool) -> None:
-    """Units, lists, plans and searches, drawn from `src`, appended to `w`."""
+def write_plans(w: Writer, src, sections: bool, records=None) -> None:
+    """Units, lists, plans and searches, drawn from `src`, appended to `w`; what reads a list of
+    records, last, from `records` (or `src`)."""
     w.src = src
     if src.chance(0.45):
         declare_units(w)
@@ -59,6 +61,9 @@ def write_plans(w: Writer, src, sections: bool) -> None:
         plan(w)
     for _ in range(src.integer(0, 2)):
         model_search(w)
+    record_list_uses(w, records or src)
+
+
 
 # -- the plans ----------------------------------------------------------------------------
 
@@ -306,7 +311,7 @@ def search_statement(w: Writer, name: str, axes: list, conditions: list, goals: 
 def read(w: Writer, search: str, rank: int, cell: Cell, pareto: bool = False) -> None:
     """A cell that reads `search[rank].cell` (`search.cell` for the first), which `ifr search`
     shows too when the cell is varied, a goal or a condition's left side."""
-    if "." in cell.name:   # `best.gpu.hbm` is refused: a search's (or scenario's) read names a cell of the file
+    if "." in cell.name:   # `best.gpu.hbm`: written by `record_list_uses`, last, so earlier seeds keep their lines
         return
     ref = f"{search}.{cell.name}" if rank == 1 and not pareto and w.src.chance(0.6) else \
         f"{search}[{rank}].{cell.name}"

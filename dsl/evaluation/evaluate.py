@@ -525,18 +525,25 @@ def _compile_reduce(node: ir.Reduce) -> Fn:
         if func == "first":
             # the share of samples with no such n (uncertain), else 1 or 0
             missing = 1.0 if state is None else float(_np().isnan(state).mean()) if is_array(state) else 0.0
+            where = f"{node.var} in {lo}..{hi}" if node.over is None else f"item of `{node.over}`"
             if missing == 1.0:
-                raise IfrError("no-value", f"no {node.var} in {lo}..{hi} satisfies the condition of `{node.text}`",
-                               node.span, hint="widen the range")
+                raise IfrError("no-value", f"no {where} satisfies the condition of `{node.text}`",
+                               node.span, hint="widen the range" if node.over is None else
+                               f"loosen the condition, or add to `{node.over}` an item that meets it")
             if missing:
                 from ifr.display import percent_text
-                raise IfrError("no-value", f"no {node.var} in {lo}..{hi} satisfies the condition of `{node.text}` in "
+                raise IfrError("no-value", f"no {where} satisfies the condition of `{node.text}` in "
                                f"{percent_text(missing)} of the samples", node.span,
-                               hint="widen the range to cover every sample")
+                               hint="widen the range to cover every sample" if node.over is None else
+                               f"loosen the condition, or add to `{node.over}` an item that meets it")
             return state
         if state is None:
             if func == "sum":
                 return 0.0
+            if node.over is not None:
+                raise IfrError("no-value", f"`{node.text}` has no values: no item of `{node.over}` meets its "
+                               "condition", node.span,
+                               hint=f"loosen the condition, or add to `{node.over}` an item that meets it")
             raise IfrError("no-value", f"`{node.text}` has no values: the range {lo}..{hi} is empty "
                            "or the condition is never true", node.span)
         result = state[0] if func in ("max", "min", "argmax", "argmin") else state

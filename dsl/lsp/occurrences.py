@@ -340,8 +340,8 @@ class _Walker:
             return
         if isinstance(node, syntax.FieldAccess):
             self.expr(node.obj, module, record, local, tables)
-            if isinstance(node.obj, syntax.Index):  # table[value].column: a shown cell of the file
-                self.add(_tail(node.span, node.name), key_of(module.namespace.get(node.name)))
+            if isinstance(node.obj, syntax.Index):  # table[value].column, or a list's record's field
+                self.add(_tail(node.span, node.name), key_of(self.indexed(node, module, record, local)))
                 return
             owner = self.binding(node.obj, module, record, local)
             if isinstance(owner, ScenarioName):   # scenario.cell: a cell of the file
@@ -383,8 +383,26 @@ class _Walker:
         """What a name or a.b refers to (a record, a module, a cell id), or None."""
         if isinstance(node, syntax.Name):
             return None if node.id in local else self.lookup(node.id, module, record)
+        if isinstance(node, syntax.FieldAccess) and isinstance(node.obj, syntax.Index):
+            return self.indexed(node, module, record, local)
         if isinstance(node, syntax.FieldAccess):
-            return _member(self.binding(node.obj, module, record, local), node.name)
+            owner = self.binding(node.obj, module, record, local)
+            if isinstance(owner, ScenarioName):   # `rich.gpu`: the file's record, read under the scenario
+                return module.namespace.get(node.name)
+            return _member(owner, node.name)
+        return None
+
+
+    def indexed(self, node: syntax.FieldAccess, module, record, local):
+        """What `x[k].name` names: a field of a list's record (`gpus[2].hbm`), else a cell of
+        the file (a table's or a search's column, `by_tp[4].per`, `best[2].gpu`)."""
+        index = node.obj
+        named = self.binding(index.obj, module, record, local)
+        if not isinstance(named, ListBinding):
+            return module.namespace.get(node.name)
+        items, key = named.node.items.items, index.key
+        if isinstance(key, syntax.Number) and key.value == int(key.value) and 1 <= key.value <= len(items):
+            return _member(self.binding(items[int(key.value) - 1], named.module, None, set()), node.name)
         return None
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import graphlib
 
 from ifr.errors import IfrError, Span
-from ifr.semantics import ir
+from ifr.semantics import dotted, ir
 from ifr.semantics.data_tables import column_nodes, load_table
 from ifr.semantics.dependencies import Dependencies
 from ifr.semantics.dotted import resolve
@@ -629,6 +629,8 @@ class Binder(TableRows):
             raise IfrError("unknown-row", f"a row of search `{name}` is a whole number from 1", index.span,
                            hint=f"write {name}[1].{node.name} for its first configuration")
         cell = scope.lookup(node.name)
+        if isinstance(cell, RecordDef):   # `best[2].gpu`, then its field: `best[2].gpu.hbm`
+            return dotted.ScenarioRecord(f"{name}[{int(key.value)}]", cell, self._text(node))
         if not isinstance(cell, str):
             raise IfrError("unknown-name", f"`{node.name}` is not a cell of this file, so search `{name}` has no "
                            "value of it", field_name_span(node))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ifr.errors import IfrError
 from ifr.semantics import builtins, ir
 from ifr.semantics.graph import Graph
-from ifr.semantics.lists import check_dimensions
+from ifr.semantics.lists import check_alike, check_dimensions
 from ifr.semantics.units import DIMENSIONLESS, Dim
 
 
@@ -276,6 +276,8 @@ def _dim_of(node: ir.Node, dims: dict) -> Dim:
                 if not d.dimensionless:
                     raise IfrError("unit-mismatch", f"a range bound must be a plain number, `{bound.text}` is {d}",
                                    bound.span)
+            if node.over is not None:   # over a list's items: one dimension at each, said so if not
+                check_alike(node, lambda n: dim_of(n, dims))
             if node.cond is not None:
                 dim_of(node.cond, dims)
             body = dim_of(node.body, dims)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from ifr.errors import DEFAULT_SOURCES, IfrError, Span
-from ifr.semantics import data_tables, ir, lists
+from ifr.semantics import data_tables, dotted, ir, lists
 from ifr.semantics.graph import DataTableDef, FnBinding, ListBinding, ModuleDef, RecordDef, ScenarioName
 from ifr.semantics.loader import UNRESOLVED
 from ifr.semantics.units import DIMENSIONLESS, declared_here, suggest, suggest_unit, unit
@@ -124,7 +124,13 @@ class ExpressionResolver:
                 return data_tables.value_node(data, data_tables.row_index(data, node.obj.key),
                                               data_tables.column_of(data, node.name, field_name_span(node)),
                                               node.span, text)
-            return self._table_row(node, scope)
+            named = scope.lookup(node.obj.obj.id) if isinstance(node.obj.obj, syntax.Name) else None
+            if isinstance(named, ListBinding):   # `gpus[2].hbm`: a field of a list's record
+                return self._item_field(node, named)
+            found = self._table_row(node, scope)
+            if isinstance(found, dotted.ScenarioRecord):   # `best[2].gpu`, a record: not a value
+                return self._value(node, scope)
+            return found
         if isinstance(node, (syntax.Name, syntax.FieldAccess)):
             return self._value(node, scope)
         if isinstance(node, syntax.Neg):
@@ -146,7 +152,8 @@ class ExpressionResolver:
                 and isinstance(named := scope.lookup(node.obj.id), ListBinding):
             item = named.node.items.items[lists.item_number(named, node) - 1]
             self.list_reads += 1
-            return lists.values_only(named, node.span, lambda i: self.list_item(i, named.module), [item])[0]
+            return lists.values_only(named, node.span, lambda i: self.list_item(i, named.module), [item],
+                                     read=self._text(node))[0]
         if isinstance(node, syntax.Index):
             raise IfrError("syntax", "`[...]` reads a table's row: name the column", node.span,
                            hint=f"write `{self._text(node)}.column`, a cell the table shows")
@@ -171,12 +178,30 @@ class ExpressionResolver:
         hint = None
         if isinstance(binding, RecordDef) and binding.fields:
             hint = f"pick a field, e.g. {self._text(node)}.{next(iter(binding.fields))}"
+        elif isinstance(binding, dotted.ScenarioRecord) and binding.record.fields:
+            what = f"a record under `{binding.scenario}`"
+            hint = f"pick a field, e.g. {self._text(node)}.{next(iter(binding.record.fields))}"
         elif isinstance(binding, ListBinding):
             name = self._text(node)
             hint = f"read an item or an aggregate of it: {name}[1], count({name}), max({name}), sum({name})"
         elif isinstance(binding, FnBinding):
             hint = f"call it: {self._text(node)}({', '.join(binding.node.params)})"
         raise IfrError("not-a-value", f"`{self._text(node)}` is {what}, not a value", node.span, hint=hint)
+
+    def _item_field(self, node: syntax.FieldAccess, named: ListBinding) -> ir.Node:
+        """`gpus[2].hbm`: field `hbm` of the list's second item, a record."""
+        item = named.node.items.items[lists.item_number(named, node.obj) - 1]
+        record = self.list_item(item, named.module)
+        self.list_reads += 1
+        if not isinstance(record, RecordDef):
+            raise IfrError("not-a-record", f"`{self._text(node.obj)}` is a value, so it has no field `{node.name}`",
+                           node.span, hint=f"`{named.node.name}` is a list of values: read {self._text(node.obj)}")
+        if node.name not in record.fields:
+            close = suggest(node.name, record.fields)
+            raise IfrError("unknown-field", f"`{self._text(node.obj)}` ({self._text(item)}) has no field "
+                           f"`{node.name}`", field_name_span(node),
+                           hint=f"did you mean {close}?" if close else "its fields are " + ", ".join(record.fields))
+        return ir.Ref(node.span, self._source(node), record.fields[node.name])
 
     def list_item(self, item: syntax.Expr, module: ModuleDef):
         """One item of a named list, in its module: a record, or a value's IR."""
@@ -231,8 +256,12 @@ class ExpressionResolver:
                 raise IfrError("not-a-value", f"`{self._text(node)}` is a column of measured values, not a value",
                                node.span, hint=f"read one row ({self._text(node.obj)}[1].{node.name}) or "
                                f"an aggregate: mean, median, min, max, sum or count({self._text(node)})")
+            if isinstance(owner, dotted.ScenarioRecord):
+                return dotted.scenario_field(owner, node.name, field_name_span(node))
             if isinstance(owner, ScenarioName):
                 cell = scope.lookup(node.name) if scope.module is self.main else None
+                if isinstance(cell, RecordDef):   # `rich.gpu`, then its field: `rich.gpu.hbm`
+                    return dotted.ScenarioRecord(owner.name, cell, self._text(node))
                 if not isinstance(cell, str):
                     raise IfrError("unknown-name", f"`{node.name}` is not a cell of this file, so scenario "
                                    f"`{owner.name}` has no value of it", field_name_span(node))
@@ -277,8 +306,11 @@ class ExpressionResolver:
         if node.func in lists.AGGREGATES and len(node.args) == 1 and not node.kwargs \
                 and isinstance(node.args[0], syntax.Name) \
                 and isinstance(named := scope.lookup(node.args[0].id), ListBinding):
-            items = lists.values_only(named, node.args[0].span, lambda i: self.list_item(i, named.module))
             self.list_reads += 1
+            if node.func == "count":   # a list of records has a length, as one of values does
+                return lists.aggregate("count", node.span, text, named.node.items.items)
+            items = lists.values_only(named, node.args[0].span, lambda i: self.list_item(i, named.module),
+                                      func=node.func)
             return lists.aggregate(node.func, node.span, text, items)
         if node.func in data_tables.AGGREGATES and len(node.args) == 1 and not node.kwargs:
             found = self._aggregate(node, scope)
@@ -451,6 +483,8 @@ class ExpressionResolver:
                              {k: self.expr(given[k], scope) for k in wanted})
 
     def _comprehension(self, node: syntax.Comprehension, scope: Scope) -> ir.Node:
+        if node.over is not None and node.func in lists.LIST_REDUCERS:
+            return self._list_comprehension(node, scope)
         if node.func not in ir.REDUCERS:
             raise IfrError("unknown-function", f"`{node.func}(... for ...)` is not a comprehension",
                            node.func_span, hint="comprehensions are " + ", ".join(ir.REDUCERS))
@@ -463,19 +497,40 @@ class ExpressionResolver:
                          self.expr(node.cond, inner) if node.cond is not None else None)
 
     def _list_comprehension(self, node: syntax.Comprehension, scope: Scope) -> ir.Node:
-        """`max(e for t in tps)`: the body at each item of a named list, `t` being that item."""
+        """`max(e for t in tps)`: the body at each item of a named list, `t` being that item
+        (a value, or a record whose fields `t.field` reads)."""
         named = scope.lookup(node.over.id)
         if not isinstance(named, ListBinding):
             raise self._unknown(node.over.id, node.over.span, scope, what="a list")
-        items = lists.values_only(named, node.over.span, lambda i: self.list_item(i, named.module))
+        items = self.list_items(named)
         self.list_reads += 1
+        if any(isinstance(item, RecordDef) for item in items):
+            for part in (node.body, node.cond):
+                if part is not None:
+                    lists.record_fields(part, node.var, named.node.name, items)
+        # `first(g for g in gpus if ...)`: first gives a position, so its body may be the record itself
+        position_only = node.func == "first" and isinstance(node.body, syntax.Name) and node.body.id == node.var
         values, conds = [], [] if node.cond is not None else None
-        for item in items:
+        for number, item in enumerate(items, 1):
             inner = scope.child({node.var: item})
-            values.append(self.expr(node.body, inner))
+            before = len(self.diagnostics)
+            values.append(lists.number(node.span, self._source(node), number) if position_only
+                          else self.expr(node.body, inner))
             if conds is not None:
                 conds.append(self.expr(node.cond, inner))
-        return lists.comprehension(node.func, node.span, self._text(node), values, conds)
+            found = self.diagnostics[before:]
+            if any(d.severity == "error" for d in found):   # a mistake of the body's: reported once, not once an item
+                return ir.Invalid(node.span, self._text(node))
+            if number > 1:   # a warning too (a letter read as a unit) is the first item's alone
+                del self.diagnostics[before:]
+            if isinstance(item, RecordDef):   # a message about this item's value names the record
+                written = self._text(named.node.items.items[number - 1])
+                for part in (values[-1], *(conds[-1:] if conds else ())):
+                    renamed = lists.at_item(part.text, node.var, written)
+                    if renamed != part.text:
+                        part.text = renamed
+        return lists.comprehension(node.func, node.span, self._text(node), node.var, named.node.name,
+                                   values, conds)
 
 
 # Functions are expanded inline, so nesting calls that use their argument

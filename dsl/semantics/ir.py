@@ -162,6 +162,7 @@ class Reduce(Node):
     lo: Node
     hi: Node
     cond: Node | None
+    over: str | None = None   # a named list's name: then `var` goes over its items' positions, 1..n
 
 
 @dataclass(eq=False, slots=True)

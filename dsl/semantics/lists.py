@@ -9,10 +9,13 @@ so a list's items are checked and depend on cells as a written list would.
 """
 from __future__ import annotations
 
-from ifr.errors import IfrError
+import dataclasses
+import re
+
+from ifr.errors import IfrError, Span
 from ifr.semantics import ir
 from ifr.semantics.graph import ListBinding, ListDef, RecordDef
-from ifr.semantics.units import DIMENSIONLESS
+from ifr.semantics.units import DIMENSIONLESS, suggest
 from ifr.syntax import nodes as syntax
 
 AGGREGATES = ("count", "max", "min", "sum", "mean")
@@ -51,13 +54,18 @@ def check_dimensions(lst: ListDef, dim_of) -> None:
                            f"(`{first[1]}`): write them alike, or make two lists")
 
 
-def values_only(binding: ListBinding, span, resolve, items=None) -> list[ir.Node]:
+def values_only(binding: ListBinding, span, resolve, items=None, func: str | None = None,
+                read: str | None = None) -> list[ir.Node]:
     """The list's items (or those of ``items``) as values, each made by ``resolve``
-    (a list of records has none: an error at ``span``)."""
+    (a list of records has none: an error at ``span``, its hint for ``func``, the
+    aggregate it was given to, or else ``read``, the item read as written)."""
     items = [resolve(item) for item in (binding.node.items.items if items is None else items)]
-    if any(isinstance(i, RecordDef) for i in items):
-        raise IfrError("not-a-value", f"`{binding.node.name}` is a list of records, not of values", span,
-                       hint=f"vary a record over it: `vary gpu over {binding.node.name}`")
+    record = next((i for i in items if isinstance(i, RecordDef)), None)
+    if record is not None:
+        name, field = binding.node.name, next(iter(record.fields), "field")
+        hint = (f"read a field of each record: {func}(r.{field} for r in {name})" if func is not None
+                else f"read a field of the item: {read or name + '[1]'}.{field}")
+        raise IfrError("not-a-value", f"`{name}` is a list of records, not of values", span, hint=hint)
     return items
 
 
@@ -87,19 +95,124 @@ def item_number(binding: ListBinding, node: syntax.Index) -> int:
     return int(key.value)
 
 
-def comprehension(func: str, span, text, values: list[ir.Node], conds: list[ir.Node] | None) -> ir.Node:
-    """`max(e for t in tps if c)`: the body at each item (`values`), kept where the condition holds."""
-    if func not in ("max", "min", "sum"):
+LIST_REDUCERS = ("max", "min", "sum", "mean", "argmax", "argmin", "first")
+"""The comprehensions over a named list; argmax, argmin and first give an item's position (from 1)."""
+
+
+def comprehension(func: str, span, text, var: str, over: str, values: list[ir.Node],
+                  conds: list[ir.Node] | None) -> ir.Node:
+    """`max(e for t in tps if c)`: the body at each item (`values`), kept where the condition
+    holds (`conds`, one per item).  Without a condition, max, min, sum and mean are the
+    items' values folded (the workbook's `MAX(a, b)`); a kept subset, and the positions
+    argmax, argmin and first give, are a comprehension over the items' positions 1..n
+    (``var`` the position), each position's body picked from ``values``."""
+    if func not in LIST_REDUCERS:
         raise IfrError("unknown-function", f"`{func}(... for ... in a list)` is not a comprehension over a list",
-                       span, hint="over a list: max, min, sum (argmax, argmin and first go over a range)")
-    if conds is not None:
-        if func == "sum":
-            one, zero = (ir.Const(span, text, x, DIMENSIONLESS, None, t) for x, t in ((1.0, "1"), (0.0, "0")))
-            values = [ir.Bin(span, text, "*", v, ir.If(span, text, c, one, zero)) for v, c in zip(values, conds)]
+                       span, hint="over a list: " + ", ".join(LIST_REDUCERS))
+    if conds is None and func in AGGREGATES:
+        return aggregate(func, span, text, values)
+    if func == "sum":   # a sum of the kept items: each item's value times 1 or 0
+        one, zero = number(span, text, 1), number(span, text, 0)
+        kept = [ir.Bin(span, text, "*", v, ir.If(span, text, c, one, zero)) for v, c in zip(values, conds)]
+        return aggregate("sum", span, text, kept)
+    position = ir.Var(span, var, var)
+    cond = pick(position, conds, span, text) if conds is not None else None
+    if func == "mean":
+        # the kept items' sum over their number, read at a kept position: no item kept is `no-value`
+        one, zero = number(span, text, 1), number(span, text, 0)
+        total = aggregate("sum", span, text, [ir.Bin(span, text, "*", v, ir.If(span, text, c, one, zero))
+                                              for v, c in zip(values, conds)])
+        count = aggregate("sum", span, text, [ir.If(span, text, c, one, zero) for c in conds])
+        body, func = ir.Bin(span, text, "/", total, count), "max"
+    else:
+        body = pick(position, values, span, text)
+    return ir.Reduce(span, text, func, body, var, number(span, text, 1), number(span, text, len(values)),
+                     cond, over=over)
+
+
+def pick(position: ir.Node, nodes: list[ir.Node], span, text) -> ir.Node:
+    """The node at ``position`` (from 1): `if position <= half then (the first half's) else (the
+    second's)`, halved again, so the choice is as deep as the logarithm of the items' number."""
+    def between(lo: int, hi: int) -> ir.Node:   # nodes[lo..hi], from 0
+        if lo == hi:
+            return nodes[lo]
+        mid = (lo + hi) // 2
+        test = ir.Cmp(span, text, "<=", position, number(span, text, mid + 1))
+        return ir.If(span, text, test, between(lo, mid), between(mid + 1, hi))
+    return between(0, len(nodes) - 1)
+
+
+def picked(node: ir.Node, var: str) -> list[ir.Node]:
+    """The nodes a choice made by `pick` (over the position ``var``) chooses between, in order."""
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ir.If) and isinstance(n.cond, ir.Cmp) and isinstance(n.cond.left, ir.Var) \
+                and n.cond.left.name == var:
+            stack.extend((n.other, n.then))
         else:
-            raise IfrError("unknown-function", f"`{func}(... for ... in a list if ...)` is not supported", span,
-                           hint="drop the items from the list, or use sum(... if ...)")
-    return aggregate(func, span, text, values)
+            out.append(n)
+    return out
+
+
+def check_alike(node: ir.Reduce, dim_of) -> None:
+    """A comprehension over a list's items takes one dimension at every item (``dim_of``: an IR
+    node -> its dimension): the first item that differs from the first is an error naming both."""
+    values = picked(node.body, node.var)
+    first = dim_of(values[0])
+    for value in values[1:]:
+        dim = dim_of(value)
+        if dim != first:
+            raise IfrError("unit-mismatch", f"the items of `{node.over}` give `{node.text}` two dimensions: "
+                           f"{first} (`{values[0].text}`) and {dim} (`{value.text}`)", node.span,
+                           hint=f"give every item of `{node.over}` the same dimension there, or make two lists")
+
+
+def at_item(text: str, var: str, item: str) -> str:
+    """A comprehension's body as read at one record of its list: `g.hbm / g.price` at `b200` is
+    `b200.hbm / b200.price` (what a message about that item shows)."""
+    return re.sub(rf"(?<![\w.]){re.escape(var)}\.(?=\w)", item + ".", text)
+
+
+def number(span, text, n: int) -> ir.Const:
+    """The plain number ``n``."""
+    return ir.Const(span, text, float(n), DIMENSIONLESS, None, str(n))
+
+
+def record_fields(body: syntax.Expr, var: str, over: str, items: list) -> None:
+    """Every `var.field` the body of a comprehension over a list of records reads is a field
+    of every record (``items``): the first record without one is an error naming both."""
+    for node in _syntax_walk(body):
+        if not (isinstance(node, syntax.FieldAccess) and isinstance(node.obj, syntax.Name)
+                and node.obj.id == var):
+            continue
+        for number, record in enumerate(items, 1):
+            if isinstance(record, RecordDef) and node.name not in record.fields:
+                records = [r for r in items if isinstance(r, RecordDef)]
+                shared = [f for f in records[0].fields if all(f in r.fields for r in records)]
+                s = node.span
+                where = Span(s.file, s.end_line, max(1, s.end_column - len(node.name)), s.end_line, s.end_column)
+                if not any(node.name in r.fields for r in records):   # a misspelling, most likely
+                    close = suggest(node.name, shared)
+                    raise IfrError("unknown-field", f"no record of `{over}` has a field `{node.name}`", where,
+                                   hint=f"did you mean {var}.{close}?" if close else
+                                   "its records' fields are " + (", ".join(shared) if shared else "none in common"))
+                raise IfrError("unknown-field", f"`{record.name}`, item {number} of `{over}`, has no field "
+                               f"`{node.name}`", where,
+                               hint=f"give `{record.name}` a field `{node.name}`, or read one every record of "
+                               f"`{over}` has: " + (", ".join(shared) if shared else "they share none"))
+
+
+def _syntax_walk(node):
+    """Every syntax node below ``node`` (itself included)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, syntax.Expr):
+            yield n
+            stack.extend(getattr(n, f.name) for f in dataclasses.fields(n))
+        elif isinstance(n, (list, tuple)):
+            stack.extend(n)
 
 
 def list_defs(program: syntax.Program, nodes: dict) -> list[ListDef]:

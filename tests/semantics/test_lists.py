@@ -99,7 +99,7 @@ def test_a_list_of_records_and_one_of_values(tmp_path):
     ("xs = [1, 2]\nn = xs * 2\n", "not-a-value", (2, 5)),
     ("n = 4\nk = count(n)\n", "not-a-list", (2, 5)),
     ("tp = 1\nn = 4\ny = 1 / tp\ntable t: vary tp over n show y\n", "not-a-cell", (4, 23)),
-    ("xs = [1, 2]\nn = argmax(x for x in xs)\n", "unknown-function", (2, 5)),
+    ("xs = [1, 2]\nn = median(x for x in xs)\n", "unknown-function", (2, 5)),
 ])
 def test_each_mistake_is_an_error_at_its_place(tmp_path, text, code, where):
     e = error(tmp_path, text)
