@@ -224,6 +224,12 @@ class Sides:
             size = np.abs(a[first:last + 1]) + np.abs(b[first:last + 1])
             if last > first and _crossing(values[first:last + 1], size):
                 brackets.append((first, last))
+            elif last == first and values[first] != 0 and 0 < first < len(grid) - 1 and \
+                    _opposite(values[first - 1], values[first + 1], a, b, first):
+                # one point that agrees to 1e-12 but not exactly, between points on either
+                # side of zero: the crossing passes near it (a term in the unknown tiny
+                # beside a constant both sides share), and is found between those points
+                brackets.append((first - 1, first + 1))
             elif last > first:
                 if self.vanishes(grid[first:last + 1], each=True).all():
                     vanishing.append(x)
@@ -353,6 +359,14 @@ def brentq(f, xa: float, xb: float, xtol: float, rtol: float, maxiter: int) -> f
 # Float rounding leaves a residual within a few hundred ulps of the sides; past
 # this many, the sides differ.
 FLOAT_PRECISION = 1000 * 2.0 ** -52
+
+
+def _opposite(before: float, after: float, a, b, at: int) -> bool:
+    """Whether the residuals at the points either side of point ``at`` are usable
+    (finite, the sides apart by more than 1e-12) and of opposite signs."""
+    import numpy as np
+    apart = [np.isfinite(r) and abs(r) > 1e-12 * (abs(a[i]) + abs(b[i])) for r, i in ((before, at - 1), (after, at + 1))]
+    return bool(all(apart) and before * after < 0)
 
 
 def _crossing(values, size) -> bool:
