@@ -6,18 +6,21 @@ where the two sides agree (to 1e-12 of their size) and the sign changes of
 lhs − rhs between the others, then narrowing the one it finds. The workbook
 does the same with ordinary formulas:
 
-- a scan block: one row per point of ifr's grid, computed as ifr computes it
-  (the point, both sides there, and the sign of lhs − rhs: 0 where the sides
-  agree, 2 where a side fails);
-- a ladder: from the two points around the only sign change, each row halves
+- a coarse scan: one row for every STRIDE-th point of ifr's grid (and its
+  ends, and 0), computed as ifr computes it (the point, both sides there, and
+  the sign of lhs − rhs: 0 where the sides agree, 2 where a side fails);
+- a fine scan: the same for ifr's STRIDE + 1 points from the coarse point
+  before the only root the coarse scan finds to the one after it;
+- a ladder: from the two points around the fine scan's only sign change, each row halves
   the bracket of the row above (60 rows reach double precision); from the
   only point where the sides agree (a root at 0, at an end of the bracket, on
   a point of the grid), every row is that point;
 - the result: the last row's midpoint, if the scan found exactly one root and
   the two sides agree there (to 1e-9, as ifr requires), else #N/A.
 
-Several roots (ifr asks for a bracket) and none (no root) are #N/A, visibly
-not a number. Where, for the values ifr has, these rows would not give ifr's
+At most 125 rows a solve, whatever its range. Several roots (ifr asks for a
+bracket) and none (no root), in either scan, are #N/A, visibly not a number;
+two roots between neighbouring coarse points cancel out and go unseen. Where, for the values ifr has, these rows would not give ifr's
 root (it sets aside a point where both sides vanish together, or takes a
 root whose sides agree only to float rounding), the cell is ifr's value with
 a note (`NotLive`) instead.
