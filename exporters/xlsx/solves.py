@@ -6,18 +6,21 @@ where the two sides agree (to 1e-12 of their size) and the sign changes of
 lhs − rhs between the others, then narrowing the one it finds. The workbook
 does the same with ordinary formulas:
 
-- a scan block: one row per point of ifr's grid, computed as ifr computes it
-  (the point, both sides there, and the sign of lhs − rhs: 0 where the sides
-  agree, 2 where a side fails);
-- a ladder: from the two points around the only sign change, each row halves
+- a coarse scan: one row for every STRIDE-th point of ifr's grid (and its
+  ends, and 0), computed as ifr computes it (the point, both sides there, and
+  the sign of lhs − rhs: 0 where the sides agree, 2 where a side fails);
+- a fine scan: the same for ifr's STRIDE + 1 points from the coarse point
+  before the only root the coarse scan finds to the one after it;
+- a ladder: from the two points around the fine scan's only sign change, each row halves
   the bracket of the row above (60 rows reach double precision); from the
   only point where the sides agree (a root at 0, at an end of the bracket, on
   a point of the grid), every row is that point;
 - the result: the last row's midpoint, if the scan found exactly one root and
   the two sides agree there (to 1e-9, as ifr requires), else #N/A.
 
-Several roots (ifr asks for a bracket) and none (no root) are #N/A, visibly
-not a number. Where, for the values ifr has, these rows would not give ifr's
+At most 125 rows a solve, whatever its range. Several roots (ifr asks for a
+bracket) and none (no root), in either scan, are #N/A, visibly not a number;
+two roots between neighbouring coarse points cancel out and go unseen. Where, for the values ifr has, these rows would not give ifr's
 root (it sets aside a point where both sides vanish together, or takes a
 root whose sides agree only to float rounding), the cell is ifr's value with
 a note (`NotLive`) instead.
@@ -35,6 +38,10 @@ from ifr.solving.roots import BRACKET_POINTS, DECADES, GRID_POINTS, points
 
 SOLVE_VARIABLE = "__solve_x"
 LADDER_STEPS = 60
+# The coarse scan takes every STRIDE-th of ifr's points (and both ends; without a bracket,
+# 0 and the two points next to it): 123 points without a bracket, 51 on one; the fine scan
+# the STRIDE + 1 of ifr's points from the coarse point before the root to the one after it.
+STRIDE = 80
 # A stand-in in a row's formula text for the row's point.
 POINT_MARK = "\x03"
 # The scan's sign of lhs − rhs where a side fails (an error in the workbook, nan or inf in ifr):
@@ -52,13 +59,25 @@ class SolveLadder:
     rhs: object
     bracket: tuple | None    # (lo, hi) expressions, or None: around the unknown's value
     scale: object            # what the scan without a bracket is scaled by (`_scale`)
-    points: int
-    cached_grid: np.ndarray = None
-    cached_sides: tuple = None                          # (lhs, rhs) at each point
-    cached_signs: np.ndarray = None
+    points: int              # how many points ifr's scan has
+    cached_grid: np.ndarray = None                      # ifr's points
+    cached_coarse: tuple = None                         # (indices, lhs, rhs, signs) of the coarse scan
+    cached_fine: tuple = None                           # (indices, lhs, rhs, signs) of the fine scan
+    cached_found: dict = field(default_factory=dict)    # the numbers the search cells hold
     cached_ladder: list = field(default_factory=list)   # (lo, hi, mid, lhs(mid), rhs(mid))
     cached_root: float = float("nan")                   # what the result cell computes
     cached_scale: float = 1.0                           # the scan's scale without a bracket
+
+
+def coarse_indices(size: int) -> list[int]:
+    """The indices into ifr's scan (`roots.points`, `size` points) of the coarse scan's
+    points: every STRIDE-th from each end of the bracket; without one, every STRIDE-th
+    of each side's geometric points from ±scale·10^-12 out, and 0."""
+    if size == BRACKET_POINTS:
+        return sorted(set(range(0, size, STRIDE)) | {size - 1})
+    half = GRID_POINTS          # the index of 0
+    steps = sorted(set(range(0, GRID_POINTS, STRIDE)) | {GRID_POINTS - 1})
+    return [half - 1 - j for j in reversed(steps)] + [half] + [half + 1 + j for j in steps]
 
 
 def ladder(builder, cid: str) -> SolveLadder:
@@ -125,11 +144,12 @@ def unlike_ifr(found: SolveLadder, values: dict) -> str:
     got = found.cached_root
     if abs(got - expected) <= 1e-9 * max(abs(got), abs(expected)):
         return ""
-    signs = found.cached_signs
-    roots = int(_crossings(signs).sum() + (signs == 0).sum())
+    numbers = found.cached_found
+    roots = numbers["roots"] if numbers["roots"] != 1 else numbers["fine roots"]
     if roots == 0:
         return ("the workbook's scan of ifr's points finds no root (ifr's root makes both sides agree only to "
-                "float rounding, or lies between points where lhs − rhs keeps its sign)")
+                "float rounding, or lies between points where lhs − rhs keeps its sign, or the coarse scan steps "
+                "over it)")
     if roots > 1:
         return (f"the workbook's scan of ifr's points finds {roots} roots where ifr keeps one (it sets aside a "
                 "point where both sides vanish together, and takes several points in a row where the sides agree "
@@ -140,6 +160,36 @@ def unlike_ifr(found: SolveLadder, values: dict) -> str:
 def _crossings(signs: np.ndarray) -> np.ndarray:
     """Whether the sign of lhs − rhs changes between each point and the next (as the workbook tests it)."""
     return signs[:-1] * signs[1:] == -1
+
+
+def _signs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The workbook's sign of lhs − rhs: 0 where the sides agree to 1e-12, FAILS where one fails."""
+    with np.errstate(all="ignore"):
+        signs = np.where(np.abs(a - b) <= 1e-12 * (np.abs(a) + np.abs(b)), 0.0, np.sign(a - b))
+    return np.where(np.isfinite(a) & np.isfinite(b), signs, FAILS)
+
+
+def _sides(f, x: np.ndarray, env) -> tuple[np.ndarray, np.ndarray]:
+    """ifr's two sides at each of the points x (nan where it cannot evaluate them)."""
+    with np.errstate(all="ignore"):
+        try:
+            _, a, b = f(x, env)
+            a = np.broadcast_to(np.asarray(a, dtype=float), x.shape)
+            b = np.broadcast_to(np.asarray(b, dtype=float), x.shape)
+        except Exception:     # a side ifr cannot evaluate on the whole grid: point by point
+            sides = [_at(f, v, env)[1:] for v in x]
+            a, b = np.array([s[0] for s in sides]), np.array([s[1] for s in sides])
+    return a, b
+
+
+def _found(signs: np.ndarray, valid: int | None = None) -> tuple[int, int, int]:
+    """(roots, the first's position from 1, 1 if it is a sign change after that point)
+    as the workbook's SUMPRODUCTs count them over the first `valid` + 1 points."""
+    crossings, equal = _crossings(signs), signs == 0
+    if valid is not None:
+        crossings, equal = crossings & (np.arange(len(crossings)) + 1 <= valid), equal & (np.arange(len(equal)) <= valid)
+    at = np.concatenate([np.flatnonzero(crossings), np.flatnonzero(equal)]) + 1
+    return int(crossings.sum() + equal.sum()), int(at.sum()), int(crossings.sum())
 
 
 def _cache(found: SolveLadder, solver, cell, env) -> None:
@@ -153,23 +203,30 @@ def _cache(found: SolveLadder, solver, cell, env) -> None:
     else:
         found.cached_scale = solver.scale(cell, env)
         grid = np.array(points(None, found.cached_scale))
-    with np.errstate(all="ignore"):
-        try:
-            _, a, b = f(grid, env)
-            a = np.broadcast_to(np.asarray(a, dtype=float), grid.shape)
-            b = np.broadcast_to(np.asarray(b, dtype=float), grid.shape)
-        except Exception:     # a side ifr cannot evaluate on the whole grid: point by point
-            sides = [_at(f, v, env)[1:] for v in grid]
-            a, b = np.array([s[0] for s in sides]), np.array([s[1] for s in sides])
-        signs = np.where(np.abs(a - b) <= 1e-12 * (np.abs(a) + np.abs(b)), 0.0, np.sign(a - b))
-        signs = np.where(np.isfinite(a) & np.isfinite(b), signs, FAILS)
-    found.cached_grid, found.cached_sides, found.cached_signs = grid, (a, b), signs
-    crossings = np.flatnonzero(_crossings(signs))
-    equal = np.flatnonzero(signs == 0)
-    if len(crossings) + len(equal) != 1:
+    found.cached_grid = grid
+    coarse = np.array(coarse_indices(found.points))
+    a, b = _sides(f, grid[coarse], env)
+    signs = _signs(a, b)
+    found.cached_coarse = (coarse, a, b, signs)
+    roots, at, crossing = _found(signs)
+    numbers = found.cached_found = {"roots": roots, "at": at, "crossing": crossing}
+    nothing = np.full(STRIDE + 1, np.nan)
+    found.cached_fine = (nothing, nothing, nothing, np.full(STRIDE + 1, FAILS))
+    numbers.update({"start": np.nan, "end": np.nan, "fine roots": np.nan, "fine at": np.nan,
+                    "fine crossing": np.nan})     # #N/A in the workbook
+    if roots != 1:
         return
-    k = int(crossings[0]) if len(crossings) else int(equal[0])
-    lo, hi, sign_lo = grid[k], grid[k + len(crossings)], signs[k]
+    start, end = int(coarse[at - 1]), int(coarse[at - 1 + crossing])
+    fine = np.minimum(start + np.arange(STRIDE + 1), found.points - 1)
+    a, b = _sides(f, grid[fine], env)
+    fine_signs = _signs(a, b)
+    found.cached_fine = (fine, a, b, fine_signs)
+    roots, at, crossing = _found(fine_signs, end - start)
+    numbers.update({"start": start, "end": end, "fine roots": roots, "fine at": at, "fine crossing": crossing})
+    if roots != 1:
+        return
+    k = fine[at - 1]
+    lo, hi, sign_lo = grid[k], grid[fine[at - 1 + crossing]], fine_signs[at - 1]
     for _ in range(LADDER_STEPS):
         mid = (lo + hi) / 2
         fm, a, b = _at(f, mid, env)
@@ -198,30 +255,30 @@ def _at(f, x, env) -> tuple[float, float, float]:
 class LadderRows:
     """Writes one solve's scan and ladder on the helper sheet, from row `first`.
 
-    Columns: A the scan's points, B and C the two sides there, D the sign of
-    lhs − rhs (0 where the sides agree to 1e-12, FAILS where a side fails);
-    E the number of roots the scan finds, the point of the first, whether it is
-    a sign change after that point (1) or the point itself (0), then the
-    numbers the points are made of (labels in F); G..L the ladder (step, low,
-    mid, high, and the two sides at mid)."""
+    Columns: A..E the coarse scan (the index of the point among ifr's, the point,
+    the two sides there, and the sign of lhs − rhs: 0 where the sides agree to
+    1e-12, FAILS where a side fails); F what the search found and the numbers
+    the points are made of (labels in G); H..L the fine scan, the same columns
+    for ifr's points from the coarse one before the root on; M..R the ladder
+    (step, low, mid, high, and the two sides at mid)."""
 
     def __init__(self, sheet_writer, found: SolveLadder, first: int, refs: dict, label: str):
         self.sw, self.found, self.first = sheet_writer, found, first
         self.refs, self.label = refs, label
         self.scan_start = first + 2
-        self.scan_end = self.scan_start + found.points - 1
-        self.ladder_start = first + 2
-        self.rows = found.points + 3
-        title = sheet_writer.title
-        self.count = f"{title}!$E${self.scan_start + 1}"
+        self.coarse = len(found.cached_coarse[0])
+        self.rows = 2 + max(self.coarse, STRIDE + 1, LADDER_STEPS, 8 + len(self._grid_numbers()))
+        self.cells = {key: f"{sheet_writer.title}!$F${self.scan_start + 1 + k}"
+                      for k, key in enumerate(key for key, *_ in self._numbers())}
 
     def result_text(self) -> str:
         """The root in base SI (the solve cell's formula divides by its unit), or #N/A."""
         title = self.sw.title
-        last = self.ladder_start + LADDER_STEPS - 1
-        lhs, rhs, mid = (f"{title}!${c}${last + 1}" for c in "KLI")
+        last = self.scan_start + LADDER_STEPS
+        lhs, rhs, mid = (f"{title}!${c}${last}" for c in "QRO")
         holds = f"ABS({lhs}-{rhs})<=1E-9*IF(ABS({lhs})+ABS({rhs})>0,ABS({lhs})+ABS({rhs}),1)"
-        return f"IF({self.count}<>1,NA(),IF({holds},{mid},NA()))"
+        return (f"IF({self.cells['roots']}<>1,NA(),IF({self.cells['fine roots']}<>1,NA(),"
+                f"IF({holds},{mid},NA())))")
 
     def write(self) -> None:
         found, sheet, st = self.found, self.sw.sheet, self.sw.st
@@ -232,66 +289,90 @@ class LadderRows:
             value = float(value)
             sheet.write_formula(row, col, text, number, value if np.isfinite(value) else "#N/A")
         name = self.sw.w.model.graph.cells[found.cell].name
-        merged_text(sheet, self.first, 0, 6, f"{name}{self.label}: {found.text} (scan for a root: a point where the "
-                    "sides agree, or a sign change of lhs − rhs; then halve the bracket)", st("section"))
-        for col, heading in enumerate(["point", "lhs", "rhs", "sign of lhs − rhs", "", "", "step", "low", "mid",
-                                       "high", "lhs", "rhs"]):
+        merged_text(sheet, self.first, 0, 6, f"{name}{self.label}: {found.text} (scan every {STRIDE}th of ifr's "
+                    f"{found.points:,} points for a root: a point where the sides agree, or a sign change of "
+                    "lhs − rhs; scan ifr's points around it; then halve the bracket. Two roots between neighbouring "
+                    "points of the coarse scan go unseen)", st("section"))
+        for col, heading in enumerate(["index", "point", "lhs", "rhs", "sign of lhs − rhs", "", "", "index",
+                                       "point", "lhs", "rhs", "sign of lhs − rhs", "step", "low", "mid", "high",
+                                       "lhs", "rhs"]):
             if heading:
                 sheet.write_string(self.first + 1, col, heading, st("header"))
-        a, b = self.scan_start + 1, self.scan_end + 1
-        numbers = self._search(a, b) + self._grid_numbers()
-        cells = {key: f"$E${self.scan_start + 1 + k}" for k, (key, *_) in enumerate(numbers)}
+        local = {key: cell.split("!", 1)[1] for key, cell in self.cells.items()}
 
         def filled(text: str) -> str:
-            for key, cell in cells.items():
+            for key, cell in local.items():
                 text = text.replace("{" + key + "}", cell)
             return text
-        for k, (_, label, text, cached) in enumerate(numbers):
-            write_formula(self.scan_start + k, 4, filled(text), cached)
-            sheet.write_string(self.scan_start + k, 5, label, st("text"))
+        for k, (_, label, text, cached) in enumerate(self._numbers()):
+            write_formula(self.scan_start + k, 5, filled(text), cached)
+            sheet.write_string(self.scan_start + k, 6, label, st("text"))
         lhs_text, rhs_text = (self._text(side) for side in (found.lhs, found.rhs))
-        sides = found.cached_sides
-        for i in range(found.points):
-            r = self.scan_start + i
-            write_formula(r, 0, filled(self._point_text(i)), found.cached_grid[i])
-            write_formula(r, 1, lhs_text.replace(POINT_MARK, f"$A{r + 1}"), sides[0][i])
-            write_formula(r, 2, rhs_text.replace(POINT_MARK, f"$A{r + 1}"), sides[1][i])
-            write_formula(r, 3, f"=IF(OR(ISERROR(B{r + 1}),ISERROR(C{r + 1})),{FAILS:g},"
-                          f"IF(ABS(B{r + 1}-C{r + 1})<=1E-12*(ABS(B{r + 1})+ABS(C{r + 1})),0,"
-                          f"SIGN(B{r + 1}-C{r + 1})))", found.cached_signs[i])
-        point, crossing = cells["at"], cells["crossing"]
-        points, sign_col = f"$A${a}:$A${b}", f"$D${a}:$D${b}"
+        grid = found.cached_grid
+        blocks = [(0, found.cached_coarse, lambda i, r: f"={i}"),
+                  (7, found.cached_fine, lambda i, r: f"=MIN({local['start']}+{i},{found.points - 1})")]
+        for col, (indices, lhs, rhs, signs), index_text in blocks:
+            for i in range(len(signs)):
+                r = self.scan_start + i
+                index, point, a, b, sign = (f"{_column(col + k)}{r + 1}" for k in range(5))
+                cached_index = indices[i] if np.isfinite(indices[i]) else np.nan
+                write_formula(r, col, index_text(int(indices[i]) if col == 0 else i, r), cached_index)
+                write_formula(r, col + 1, filled(self._point_text(index)),
+                              grid[int(indices[i])] if np.isfinite(indices[i]) else np.nan)
+                write_formula(r, col + 2, lhs_text.replace(POINT_MARK, f"${point}"), lhs[i])
+                write_formula(r, col + 3, rhs_text.replace(POINT_MARK, f"${point}"), rhs[i])
+                write_formula(r, col + 4, f"=IF(OR(ISERROR({a}),ISERROR({b})),{FAILS:g},"
+                              f"IF(ABS({a}-{b})<=1E-12*(ABS({a})+ABS({b})),0,SIGN({a}-{b})))", signs[i])
+        top = self.scan_start + 1
+        fine_points, fine_signs = f"$I${top}:$I${top + STRIDE}", f"$L${top}:$L${top + STRIDE}"
+        point, crossing, roots = local["fine at"], local["fine crossing"], local["fine roots"]
         cached = found.cached_ladder + [(np.nan,) * 5] * (LADDER_STEPS - len(found.cached_ladder))
         for step in range(LADDER_STEPS):
-            r = self.ladder_start + step
+            r = self.scan_start + step
             lo, hi, mid, lhs, rhs = cached[step]
-            sheet.write_number(r, 6, step + 1, st("muted", "0"))
+            sheet.write_number(r, 12, step + 1, st("muted", "0"))
             if step == 0:
-                low, high = f"=INDEX({points},{point})", f"=INDEX({points},{point}+{crossing})"
+                low = f"=IF({roots}=1,INDEX({fine_points},{point}),NA())"
+                high = f"=IF({roots}=1,INDEX({fine_points},{point}+{crossing}),NA())"
             else:
-                keep_low = f"SIGN(K{r}-L{r})=INDEX({sign_col},{point})"
-                low, high = f"=IF({keep_low},I{r},H{r})", f"=IF({keep_low},J{r},I{r})"
-            write_formula(r, 7, low, lo)
-            write_formula(r, 9, high, hi)
-            write_formula(r, 8, f"=(H{r + 1}+J{r + 1})/2", mid)
-            write_formula(r, 10, lhs_text.replace(POINT_MARK, f"I{r + 1}"), lhs)
-            write_formula(r, 11, rhs_text.replace(POINT_MARK, f"I{r + 1}"), rhs)
+                keep_low = f"SIGN(Q{r}-R{r})=INDEX({fine_signs},{point})"
+                low, high = f"=IF({keep_low},O{r},N{r})", f"=IF({keep_low},P{r},O{r})"
+            write_formula(r, 13, low, lo)
+            write_formula(r, 15, high, hi)
+            write_formula(r, 14, f"=(N{r + 1}+P{r + 1})/2", mid)
+            write_formula(r, 16, lhs_text.replace(POINT_MARK, f"O{r + 1}"), lhs)
+            write_formula(r, 17, rhs_text.replace(POINT_MARK, f"O{r + 1}"), rhs)
 
-    def _search(self, a: int, b: int) -> list[tuple[str, str, str, float]]:
-        """(key, label, formula, ifr's value) of the cells that say what the scan found:
-        how many roots, the point of the first, and whether it is a sign change."""
-        signs = self.found.cached_signs
-        pairs = f"$D${a}:$D${b - 1}*$D${a + 1}:$D${b}=-1"
-        crossings, equal = _crossings(signs), signs == 0
-        at = np.concatenate([np.flatnonzero(crossings), np.flatnonzero(equal)]) + 1    # counted from 1
+    def _numbers(self) -> list[tuple[str, str, str, float]]:
+        """(key, label, formula, ifr's value) of the cells that say what the scans found:
+        how many roots, the point of the first, and whether it is a sign change after it
+        (in the coarse scan, then in the fine one), and of the numbers the points are made of."""
+        cached = self.found.cached_found
+        a, b = self.scan_start + 1, self.scan_start + self.coarse
+        pairs = f"$E${a}:$E${b - 1}*$E${a + 1}:$E${b}=-1"
+        top, bottom = a, a + STRIDE
+        # the fine scan's points from `start` to `end`: the first end - start + 1
+        within = f"(ROW($L${top}:$L${bottom})-{top}<={{end}}-{{start}})"
+        fine_pairs = f"($L${top}:$L${bottom - 1}*$L${top + 1}:$L${bottom}=-1)*(ROW($L${top + 1}:$L${bottom})-{top}" \
+                     "<={end}-{start})"
         return [
-            ("roots", "roots found", f"=SUMPRODUCT(({pairs})*1)+COUNTIF($D${a}:$D${b},0)",
-             crossings.sum() + equal.sum()),
-            ("at", "at point", f"=SUMPRODUCT(({pairs})*(ROW($D${a}:$D${b - 1})-{a - 1}))"
-                               f"+SUMPRODUCT(($D${a}:$D${b}=0)*(ROW($D${a}:$D${b})-{a - 1}))", at.sum()),
+            ("roots", "roots found (coarse scan)", f"=SUMPRODUCT(({pairs})*1)+COUNTIF($E${a}:$E${b},0)",
+             cached["roots"]),
+            ("at", "at point", f"=SUMPRODUCT(({pairs})*(ROW($E${a}:$E${b - 1})-{a - 1}))"
+                               f"+SUMPRODUCT(($E${a}:$E${b}=0)*(ROW($E${a}:$E${b})-{a - 1}))", cached["at"]),
             ("crossing", "1: a sign change after it; 0: the sides agree there", f"=SUMPRODUCT(({pairs})*1)",
-             crossings.sum()),
-        ]
+             cached["crossing"]),
+            ("start", "fine scan from index", f"=IF({{roots}}=1,INDEX($A${a}:$A${b},{{at}}),NA())",
+             cached["start"]),
+            ("end", "to index", f"=IF({{roots}}=1,INDEX($A${a}:$A${b},{{at}}+{{crossing}}),NA())", cached["end"]),
+            ("fine roots", "roots found (fine scan)",
+             f"=SUMPRODUCT({fine_pairs})+SUMPRODUCT(($L${top}:$L${bottom}=0)*{within})", cached["fine roots"]),
+            ("fine at", "at point", f"=SUMPRODUCT({fine_pairs}*(ROW($L${top}:$L${bottom - 1})-{top - 1}))"
+                                    f"+SUMPRODUCT(($L${top}:$L${bottom}=0)*{within}*(ROW($L${top}:$L${bottom})-{top - 1}))",
+             cached["fine at"]),
+            ("fine crossing", "1: a sign change after it; 0: the sides agree there", f"=SUMPRODUCT({fine_pairs})",
+             cached["fine crossing"]),
+        ] + self._grid_numbers()
 
     def _grid_numbers(self) -> list[tuple[str, str, str, float]]:
         """(key, label, formula, ifr's value) of the numbers the scan's points are made
@@ -329,23 +410,20 @@ class LadderRows:
         refs[SOLVE_VARIABLE] = POINT_MARK
         return self.sw.w.formula_text(expr, refs)
 
-    def _point_text(self, i: int) -> str:
-        """The scan's i-th point, from the numbers `_grid_numbers` writes ({lo}, {step}, ...
-        stand for their cells), as ifr computes it (`roots.points`): the ends exactly, and
-        ±scale·10^±12 and 0 without a bracket."""
+    def _point_text(self, i: str) -> str:
+        """The scan's point of index `i` (a cell), from the numbers `_grid_numbers` writes
+        ({lo}, {step}, ... stand for their cells), as ifr computes it (`roots.points`): the
+        ends exactly, and ±scale·10^±12 and 0 without a bracket."""
         n = self.found.points - 1
         if self.found.bracket is not None:
-            if i in (0, n):
-                return "={lo}" if i == 0 else "={hi}"
-            return f"=IF({{geometric}}=1,10^({i}*{{step}}+{{first}}),{i}*{{step}}+{{first}})"
+            return (f"=IF({i}=0,{{lo}},IF({i}={n},{{hi}},IF({{geometric}}=1,10^({i}*{{step}}+{{first}}),"
+                    f"{i}*{{step}}+{{first}})))")
         half = GRID_POINTS
-        if i == half:
-            return "=0"
-        j = abs(i - half) - 1           # the point's place among the positive ones
-        if j == 0:
-            size = f"{{scale}}*1E-{DECADES}"
-        elif j == half - 1:
-            size = f"{{scale}}*1E{DECADES}"
-        else:
-            size = f"10^({j}*{{step}}+{{low}})"
-        return f"={size}" if i > half else f"=-({size})"
+        j = f"ABS({i}-{half})"          # the point's place among the positive ones, from 1
+        size = (f"IF({j}=1,{{scale}}*1E-{DECADES},IF({j}={half},{{scale}}*1E{DECADES},"
+                f"10^(({j}-1)*{{step}}+{{low}})))")
+        return f"=IF({i}={half},0,IF({i}>{half},{size},-({size})))"
+
+
+def _column(k: int) -> str:
+    return "ABCDEFGHIJKLMNOPQR"[k]
