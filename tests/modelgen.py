@@ -12,7 +12,9 @@ checks of every kind, sections and descriptions, long runs of one line shape,
 and cells written in any order.  Units of the model's own, named lists
 (`modelgen_lists`) and searches with the cells that read them
 (`modelgen_plans`) are drawn last, from a stream of their own, so a seed's
-other lines are those it had before they were written.
+other lines are those it had before they were written; measured tables and
+fits (`modelgen_data`) after them, from a stream of their own too, their
+lines at the end of the file.
 
 Every choice is drawn from a `Source`, so the same generator serves
 hypothesis (`models()`: its draws shrink to small repros) and a seeded soak
@@ -74,6 +76,11 @@ STATEMENT_KINDS = (
     "table_over_list", "plan_cost", "plan_split", "search", "search_goals", "search_multiline",
     "search_range", "search_over_list", "search_records", "search_infeasible", "search_read",
     "search_read_rank", "check_search", "pareto", "pareto_read",
+    # written by `modelgen_data`, from a stream of their own, at the end of the file
+    "data_table", "data_csv", "data_tsv", "data_exact", "data_inexact", "data_missing", "data_label",
+    "data_count", "data_aggregate", "data_row", "check_data", "fit", "fit_linear1", "fit_linear2",
+    "fit_nonlinear1", "fit_nonlinear2", "fit_relative", "fit_bounded", "fit_shadow", "fit_read", "fit_se",
+    "fitted_dist", "check_fit", "table_over_column", "table_refit", "scenario_fit", "solve_fit", "search_fit",
 )
 
 
@@ -128,6 +135,8 @@ class Generated:
     inputs: list = field(default_factory=list)     # names of plain inputs (solve)
     searches: list = field(default_factory=list)   # search and pareto names
     search_reads: list = field(default_factory=list)   # (cell, search, rank, column): `cell = search[rank].column`
+    fits: list = field(default_factory=list)       # modelgen_data.MeasuredFit
+    expected: list = field(default_factory=list)   # (cell, value, unit): what a cell reading a data table shows
 
     @property
     def main(self) -> str:
@@ -619,9 +628,10 @@ STDLIB_FIELDS = {
 }
 
 
-def write(src: Source, extra: Source | None = None) -> Generated:
+def write(src: Source, extra: Source | None = None, data: Source | None = None) -> Generated:
     """One model (and the module it imports), drawn from `src`; the plans that search,
-    lists and declared units are drawn last, from `extra` (or `src` when not given)."""
+    lists and declared units are drawn last, from `extra` (or `src` when not given), and
+    measured tables and fits after them, from `data` (`modelgen_data`), their lines at the end."""
     uncertain = src.chance(0.35)
     w = Writer(src, uncertain=uncertain)
     files = {}
@@ -695,17 +705,24 @@ def write(src: Source, extra: Source | None = None) -> Generated:
         header += w.declarations
         body += w.lines[before:]
     text = "\n".join(header + body + w.checks) + "\n"
+    from modelgen_data import write_data
+    before, checks = len(w.lines), len(w.checks)
+    files.update(write_data(w, data or extra or src, sections))
+    appended = w.lines[before:] + w.checks[checks:]   # at the end: the text before is what it was
+    text += "".join(line + "\n" for line in appended)
     files["main.ifr"] = text
     own = [c.name for c in w.cells if "." not in c.name and not c.name.startswith("lib_")]
     return Generated(files, w.kinds, tables=list(w.tables), cells=own,
                      uncertain=[c.name for c in w.cells if c.uncertain and c.name in own],
                      inputs=[c.name for c in w.cells if c.input and c.name in own],
-                     searches=list(w.searches), search_reads=list(w.search_reads))
+                     searches=list(w.searches), search_reads=list(w.search_reads),
+                     fits=list(getattr(w, "data_fits", [])), expected=list(getattr(w, "expected", [])))
 
 
 def generate(seed) -> Generated:
     """The model of a seed: the same seed, the same model."""
-    model = write(Source(random.Random(f"ifr-model:{seed}")), Source(random.Random(f"ifr-plan:{seed}")))
+    model = write(Source(random.Random(f"ifr-model:{seed}")), Source(random.Random(f"ifr-plan:{seed}")),
+                  Source(random.Random(f"ifr-data:{seed}")))
     model.seed = seed
     return model
 
