@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/soak_models.py [--models 10000] [--start 0] [--batch 50]
                                           [--engines libreoffice,gnumeric] [--no-edit]
+                                          [--kind data_table]
 
 Prints, at the end (and every batch), the counts the oracle keeps: models,
 commands run and their exit codes, statement kinds covered, and findings by
@@ -34,6 +35,9 @@ def main(argv=None) -> int:
     parser.add_argument("--engines", default="libreoffice,gnumeric")
     parser.add_argument("--no-edit", action="store_true")
     parser.add_argument("--keep", action="store_true", help="keep the models' folders")
+    parser.add_argument("--all", action="store_true", help="print every finding, as it is found")
+    parser.add_argument("--kind", action="append", default=[],
+                        help="only the seeds whose model has this statement kind (repeat for any of several)")
     args = parser.parse_args(argv)
     engines = tuple(e for e in args.engines.split(",") if e)
     kinds, codes, findings, first = Counter(), Counter(), Counter(), {}
@@ -45,6 +49,8 @@ def main(argv=None) -> int:
         cases = []
         for seed in range(lo, min(lo + args.batch, args.start + args.models)):
             generated = generate(seed)
+            if args.kind and not any(generated.kinds[k] for k in args.kind):
+                continue
             kinds.update(generated.kinds)
             cases.append(oracle.prepare(generated))
         if engines:
@@ -54,10 +60,14 @@ def main(argv=None) -> int:
             commands += case.commands
             codes.update(case.exit_codes)
             for f in case.findings:
+                if args.all:
+                    print(f"  finding {str(f)[:600]}", flush=True)
                 findings[f.kind] += 1
                 first.setdefault(f.kind, []).append(str(f)[:400]) if len(first.get(f.kind, [])) < 5 else None
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
+        else:
+            print(f"  kept {folder}", flush=True)
         report(models, commands, codes, kinds, findings, first, time.time() - started)
     return 1 if findings else 0
 

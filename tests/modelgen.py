@@ -13,7 +13,8 @@ and cells written in any order.  Units of the model's own, named lists
 (`modelgen_lists`) and searches with the cells that read them
 (`modelgen_plans`) are drawn last, from a stream of their own, and what reads
 a list of records after them, from a third, so a seed's other lines are those
-it had before they were written.
+it had before they were written; measured tables and fits (`modelgen_data`)
+after them, from a fourth, their lines at the end of the file.
 
 Every choice is drawn from a `Source`, so the same generator serves
 hypothesis (`models()`: its draws shrink to small repros) and a seeded soak
@@ -78,6 +79,11 @@ STATEMENT_KINDS = (
     # written last, from a stream of their own: what reads a list of records
     "records_count", "records_comprehension", "records_comprehension_if", "records_position", "records_item",
     "search_read_record", "scenario_read_record",
+    # written by `modelgen_data`, from a stream of their own, at the end of the file
+    "data_table", "data_csv", "data_tsv", "data_exact", "data_inexact", "data_missing", "data_label",
+    "data_count", "data_aggregate", "data_row", "check_data", "fit", "fit_linear1", "fit_linear2",
+    "fit_nonlinear1", "fit_nonlinear2", "fit_relative", "fit_bounded", "fit_shadow", "fit_read", "fit_se",
+    "fitted_dist", "check_fit", "table_over_column", "table_refit", "scenario_fit", "solve_fit", "search_fit",
 )
 
 
@@ -132,6 +138,8 @@ class Generated:
     inputs: list = field(default_factory=list)     # names of plain inputs (solve)
     searches: list = field(default_factory=list)   # search and pareto names
     search_reads: list = field(default_factory=list)   # (cell, search, rank, column): `cell = search[rank].column`
+    fits: list = field(default_factory=list)       # modelgen_data.MeasuredFit
+    expected: list = field(default_factory=list)   # (cell, value, unit): what a cell reading a data table shows
 
     @property
     def main(self) -> str:
@@ -623,10 +631,12 @@ STDLIB_FIELDS = {
 }
 
 
-def write(src: Source, extra: Source | None = None, records: Source | None = None) -> Generated:
+def write(src: Source, extra: Source | None = None, records: Source | None = None,
+          data: Source | None = None) -> Generated:
     """One model (and the module it imports), drawn from `src`; the plans that search,
-    lists and declared units are drawn last, from `extra` (or `src` when not given), and
-    what reads a list of records after them, from `records` (or `extra`)."""
+    lists and declared units are drawn last, from `extra` (or `src` when not given),
+    what reads a list of records after them, from `records` (or `extra`), and measured
+    tables and fits after those, from `data` (`modelgen_data`), their lines at the end."""
     uncertain = src.chance(0.35)
     w = Writer(src, uncertain=uncertain)
     files = {}
@@ -700,18 +710,24 @@ def write(src: Source, extra: Source | None = None, records: Source | None = Non
         header += w.declarations
         body += w.lines[before:]
     text = "\n".join(header + body + w.checks) + "\n"
+    from modelgen_data import write_data
+    before, checks = len(w.lines), len(w.checks)
+    files.update(write_data(w, data or extra or src, sections))
+    appended = w.lines[before:] + w.checks[checks:]   # at the end: the text before is what it was
+    text += "".join(line + "\n" for line in appended)
     files["main.ifr"] = text
     own = [c.name for c in w.cells if "." not in c.name and not c.name.startswith("lib_")]
     return Generated(files, w.kinds, tables=list(w.tables), cells=own,
                      uncertain=[c.name for c in w.cells if c.uncertain and c.name in own],
                      inputs=[c.name for c in w.cells if c.input and c.name in own],
-                     searches=list(w.searches), search_reads=list(w.search_reads))
+                     searches=list(w.searches), search_reads=list(w.search_reads),
+                     fits=list(getattr(w, "data_fits", [])), expected=list(getattr(w, "expected", [])))
 
 
 def generate(seed) -> Generated:
     """The model of a seed: the same seed, the same model."""
     model = write(Source(random.Random(f"ifr-model:{seed}")), Source(random.Random(f"ifr-plan:{seed}")),
-                  Source(random.Random(f"ifr-records:{seed}")))
+                  Source(random.Random(f"ifr-records:{seed}")), Source(random.Random(f"ifr-data:{seed}")))
     model.seed = seed
     return model
 

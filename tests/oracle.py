@@ -64,6 +64,7 @@ class Case:
     model: object = None
     values: dict = field(default_factory=dict)    # name -> (value, unit) from `ifr run --format json`
     check_results: list = field(default_factory=list)   # `ifr check --format json`'s checks, by line
+    predicted: dict = field(default_factory=dict)   # (fit, row) -> the fit's formula on the row, as a cell computes it
 
     @property
     def path(self) -> Path:
@@ -120,6 +121,7 @@ class Oracle:
         self.searches(case)
         self.queries(case)
         self.scenarios(case)
+        self.measured(case, cells)
         return case
 
     def run(self, case: Case, argv: list[str]) -> tuple[int, str, str]:
@@ -329,6 +331,168 @@ class Oracle:
                 return None
         return case.model
 
+    # -- measured tables and fits ---------------------------------------------------------
+
+    def measured(self, case: Case, cells: list) -> None:
+        """What a fit and its table show, against the file's own text and the fit's formula
+        written row by row as cells: the cells that read the table (`count`, `mean`,
+        `bench[2].x`), each fitted cell's `fit` record in `ifr run` and the JSON export
+        (its values, standard errors, rows, RMS residual and R²), and `ifr explain`'s."""
+        generated = case.generated
+        if not generated.fits:
+            return
+        for name, value, unit in generated.expected:
+            if name not in case.values:
+                continue
+            got, run_unit = case.values[name]
+            if got is not None and value is not None:
+                got = self.converted(case, got, run_unit, unit)
+            if not close(got, value):
+                case.find("disagree", f"data {name}", f"ifr run {got!r} {unit or ''}, the file says {value!r}")
+        records = {c["name"]: c.get("fit") for c in cells if c.get("fit") is not None}
+        exported = case.path.with_suffix(".json")
+        if exported.exists():
+            for cell in json.loads(exported.read_text(encoding="utf-8"))["cells"]:
+                if cell["name"] in records and not same_record(cell.get("fit"), records[cell["name"]]):
+                    case.find("disagree", f"export json {cell['name']} fit",
+                              f"{cell.get('fit')!r}, ifr run {records[cell['name']]!r}")
+        self.predictions(case)
+        for k, fit in enumerate(generated.fits):
+            table = read_table(case.folder / fit.file)
+            target = [h for h, _ in fit.header].index(fit.target)
+            reads = [[h for h, _ in fit.header].index(r) for r in fit.reads]
+            complete = [i for i, row in enumerate(table) if row[target] is not None
+                        and all(row[j] is not None for j in reads)]
+            for name in fit.params[:1]:   # (each fitted cell carries the same record)
+                if records.get(name) is not None:
+                    self.fit_record(case, k, fit, name, records[name], table, target, complete)
+            for name in fit.params[:1]:
+                if records.get(name) is None:
+                    continue
+                _, out, _ = self.run(case, ["explain", str(case.path), name])
+                self.explained_fit(case, name, records[name], out)
+
+    def predictions(self, case: Case) -> None:
+        """Each fit's formula on each row, as a cell of the model computes it (`(bench[3].ctx)` for
+        the column), in the measured column's unit: what a data sheet's predicted column shows."""
+        lines, keys = [], {}
+        for k, fit in enumerate(case.generated.fits):
+            table = read_table(case.folder / fit.file)
+            for i in range(len(table)):
+                name = f"pred_{k}_{i}_oracle"
+                columns = {r: f"({fit.table}[{i + 1}].{r})" for r in fit.reads}
+                text = re.sub(rf"(?<![\w.])({'|'.join(map(re.escape, columns))})(?![\w.])",
+                              lambda m: columns[m.group(1)], fit.formula)
+                lines.append(f"{name} = {text} in {fit.unit}")
+                keys[name] = (k, i)
+        if not lines:
+            return
+        path = case.path.with_name(case.path.stem + "_rows.ifr")
+        path.write_text(case.path.read_text(encoding="utf-8") + "\n".join(lines) + "\n", encoding="utf-8")
+        _, out, _ = self.run(case, ["run", str(path), "--format", "json"])
+        if not out.strip():
+            return
+        for cell in json.loads(out)["cells"]:
+            if cell["name"] in keys:
+                case.predicted[keys[cell["name"]]] = cell["value"]
+
+    def fit_record(self, case: Case, k: int, fit, name: str, record: dict, table: list, target: int,
+                   complete: list) -> None:
+        where = f"ifr run {name} fit"
+        for p in record["parameters"]:
+            if p["name"] in case.values and not close(p["value"], case.values[p["name"]][0]):
+                case.find("disagree", f"{where} {p['name']}", f"{p['value']!r}, ifr run {case.values[p['name']][0]!r}")
+            se = case.values.get(p["name"] + "_se")
+            if se is None or (p["stderr"] is None and se[0] is None):
+                continue
+            value = None if se[0] is None else self.converted(case, se[0], se[1], p["unit"])
+            if not close(p["stderr"], value):
+                case.find("disagree", f"{where} {p['name']} stderr",
+                          f"{p['stderr']!r} {p['unit']}, ifr run {se[0]!r} {se[1]}")
+        if record["rows"] != len(complete):
+            case.find("disagree", f"{where} rows", f"{record['rows']} rows, the file has {len(complete)} complete")
+        predicted = [case.predicted.get((k, i)) for i in complete]
+        if not complete or any(p is None for p in predicted):
+            return
+        measured = [table[i][target] for i in complete]
+        errors = [p - m for p, m in zip(predicted, measured)]
+        size = max(abs(m) for m in measured) or 1.0
+        rms = math.sqrt(math.fsum(e * e for e in errors) / len(errors))
+        if abs(rms - record["rms"]) > 1e-9 * size + 1e-6 * rms:
+            case.find("disagree", f"{where} rms", f"{record['rms']!r} {fit.unit}, the rows' residuals give {rms!r}")
+        mean = math.fsum(measured) / len(measured)
+        total = math.fsum((m - mean) ** 2 for m in measured)
+        if total > 1e-12 * size * size and record["r_squared"] is not None:
+            r2 = 1 - math.fsum(e * e for e in errors) / total
+            if abs(r2 - record["r_squared"]) > 1e-6 * max(1.0, abs(r2)) + 1e-9 * size * size / total:
+                case.find("disagree", f"{where} r_squared", f"{record['r_squared']!r}, the rows' residuals give {r2!r}")
+
+    def explained_fit(self, case: Case, name: str, record: dict, out: str) -> None:
+        """`ifr explain`'s data and R² lines against the JSON's fit record."""
+        rows = re.search(r"^  data: +(\d+) rows", out, re.M)
+        r2 = re.search(r"^  R²: +(\S+)", out, re.M)
+        if rows is None or int(rows.group(1)) != record["rows"]:
+            case.find("disagree", f"explain {name} fit rows", f"{rows and rows.group(0)!r}, json {record['rows']}")
+        want = "n/a" if record["r_squared"] is None else format(record["r_squared"], ".6f")
+        if r2 is None or r2.group(1) != want:
+            case.find("disagree", f"explain {name} fit R²", f"{r2 and r2.group(1)!r}, json {want}")
+
+    def data_sheets(self, case: Case, recalculated: Path, engine: str, variant=None) -> None:
+        """Each data sheet of a recalculated workbook: its measured rows are the file's numbers,
+        its predicted column the fit's formula on each row (as the cells of `predictions` compute
+        it; after an edit, the edited model's fit), its residual the predicted less the measured."""
+        from recalc import read_values
+
+        from ifr.exporters.xlsx.layout import DATA_HEADER_ROW, data_sheet_titles
+        from ifr.exporters.xlsx.sheet import column_name
+        from ifr.solving.fit import run_fit
+        model = case.model
+        shown = read_values(recalculated)
+        fits = {(f.table, f.target): k for k, f in enumerate(case.generated.fits)}
+        edited = "unedited" if variant is None else "edited"
+        for title, fit in data_sheet_titles(model):
+            k = fits.get((fit.table.name, fit.table.columns[fit.target].name))
+            if k is None:
+                continue
+            generated = case.generated.fits[k]
+            table = read_table(case.folder / generated.file)
+            names = [h for h, _ in generated.header]
+            target = names.index(generated.target)
+            after = None
+            if variant is not None:
+                try:
+                    result = run_fit(fit, variant.values)
+                    after = {i: p / fit.table.columns[fit.target].factor for i, p in zip(result.rows, result.predicted)}
+                except ifr.IfrError:
+                    after = {}
+            p_col = column_name(len(names))
+            r_col = column_name(len(names) + 1)
+            for i, row in enumerate(table):
+                r = DATA_HEADER_ROW + 2 + i
+                for j, value in enumerate(row):
+                    got = shown.get((title, f"{column_name(j)}{r}"))
+                    if isinstance(value, float) and not (isinstance(got, (int, float)) and close(got, value)):
+                        case.find("disagree", f"{engine} {edited} {title}!{column_name(j)}{r}",
+                                  f"shows {got!r}, {generated.file} says {value!r}")
+                got = shown.get((title, f"{p_col}{r}"))
+                expected = case.predicted.get((k, i)) if after is None else after.get(i)
+                if after is not None and (expected is None or isinstance(got, str)):
+                    continue   # stale (#N/A) or a row the edited fit does not use
+                if isinstance(got, str) and got.startswith("#") or got is None:
+                    if expected is not None and variant is None:
+                        case.find("dead", f"{engine} unedited {title}!{p_col}{r}",
+                                  f"shows {got!r}, the row's formula {expected!r}")
+                    continue
+                if expected is None or not close(got, expected):
+                    case.find("disagree" if variant is None else "wrong", f"{engine} {edited} {title}!{p_col}{r}",
+                              f"shows {got!r}, the row's formula {expected!r}")
+                    continue
+                residual = shown.get((title, f"{r_col}{r}"))
+                if row[target] is not None and isinstance(residual, (int, float)):
+                    if abs(residual - (expected - row[target])) > 1e-9 * max(abs(expected), abs(row[target])):
+                        case.find("disagree", f"{engine} {edited} {title}!{r_col}{r}",
+                                  f"shows {residual!r}, predicted less measured {expected - row[target]!r}")
+
     # -- the workbooks, recalculated by real engines ----------------------------------------
 
     def workbooks(self, cases: list[Case], engines=("libreoffice", "gnumeric"), edit: bool = True) -> None:
@@ -364,12 +528,14 @@ class Oracle:
                 for where, got, expected in report.not_shown_with_value:
                     case.find("dead", f"{engine} unedited {where}", f"shows {got!r}, ifr {expected!r}")
                 self.checks_sheet(case, book.recalculated[engine], engine)
+                self.data_sheets(case, book.recalculated[engine], engine)
             for case, book in zip(ready, edited):
                 if book is None:
                     continue
                 report = compare(book, engine)
                 for where, got, expected in report.wrong:
                     case.find("wrong", f"{engine} edited {where}", f"shows {got!r}, ifr {expected!r}")
+                self.data_sheets(case, book.recalculated[engine], engine, variant=book.variant)
         for case, book in zip(ready, edited):
             if book is not None:
                 self.run(case, ["run", str(case.path), "--inputs-from", str(book.edited), "--format", "json"])
@@ -417,6 +583,39 @@ class Oracle:
             if got != want:
                 case.find("disagree", f"{engine} Checks!G{4 + i} `{result['source']}`",
                           f"shows {got!r}, ifr check says {want}")
+
+
+def read_table(path: Path) -> list[list]:
+    """A data file's rows as the file writes them, read here on its own: a number, a text, or
+    None for a missing entry (`na`, empty)."""
+    text = path.read_text(encoding="utf-8")
+    delimiter = "\t" if path.suffix == ".tsv" else ","
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    rows = []
+    for line in lines[1:]:
+        row = []
+        for entry in line.split(delimiter):
+            entry = entry.strip()
+            if entry in ("", "na", "NA", "n/a", "N/A"):
+                row.append(None)
+                continue
+            try:
+                row.append(float(entry.replace("_", "")))
+            except ValueError:
+                row.append(entry)
+        rows.append(row)
+    return rows
+
+
+def same_record(a, b) -> bool:
+    """Two fit records (JSON) the same, numbers to REL."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_record(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_record(x, y) for x, y in zip(a, b))
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return close(a, b)
+    return a == b
 
 
 _ROW = re.compile(r"^\| (.+?) \| (.*?) \| (.*?) \|")

@@ -10,6 +10,7 @@ runs the seeds named instead, and `IFR_GENERATED_ROTATING=N` adds N seeds that c
 from __future__ import annotations
 
 import datetime
+import json
 import os
 from collections import Counter
 
@@ -98,3 +99,51 @@ def test_the_oracle_finds_a_table_that_shows_inf(tmp_path):
     path = tmp_path / "main.ifr"
     path.write_text("k = 1 GB/s\ntp = k / 0\ntable t: vary k over [1 GB/s, 2 GB/s] show tp\n", encoding="utf-8")
     assert not_finite_row(cli(["table", str(path), "t"])[1]) is None   # #ERROR in every row, as ifr run says
+
+
+def test_measured_tables_and_fits_only_add_lines_at_the_end(monkeypatch):
+    # modelgen_data draws from a stream of its own and appends, so a seed's model without it is
+    # the text before its lines: every earlier seed keeps the model it had
+    import modelgen_data
+    with_data = {seed: generate(seed).files for seed in range(120)}
+    monkeypatch.setattr(modelgen_data, "write_data", lambda w, src, sections: {})
+    hit = 0
+    for seed, files in with_data.items():
+        before = generate(seed).files
+        assert files["main.ifr"].startswith(before["main.ifr"])
+        assert {n: t for n, t in files.items() if n in before and n != "main.ifr"} == \
+            {n: t for n, t in before.items() if n != "main.ifr"}
+        hit += len(files) > len(before)
+    assert hit > 30
+
+
+def test_the_oracle_checks_a_fit_against_its_file(tmp_path):
+    # a cell that reads the table is held to the file's numbers, a fit's record to the residuals of
+    # its formula written row by row as cells; a wrong number in either is a finding
+    from types import SimpleNamespace
+
+    from modelgen_data import MeasuredFit
+    from oracle import Case, cli
+    (tmp_path / "bench.csv").write_text("batch, t [ms]\n1, 3\n2, 5.5\n4, 9\n", encoding="utf-8")
+    path = tmp_path / "mx.ifr"
+    path.write_text('bench = data "bench.csv"\nrows = count(bench)\nt_mean = mean(bench.t) in ms\n'
+                    "a = 1 ms\nc = 1 ms\nfit a, c to bench: t = c + a * batch\n", encoding="utf-8")
+    fit = MeasuredFit("bench", "bench.csv", [("batch", None), ("t", "ms")], "t", "ms", "c + a * batch",
+                      ["a", "c"], ["batch"])
+    generated = SimpleNamespace(seed="x", fits=[fit], expected=[("rows", 3.0, None), ("t_mean", 17.5 / 3, "ms")])
+    cells = json.loads(cli(["run", str(path), "--format", "json"])[1])["cells"]
+    oracle = Oracle(tmp_path)
+    case = Case(generated, tmp_path, values={c["name"]: (c["value"], c["unit"]) for c in cells})
+    oracle.measured(case, cells)
+    assert case.findings == []
+    # least squares by hand: batch 1, 2, 4 (mean 7/3), t 3, 5.5, 9 ms (mean 35/6): Sxx = 14/3, Sxy = 55/6,
+    # so a = 55/28 ms and c = 35/6 - a * 7/3 = 5/4 ms
+    assert case.values["a"][0] == pytest.approx(55 / 28, rel=1e-9)
+    assert case.values["c"][0] == pytest.approx(5 / 4, rel=1e-9)
+    assert [case.predicted[(0, i)] for i in range(3)] == pytest.approx([5 / 4 + 55 / 28 * b for b in (1, 2, 4)])
+    generated.expected = [("rows", 4.0, None)]
+    bad = next(c for c in cells if c["name"] == "a")
+    bad["fit"] = {**bad["fit"], "rows": 2, "rms": bad["fit"]["rms"] * 2}
+    oracle.measured(case, cells)
+    assert sorted(f.where.split(":", 1)[1] for f in case.findings) == [
+        "data rows", "explain a fit rows", "ifr run a fit rms", "ifr run a fit rows"]

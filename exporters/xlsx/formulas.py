@@ -741,6 +741,8 @@ class FormulaBuilder:
             return self.display_ref(cid)
         if cid not in memo:
             cell = self.cells[cid]
+            if cell.fit is not None:   # its formula is its starting value: each row fits again, in ifr
+                raise NotLive(f"`{cell.name}` is fitted again by ifr for each row; values computed by ifr.")
             ref = lambda d: self.expanded(d, binding, affected, memo)  # noqa: E731
             if cell.kind == "solve":
                 expr = self.closed_form(cid, ref)

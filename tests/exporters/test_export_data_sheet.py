@@ -86,3 +86,21 @@ def test_a_modules_fit_has_a_data_sheet_only_where_its_cells_show(tmp_path):
         model = ifr.load(tmp_path / f"{name}.ifr")
         model.export(tmp_path / f"{name}.xlsx")
         assert load_workbook(tmp_path / f"{name}.xlsx").sheetnames[:3] == sheets
+
+
+def test_a_table_of_an_input_the_fit_reads_shows_each_rows_own_fit(tmp_path):
+    # t = a * k * x fitted to (1, 2 ms) and (2, 4 ms): a = 2 ms / k by hand, so the table's rows at
+    # k = 1, 2, 4 show a = 2, 1, 0.5 ms and at = 3 a = 6, 3, 1.5 ms; the fitted cell's written value
+    # (its starting point, 1 ms) is no row's answer
+    from ifr.exporters.xlsx.layout import TABLE_HEADER_ROW, table_titles
+    (tmp_path / "bench.csv").write_text("x, t [ms]\n1, 2\n2, 4\n", encoding="utf-8")
+    (tmp_path / "main.ifr").write_text('bench = data "bench.csv"\nk = 1\na = 1 ms\nfit a to bench: t = a * k * x\n'
+                                       "at = a * 3 in ms\ntable by_k: vary k over [1, 2, 4] show a, at\n",
+                                       encoding="utf-8")
+    model = ifr.load(tmp_path / "main.ifr")
+    model.export(tmp_path / "main.xlsx")
+    values = read_values(recalculate(tmp_path / "main.xlsx", tmp_path / "out"))
+    title = table_titles(model)["by_k"]
+    first = TABLE_HEADER_ROW + 2
+    shown = [[values[(title, f"{c}{first + i}")] for c in "BC"] for i in range(3)]
+    assert shown == [[pytest.approx(a, rel=1e-9), pytest.approx(3 * a, rel=1e-9)] for a in (2, 1, 0.5)]
