@@ -280,7 +280,8 @@ class Model:
             env = self._beneath_env(i, {**merged, **after}, later)
             with self.evaluator.active():
                 for cid, node, _span in self.graph.scenarios[layer].overrides:
-                    merged[cid] = override_value(node, env)
+                    if later is None or cid not in later:   # a value set later wins: its formula is not read
+                        merged[cid] = override_value(node, env)
         merged.update(later or {})
         return merged
 
@@ -296,6 +297,9 @@ class Model:
         env, errors = self._beneath[i]
         if not later:
             return env
+        # only the formulas whose cells `later` does not set are read again (_what_ifs)
+        reads = set().union(*(ir.refs(node) for cid, node, _span in self.graph.scenarios[self.layers[i]].overrides
+                               if cid not in later))
         varied = set(later)
         for layer in self.layers[:i]:
             if isinstance(layer, str):

@@ -205,10 +205,33 @@ def prepare_search(model, name: str, env: dict | None = None, errors: dict | Non
         cell = graph.cells[sorted(uncertain)[0]].name
         raise IfrError("uncertain-value", f"search `{name}` reads `{cell}`, which is uncertain; a search compares "
                        "single values", search.span, hint=f"search over median({cell}) or a percentile of it")
+    _scenario_reads_certain(model, search, varied)
     with evaluator.active():
         tests = [compile_node(c) for c in conditions_of(search.where)]
         goals = [(direction, compile_node(goal)) for direction, goal in search.goals]
     return SearchRun(model, search, axes, sizes, size, needed, env, errors, tests, goals)
+
+
+def _scenario_reads_certain(model, search, varied: set) -> None:
+    """Under a scenario, each configuration reads the scenario's formulas again (those of
+    cells the search does not vary): one that reads, through a varied cell, an uncertain
+    value (`load = sd(x * u)` with `x` varied) would need its samples for every
+    configuration, which a search does not compare; said as the search's reads are."""
+    graph = model.graph
+    for layer in model.layers:
+        if not isinstance(layer, str):
+            continue
+        for cid, node, _span in graph.scenarios[layer].overrides:
+            if cid in varied:
+                continue
+            uncertain = graph.relations.needed_for(varied, ir.refs(node)) & graph.uncertain
+            if uncertain:
+                cell = graph.cells[sorted(uncertain)[0]].name
+                raise IfrError("uncertain-value", f"search `{search.name}` under scenario `{layer}` reads "
+                               f"`{graph.cells[cid].name} = {node.text}`, which depends on `{cell}`, uncertain "
+                               "for each configuration; a search compares single values", search.span,
+                               hint=f"set `{graph.cells[cid].name}` to a single value in the scenario, or search "
+                               "the model without it")
 
 
 def search_part(run: SearchRun, begin: int, end: int, top: int, points: bool = False) -> SearchPart:

@@ -217,3 +217,39 @@ def test_a_table_row_and_another_search_read_a_search_at_their_own_values(tmp_pa
     assert model.value(model.cell_id("chosen")) == 2
     assert model.value(model.cell_id("at_chosen")) == 10
     assert model.value(model.cell_id("r")) == 10   # y = 2 as written
+
+
+# A scenario's formula is read again for each configuration, beneath the search.
+UNDER_A_SCENARIO = """\
+u = normal(10, 1)
+x = 1
+y = x * u
+st = sd(y)
+load = 1
+goal = x - load
+scenario varies_x: x = st * 2, load = 2
+scenario reads_x: load = st * 2
+search b: vary x over [1, 2, 3] maximize goal
+pick = b.x
+"""
+
+
+def test_a_scenario_formula_of_a_varied_cell_is_not_read_under_the_search(tmp_path):
+    # varies_x sets x from an uncertain value's statistic, but the search sets x itself:
+    # goal = x - 2 is largest at x = 3; the formula, which would need samples for each
+    # configuration, is not read (it exited 3: shapes (3,) and (10000,))
+    path = tmp_path / "under.ifr"
+    path.write_text(UNDER_A_SCENARIO, encoding="utf-8")
+    varied = ifr.load(path).scenario("varies_x")
+    assert varied.value(varied.cell_id("pick")) == 3
+    assert varied.value(varied.cell_id("load")) == 2
+
+
+def test_a_scenario_formula_reading_an_uncertain_value_through_a_varied_cell_is_refused(tmp_path, capsys):
+    # reads_x: load = 2 sd(x u) changes with x and is computed from samples: one error, exit 2
+    path = tmp_path / "under.ifr"
+    path.write_text(UNDER_A_SCENARIO, encoding="utf-8")
+    assert main(["search", str(path), "b", "--scenario", "reads_x"]) == 2
+    err = capsys.readouterr().err
+    assert "error[uncertain-value]: search `b` under scenario `reads_x` reads `load = st * 2`" in err
+    assert "depends on `y`" in err
