@@ -180,8 +180,9 @@ def test_features_workbook_marks_what_is_not_live(exported):
     sheet = workbook["Model"]
     rows = {sheet.cell(r, 1).value: r for r in range(1, sheet.max_row + 1)}
     numeric = sheet.cell(rows["numeric"], 2)
-    # a numeric solve is live: the scan and bisection rows of the helper sheet
-    assert str(numeric.value).startswith("=IF(Comprehensions!$E$") and "NA()" in numeric.value
+    # a numeric solve is live: the coarse and fine scans and the bisection rows of the helper
+    # sheet, #N/A where a scan does not find exactly one crossing
+    assert str(numeric.value).startswith("=IF(Comprehensions!$") and "<>1,NA()" in numeric.value
     assert "computed by ifr" in sheet.cell(rows["mc"], 2).comment.text     # an input: no cell in its formula
     assert sheet.cell(rows["ranged"], 2).value.startswith("=IF(OR(x>")    # rows to spare, then #N/A
     # no n meets the condition: #N/A, as ifr has no value (MIN of no numbers would show 0)
