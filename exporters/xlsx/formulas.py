@@ -23,6 +23,7 @@ from ifr.display import auto_unit, factor, percent_text
 from ifr.evaluation.evaluate import is_truth_value
 from ifr.evaluation.ties import compare
 from ifr.exporters.excel.ir_formula import printable
+from ifr.exporters.excel.tree_ir import tree_ir
 from ifr.exporters.xlsx.live import NotLive, symbol
 from ifr.exporters.xlsx.stretch import region_has_room
 from ifr.semantics import ir
@@ -72,6 +73,13 @@ class IrFormula:
     @property
     def node(self) -> ir.Node:
         return self.cell.expr
+
+
+@dataclass(slots=True)
+class _Formula:
+    """A formula that is no line's own, as IrFormula reads a cell's (a solve's closed form)."""
+    expr: ir.Node
+    shaped: None = None
 
 
 @dataclass(slots=True)
@@ -379,6 +387,10 @@ class FormulaBuilder:
             raise NotLive(f"fitted by ifr to the measured rows of `{cell.fit.table.name}` ({cell.fit.table.file}) "
                           "by least squares; a value, not a formula.")
         if cell.kind == "solve":
+            plain = self._closed_form_ir(cid)
+            if plain is not None:   # printed from the IR: no sympy to import
+                return IrFormula(_Formula(plain), cid,
+                                 lambda: self.in_display_unit(self.closed_form(cid, self.display_ref), cid))
             try:
                 return self.in_display_unit(self.closed_form(cid, self.display_ref), cid)
             except NotLive:
@@ -420,6 +432,24 @@ class FormulaBuilder:
         """A formula cell's sympy expression in its display unit; raises NotLive."""
         return self._remembered(("sympy", cid, inline_only), lambda: self.in_display_unit(
             self.expression(self.cells[cid].expr, self.display_ref, cid, inline_only), cid))
+
+    def _closed_form_ir(self, cid: str):
+        """A closed form without conditions (no branches, no flat stretch, no
+        bracket to keep it in: `_every_condition` would give None) as IR, for
+        the IR printer; None for any other solve."""
+        solution = self.model.solver.solutions.get(cid)
+        if solution is None or solution.tree is None:
+            return None
+        cell = self.cells[cid]
+        forms = self.model.solver.closed_forms(cell)
+        candidates = forms.candidates or []
+        if cell.bracket is not None or forms.flat or len(candidates) != 1 or candidates[0][1] != ["bool", True]:
+            return None
+        node = tree_ir(solution.tree, cell.span)
+        if node is None or not printable(node, self._truths.__contains__) or \
+                any(r not in self.cells for r in ir.refs(node)):
+            return None
+        return node
 
     def closed_form(self, cid: str, ref):
         solution = self.model.solver.solutions.get(cid)
