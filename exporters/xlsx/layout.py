@@ -188,7 +188,7 @@ def varied_node(table, i: int):
 
 def in_unit(model, cid: str, unit: str):
     """A cell's value in `unit` (a display unit), or its bool."""
-    from ifr.exporters.xlsx.formulas import unit_size
+    from ifr.display import factor
     raw = model.values[cid]
     if is_truth_value(raw):
         return bool(raw)
@@ -199,4 +199,4 @@ def in_unit(model, cid: str, unit: str):
         if raw.dtype == bool:
             return Share(np.mean(raw))
         raw = float(np.median(raw))
-    return float(raw) / float(unit_size(unit))
+    return float(raw) / factor(unit)   # the float of unit_size's exact size: no sympy for a number
