@@ -7,13 +7,15 @@
 Prints, at the end (and every batch), the counts the oracle keeps: models,
 commands run and their exit codes, statement kinds covered, and findings by
 kind (internal errors, disagreements, dead cells in unedited workbooks,
-wrong numbers after edits), with the first findings of each kind and their
-seeds (`tests/modelgen.py`'s `generate(seed)` writes the model again).
+wrong numbers after edits, an engine past its time limit on a workbook),
+with the first findings of each kind and their seeds (`tests/modelgen.py`'s
+`generate(seed)` writes the model again).
 """
 from __future__ import annotations
 
 import argparse
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -54,7 +56,15 @@ def main(argv=None) -> int:
             kinds.update(generated.kinds)
             cases.append(oracle.prepare(generated))
         if engines:
-            oracle.workbooks(cases, engines=engines, edit=not args.no_edit)
+            try:
+                oracle.workbooks(cases, engines=engines, edit=not args.no_edit)
+            except subprocess.TimeoutExpired as late:
+                # an engine past its limit on a workbook (one too big for its model, or a hang) is a
+                # finding, not the end of the soak; the batch's workbooks after it go unchecked
+                findings["slow"] += 1
+                command = " ".join(map(str, late.cmd)) if isinstance(late.cmd, (list, tuple)) else str(late.cmd)
+                first.setdefault("slow", []).append(f"over {late.timeout:.0f} s: {command[:300]}; the rest of "
+                                                    f"seeds {lo}..{lo + args.batch - 1} not recalculated")
         for case in cases:
             models += 1
             commands += case.commands
@@ -79,7 +89,7 @@ def report(models, commands, codes, kinds, findings, first, seconds) -> None:
     print(f"  statement kinds covered: {len(covered)} of {len(STATEMENT_KINDS)}"
           + (f" (missing: {', '.join(sorted(set(STATEMENT_KINDS) - set(covered)))})" if
              len(covered) < len(STATEMENT_KINDS) else ""))
-    for kind in ("internal", "disagree", "dead", "wrong"):
+    for kind in ("internal", "disagree", "dead", "wrong", "slow"):
         print(f"  {kind}: {findings[kind]}")
         for line in first.get(kind, []):
             print(f"    {line}")
