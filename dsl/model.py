@@ -288,9 +288,10 @@ class Model:
     def _beneath_env(self, i: int, overrides: dict, later: dict | None):
         """The values beneath the scenario of layer ``i`` that its formulas read:
         evaluated once for the model, and again from them for each what-if of it."""
-        nodes = [node for _cid, node, _span in self.graph.scenarios[self.layers[i]].overrides]
-        reads = set().union(*map(ir.refs, nodes))
+        formulas = self.graph.scenarios[self.layers[i]].overrides
         if i not in self._beneath:
+            nodes = [node for _cid, node, _span in formulas]
+            reads = set().union(*map(ir.refs, nodes))
             plain = not any(isinstance(n, (ir.ScenarioValue, ir.TableRow)) for node in nodes for n in ir.walk(node))
             only = self.graph.relations.ancestors(reads) if plain else None   # another what-if reads every cell
             self._beneath[i] = self.evaluator.run(overrides, only=only, as_given=True)
@@ -298,8 +299,7 @@ class Model:
         if not later:
             return env
         # only the formulas whose cells `later` does not set are read again (_what_ifs)
-        reads = set().union(*(ir.refs(node) for cid, node, _span in self.graph.scenarios[self.layers[i]].overrides
-                               if cid not in later))
+        reads = set().union(*(ir.refs(node) for cid, node, _span in formulas if cid not in later))
         varied = set(later)
         for layer in self.layers[:i]:
             if isinstance(layer, str):

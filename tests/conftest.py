@@ -9,6 +9,23 @@ from recalc import find_soffice
 # tests/solving/test_solve_paths.py runs one on purpose).
 os.environ.setdefault("IFR_NO_BACKGROUND", "1")
 
+@pytest.fixture
+def numeric_first(tmp_path, monkeypatch):
+    """Values from the numeric search, no sympy asked (as `ifr run` with nothing cached:
+    no closed form shipped or cached, none looked for in the background)."""
+    from ifr.semantics.units import cache_dir
+    from ifr.solving import closed_form_cache, deferral
+    monkeypatch.setenv("IFR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("IFR_NO_BACKGROUND", "1")
+    monkeypatch.setattr(closed_form_cache, "shipped", lambda: {})
+    cache_dir.cache_clear()
+    deferral.numeric_first(True)
+    yield
+    deferral.numeric_first(False)
+    deferral.PENDING.clear()
+    cache_dir.cache_clear()
+
+
 # The golden files --update-goldens rewrote in this run, for the summary.
 GOLDENS_REWRITTEN = pytest.StashKey[list]()
 

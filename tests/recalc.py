@@ -121,6 +121,20 @@ def recalculate(src: Path, out_dir: Path, *, timeout: float = TIMEOUT_SECONDS) -
     return recalculate_many([src], out_dir, timeout=timeout)[0]
 
 
+def recalculate_with_gnumeric(src: Path, out_dir: Path) -> Path:
+    """Recalculate one workbook with Gnumeric's `ssconvert --recalc` (the second
+    engine); return the path of the recalculated .xlsx, `out_dir/<src name>`.
+    The test is skipped where Gnumeric is not installed."""
+    import pytest
+    ssconvert = shutil.which("ssconvert")
+    if ssconvert is None:
+        pytest.skip("Gnumeric's ssconvert is not installed")
+    out = out_dir / src.name
+    out.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run([ssconvert, "--recalc", str(src), str(out)], check=True, timeout=120, capture_output=True)
+    return out
+
+
 def recalculate_many(
     srcs: Sequence[Path], out_dir: Path, *, timeout: float | None = None
 ) -> list[Path]:

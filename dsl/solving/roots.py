@@ -218,6 +218,7 @@ class Sides:
         values = a - b
         with np.errstate(all="ignore"):
             equal = np.isfinite(values) & (np.abs(values) <= 1e-12 * (np.abs(a) + np.abs(b)))
+        usable = np.isfinite(values) & ~equal
         roots, vanishing, stretches, brackets = [], [], [], []
         for first, last in runs(equal):
             x = float(grid[first])
@@ -225,7 +226,7 @@ class Sides:
             if last > first and _crossing(values[first:last + 1], size):
                 brackets.append((first, last))
             elif last == first and values[first] != 0 and 0 < first < len(grid) - 1 and \
-                    _opposite(values[first - 1], values[first + 1], a, b, first):
+                    usable[first - 1] and usable[first + 1] and values[first - 1] * values[first + 1] < 0:
                 # one point that agrees to 1e-12 but not exactly, between points on either
                 # side of zero: the crossing passes near it (a term in the unknown tiny
                 # beside a constant both sides share), and is found between those points
@@ -242,7 +243,6 @@ class Sides:
                 vanishing.append(x)
             elif self.holds(x):
                 roots.append(x)
-        usable = np.isfinite(values) & ~equal
         sign = np.sign(values)
         brackets += [(i, i + 1) for i in np.flatnonzero(usable[:-1] & usable[1:] & (sign[:-1] * sign[1:] < 0))]
         for i, j in brackets:
@@ -359,14 +359,6 @@ def brentq(f, xa: float, xb: float, xtol: float, rtol: float, maxiter: int) -> f
 # Float rounding leaves a residual within a few hundred ulps of the sides; past
 # this many, the sides differ.
 FLOAT_PRECISION = 1000 * 2.0 ** -52
-
-
-def _opposite(before: float, after: float, a, b, at: int) -> bool:
-    """Whether the residuals at the points either side of point ``at`` are usable
-    (finite, the sides apart by more than 1e-12) and of opposite signs."""
-    import numpy as np
-    apart = [np.isfinite(r) and abs(r) > 1e-12 * (abs(a[i]) + abs(b[i])) for r, i in ((before, at - 1), (after, at + 1))]
-    return bool(all(apart) and before * after < 0)
 
 
 def _crossing(values, size) -> bool:

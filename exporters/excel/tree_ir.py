@@ -11,8 +11,8 @@ from __future__ import annotations
 from ifr.semantics import builtins, ir
 from ifr.semantics.units import DIMENSIONLESS
 
-_FUNCTIONS = {"ln": "ln", "exp": "exp", "abs": "abs", "max": "max", "min": "min", "floor": "floor",
-              "ceil": "ceil"}
+# a tree's functions, as ifr's built-ins name them
+_FUNCTIONS = frozenset({"ln", "exp", "abs", "max", "min", "floor", "ceil"}) & frozenset(builtins.FUNCTIONS)
 
 
 class _Unknown(Exception):
@@ -35,8 +35,7 @@ def _node(tree: list, span) -> ir.Node:
     if kind == "num":
         return _number(float(tree[1]), span)
     if kind == "add":
-        terms = [_node(t, span) for t in tree[1:]]
-        return _fold("+", terms, span)
+        return _fold("+", [_node(t, span) for t in tree[1:]], span)
     if kind == "mul":
         above, below = [], []
         for factor in tree[1:]:
@@ -57,8 +56,8 @@ def _node(tree: list, span) -> ir.Node:
             return ir.Bin(span, "", "/", _number(1.0, span),
                           base if inverse == 1 else _power(base, _number(inverse, span), span))
         return _power(base, _node(exponent, span), span)
-    if kind == "fn" and tree[1] in _FUNCTIONS and _FUNCTIONS[tree[1]] in builtins.FUNCTIONS:
-        return ir.Func(span, "", _FUNCTIONS[tree[1]], [_node(a, span) for a in tree[2:]])
+    if kind == "fn" and tree[1] in _FUNCTIONS:
+        return ir.Func(span, "", tree[1], [_node(a, span) for a in tree[2:]])
     raise _Unknown(kind)
 
 

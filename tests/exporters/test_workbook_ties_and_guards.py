@@ -9,13 +9,10 @@ and, where it is cheap, by Gnumeric; nothing is read from ifr's cached values.
 """
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
 from openpyxl import load_workbook
-from recalc import read_values, recalculate
+from recalc import read_values, recalculate, recalculate_with_gnumeric
 from workbooks import cell_places
 
 import ifr
@@ -29,14 +26,7 @@ def _model(folder: Path, text: str):
 
 
 def _gnumeric(exported: Path, folder: Path) -> dict:
-    ssconvert = shutil.which("ssconvert")
-    if ssconvert is None:
-        pytest.skip("Gnumeric's ssconvert is not installed")
-    out = folder / "gnumeric" / exported.name
-    out.parent.mkdir(exist_ok=True)
-    subprocess.run([ssconvert, "--recalc", str(exported), str(out)], check=True, timeout=120,
-                   capture_output=True)
-    return read_values(out)
+    return read_values(recalculate_with_gnumeric(exported, folder / "gnumeric"))
 
 
 def _engines(exported: Path, folder: Path) -> dict:

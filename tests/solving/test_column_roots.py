@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from helpers import model
 
-from ifr.solving import closed_form_cache, deferral
+from ifr.solving import closed_form_cache
 
 # no closed form sympy gives, and a root for every sample
 UNCERTAIN = """
@@ -33,21 +33,6 @@ TWO_ROOTS = """
     x = 3
     y = solve x on -10..10: x^2 + exp(x / 50) / 10 = d + 0.1
 """
-
-
-@pytest.fixture
-def numeric_first(tmp_path, monkeypatch):
-    """Values from the numeric search, no sympy asked (as `ifr run` with nothing cached)."""
-    from ifr.semantics.units import cache_dir
-    monkeypatch.setenv("IFR_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("IFR_NO_BACKGROUND", "1")
-    monkeypatch.setattr(closed_form_cache, "shipped", lambda: {})
-    cache_dir.cache_clear()
-    deferral.numeric_first(True)
-    yield
-    deferral.numeric_first(False)
-    deferral.PENDING.clear()
-    cache_dir.cache_clear()
 
 
 def _scalar(m, cid, env, column_names, i):

@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import math
 
-import pytest
 from helpers import model
-
-from ifr.solving import closed_form_cache, deferral
 
 TINY_TERM = """
     big = 12.5e3 MB
@@ -26,22 +23,7 @@ TINY_TERM = """
 """
 
 
-@pytest.fixture
-def empty_cache(tmp_path, monkeypatch):
-    """A first run: nothing cached, no closed form shipped, no background search."""
-    from ifr.semantics.units import cache_dir
-    monkeypatch.setenv("IFR_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("IFR_NO_BACKGROUND", "1")
-    monkeypatch.setattr(closed_form_cache, "shipped", lambda: {})
-    cache_dir.cache_clear()
-    deferral.numeric_first(True)
-    yield
-    deferral.numeric_first(False)
-    deferral.PENDING.clear()
-    cache_dir.cache_clear()
-
-
-def test_a_tiny_term_beside_a_shared_constant_has_one_root_on_every_run(empty_cache, tmp_path):
+def test_a_tiny_term_beside_a_shared_constant_has_one_root_on_every_run(numeric_first, tmp_path):
     # 1e11 bit shared; x * k = 0.7215/60 req/s * 12.1e6 bit*s/req = 145.5 bit at the root: a
     # residual of 1e-12 * 2e11 = 0.2 bit is 0.14% of x, and the bracket's geometric scan steps 0.35%
     assert math.isclose(0.7215 / 60 * 0.0121e9 * 1e-3, 145.5, rel_tol=1e-3)
