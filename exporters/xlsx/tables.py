@@ -53,20 +53,12 @@ class TableSheet(Sheet):
         graph = model.graph
         var_name = result.columns[0]
         names = [graph.cells[c].name for c in table.show]
-        shown = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
         headers = [f"{c} [{u}]" if u else c for c, u in zip(result.columns, result.units)]
         # across the charts beside the table; without charts, across the table and a page's width at least
         span = len(headers) + CHART_COLUMNS if self._numeric(result) else max(len(headers) - 1, 6)
         merged_text(sheet, 0, 0, span, table.name.replace("_", " "), self.st("title"))
         sheet.set_row(0, 22)
-        what = "each of " if table.var_is_record else ""
-        change, them = ("changes", "it") if len(names) == 1 else ("change", "them")
-        sentence = (f"How {shown} {change} with {var_name}: one row for {what}{self._values_text()}. "
-                    f"Each row recomputes {them} live with {var_name} replaced by the row's "
-                    f"{'fields' if table.var_is_record else 'value'}; every other input comes from the Model sheet. "
-                    "The rows themselves are set by the table's line in the .ifr file.")
         widths = [max(text_width(headers[:1], 12, 30), 12)] + [text_width([h], 12, 28) for h in headers[1:]]
-        self._note(span, (table.description.rstrip(".") + ". " if table.description else "") + sentence, widths)
         first = self.HEADER + 1
         if table.var_is_record:
             bindings = [self._record_binding(record) for record in table.values]
@@ -79,6 +71,8 @@ class TableSheet(Sheet):
         # not a live formula: sympy's form of it may be defined there (1/(size/bw) is bw/size, 0 at 0).
         failed = {(r, column): error for r, column, error in result.errors}
         shown_names = {cid: self.w.model.graph.cells[cid].name for cid in table.show}
+        live: dict[str, list[int]] = {}    # a shown cell -> the rows where it is a formula
+        fixed: dict[str, list[int]] = {}   # ... and where it is a value ifr computed
         for i, values in enumerate(result.rows):
             row = first + i
             if table.var_is_record:
@@ -109,9 +103,12 @@ class TableSheet(Sheet):
                     make = self._reading(make, key)
                 if self._is_condition(cid):   # (NaN where the row has no value: #N/A, not TRUE)
                     cached = bool(values[j]) if values[j] == values[j] else values[j]
-                    self.live(row, j, make, refs, cached, fmt=TRUTH_FORMAT)
+                    formula = self.live(row, j, make, refs, cached, fmt=TRUTH_FORMAT)
                 else:
-                    self.live(row, j, make, refs, values[j], sources=[cid, *self._record_cells()])
+                    formula = self.live(row, j, make, refs, values[j], sources=[cid, *self._record_cells()])
+                (live if formula else fixed).setdefault(cid, []).append(i)
+        self._note(span, (table.description.rstrip(".") + ". " if table.description else "") +
+                   self._live_sentence(names, var_name, len(result.rows), live, fixed), widths)
         last = first + len(result.rows) - 1
         self.heading(self.HEADER, headers, widths, numeric=set(range(0 if not table.var_is_record else 1,
                                                                       len(headers))))
@@ -121,6 +118,32 @@ class TableSheet(Sheet):
         setup_print(sheet, self.HEADER, max(last, self.HEADER + 16 * self._chart_count + 2), span)   # the note's too
 
     _chart_count = 0
+
+    def _live_sentence(self, names: list[str], var_name: str, rows: int, live: dict, fixed: dict) -> str:
+        """The note's account of the rows: which shown cells recompute live, and
+        which are values ifr computed (a cell the workbook cannot write as a
+        formula), so the heading never promises a formula a column does not have."""
+        table, graph = self.table, self.w.model.graph
+        def listed(cids):
+            words = [graph.cells[c].name for c in cids]
+            return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+        shown = listed(table.show)
+        what = "each of " if table.var_is_record else ""
+        change = "changes" if len(names) == 1 else "change"
+        text = f"How {shown} {change} with {var_name}: one row for {what}{self._values_text()}. "
+        recomputed = [c for c in table.show if c in live]
+        computed = [c for c in table.show if c in fixed]
+        replaced = f"with {var_name} replaced by the row's {'fields' if table.var_is_record else 'value'}"
+        if recomputed:
+            them = listed(recomputed) if computed else "it" if len(recomputed) == 1 else "them"
+            some = "" if all(len(live[c]) == rows for c in recomputed) else " (where its cell is a formula)"
+            text += f"Each row recomputes {them} live{some} {replaced}; every other input comes from the Model sheet. "
+        if computed:
+            every = all(len(fixed[c]) == rows for c in computed)
+            text += (f"{listed(computed)} {'is' if len(computed) == 1 else 'are'} "
+                     f"{'' if every else 'in some rows '}a value ifr computed, not a formula (its note says why): "
+                     "after an edit of an input it shows #N/A (stale, in red) until ifr is run again. ")
+        return text + "The rows themselves are set by the table's line in the .ifr file."
 
     def _write_values(self, result) -> None:
         """A table that varies several cells (one row per combination) or shows

@@ -44,3 +44,41 @@ def test_a_monte_carlo_value_turns_stale_when_its_input_is_edited(soffice, tmp_p
     assert read_values(stale)[target] == "#N/A"                         # edited: visibly not a number
     other = _where(book, names[model.cell_id("tokens")])
     assert read_values(stale)[other] == 2048
+
+
+TABLE_WITH_A_VALUE_COLUMN = """\
+tokens = 4096
+load = ep_imbalance(tokens=tokens, topk=8, experts=64, ranks=8, batches=10, seed=1)
+t = tokens * 2
+table by_tokens: vary tokens over [1024, 2048] show t, load
+table by_tokens_t: vary tokens over [1024, 2048] show t
+"""
+
+
+def _table_note(book: Path, title: str) -> str:
+    workbook = load_workbook(book)
+    try:
+        return workbook[title]["A2"].value
+    finally:
+        workbook.close()
+
+
+def test_a_table_sheet_says_which_columns_recompute_and_which_are_values(tmp_path):
+    """The table's note promises a live formula only for the columns that have one:
+    a seeded Monte Carlo column is ifr's value, guarded, and the note says so."""
+    source = tmp_path / "t.ifr"
+    source.write_text(TABLE_WITH_A_VALUE_COLUMN, encoding="utf-8")
+    book = tmp_path / "t.xlsx"
+    ifr.load(source).export(book)
+    note = _table_note(book, "by_tokens")
+    assert "Each row recomputes t live" in note
+    assert "load is a value ifr computed, not a formula" in note
+    assert "recomputes them live" not in note
+    workbook = load_workbook(book)
+    sheet = workbook["by_tokens"]
+    header = next(r for r in range(1, 10) if sheet.cell(r, 1).value == "tokens")
+    assert sheet.cell(header + 1, 2).value == f"=2*$A{header + 1}"
+    assert sheet.cell(header + 1, 3).value.startswith("=IF(AND(")   # guarded: #N/A once tokens is edited
+    workbook.close()
+    only_live = _table_note(book, "by_tokens_t")
+    assert "Each row recomputes it live" in only_live and "value ifr computed" not in only_live
