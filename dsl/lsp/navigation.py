@@ -95,19 +95,53 @@ def rename(result: Result, results: list[Result], line: int, column: int, new_na
     if isinstance(checked, str):
         return checked
     symbol = symbol_at(result, line, column)
-    refused = refuse_name(new_name, symbol, results)
-    if refused is not None:
-        return refused
+    together = linked(symbol, results)
+    for other in together[1:]:
+        if _in_stdlib(other.span.file) or other.span.file not in open_files:
+            return (f"`{symbol.name}` is read as one field with `{other.name}` (a loop over a list of records), "
+                    f"which is defined in {other.span.file} and is not renamed there")
+    for other in together:
+        refused = refuse_name(new_name, other, results)
+        if refused is not None:
+            return refused
     texts = {}
     for r in results:
         texts.update(r.texts)
     lines = Lines(texts, encoding)
     changes: dict[str, list[types.TextEdit]] = {}
-    for occ in occurrences_of(symbol, results):
-        if occ.span.file in open_files:
+    seen = set()
+    for occ in (o for other in together for o in occurrences_of(other, results)):
+        where = (occ.span.file, occ.span.line, occ.span.column)
+        if occ.span.file in open_files and where not in seen:
+            seen.add(where)
             changes.setdefault(from_fs_path(occ.span.file), []).append(
                 types.TextEdit(range=lines.range(occ.span), new_text=new_name))
     return types.WorkspaceEdit(changes=changes)
+
+
+def linked(symbol: Symbol, results: list[Result]) -> list[Symbol]:
+    """``symbol`` and the fields renamed with it: `g.hbm` in `for g in gpus` reads the field
+    `hbm` of each record of the list, so renaming one of them alone would break it."""
+    together, known = [symbol], {_identity(symbol)}
+    if symbol.kind != "field":
+        return together
+    grown = True
+    while grown:
+        grown = False
+        for result in results:
+            at: dict[tuple, list[str]] = {}
+            for occ in result.occurrences:
+                if occ.key is not None:
+                    at.setdefault((occ.span.file, occ.span.line, occ.span.column), []).append(occ.key)
+            for keys in at.values():
+                fields = [result.symbols[k] for k in keys if k in result.symbols and result.symbols[k].kind == "field"]
+                if len(fields) > 1 and any(_identity(f) in known for f in fields):
+                    for f in fields:
+                        if _identity(f) not in known:
+                            known.add(_identity(f))
+                            together.append(f)
+                            grown = True
+    return together
 
 
 def refuse_name(new_name: str, symbol: Symbol, results: list[Result]) -> str | None:

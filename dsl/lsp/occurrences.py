@@ -208,6 +208,9 @@ def _tail(span: Span, name: str) -> Span:
 class _Walker:
     def __init__(self):
         self.found: list[Occurrence] = []
+        # a comprehension's loop variable over a named list of records -> those records:
+        # `g.hbm` in `for g in gpus` is an occurrence of each record's field `hbm`
+        self.items: dict[str, list] = {}
 
     def add(self, span: Span, key: str | None, unit: str | None = None, definition: bool = False) -> None:
         if key is not None or unit is not None:
@@ -343,6 +346,10 @@ class _Walker:
             if isinstance(node.obj, syntax.Index):  # table[value].column, or a list's record's field
                 self.add(_tail(node.span, node.name), key_of(self.indexed(node, module, record, local)))
                 return
+            if isinstance(node.obj, syntax.Name) and node.obj.id in local:
+                for item in self.items.get(node.obj.id, ()):
+                    self.add(_tail(node.span, node.name), key_of(_member(item, node.name)))
+                return
             owner = self.binding(node.obj, module, record, local)
             if isinstance(owner, ScenarioName):   # scenario.cell: a cell of the file
                 self.add(_tail(node.span, node.name), key_of(module.namespace.get(node.name)))
@@ -365,9 +372,27 @@ class _Walker:
             return
         if isinstance(node, syntax.Comprehension) and node.over is not None:   # `for t in tps`: the list once
             self.expr(node.over, module, record, local, tables)
-            for child in (node.body, node.cond):
-                if child is not None:
+            named = self.binding(node.over, module, record, local)
+            outer = self.items.get(node.var)
+            self.items[node.var] = [] if not isinstance(named, ListBinding) else \
+                [self.binding(item, named.module, None, set()) for item in named.node.items.items]
+            try:
+                for child in (node.body, node.cond):
+                    if child is not None:
+                        self.expr(child, module, record, local | {node.var}, tables)
+            finally:
+                if outer is None:
+                    del self.items[node.var]
+                else:
+                    self.items[node.var] = outer
+            return
+        if isinstance(node, syntax.Comprehension) and node.var in self.items:   # `for g in 1..3` hides a `g`
+            outer = self.items.pop(node.var)
+            try:
+                for child in _children(node):
                     self.expr(child, module, record, local | {node.var}, tables)
+            finally:
+                self.items[node.var] = outer
             return
         if isinstance(node, syntax.Comprehension):
             local = local | {node.var}

@@ -104,3 +104,36 @@ async def test_a_name_that_cannot_be_renamed_is_refused_with_request_failed(clie
             text_document=doc(model), position=types.Position(line=3, character=len("kv   = 144 Ki"))))
     assert refused.value.code == types.LSPErrorCodes.RequestFailed and not refused.value.data
     assert "can be renamed" in refused.value.message
+
+
+LIST_TEXT = """h100 = { hbm = 80 GB, price = 2.5 }
+b200 = { hbm = 192 GB, price = 5 }
+a100 = { hbm = 40 GB, price = 1.5, spare = 1 GB }
+gpus = [h100, b200, a100]
+total = sum(g.hbm for g in gpus) in GB
+cheap = max(g.hbm for g in gpus if g.price < 3) in GB
+own = h100.hbm in GB
+"""
+
+
+async def test_a_field_read_over_a_list_of_records_is_renamed_in_every_record(client: LanguageClient, tmp_path):
+    """`g.hbm` in `for g in gpus` reads each record's own `hbm`: renaming one renames them all,
+    and the loop's reads; the values stay."""
+    uri = open_file(client, tmp_path / "gpus.ifr", LIST_TEXT)
+    try:
+        assert await diagnostics(client, uri) == []
+        edit = await rename(client, uri, (0, LIST_TEXT.index("hbm")), "memory")
+        renamed = apply_edits(LIST_TEXT, edit.changes[uri])
+        assert renamed == LIST_TEXT.replace("hbm", "memory")
+        replace_text(client, uri, renamed)
+        assert await diagnostics(client, uri) == []
+        assert "**total** = 312 GB" in await hover(client, uri, 4, 1)    # 80 + 192 + 40
+        assert "**cheap** = 80 GB" in await hover(client, uri, 5, 1)     # h100 and a100 cost under 3
+        # from the loop's read too, and a name one of the records already has is refused
+        line = renamed.splitlines()[4]
+        edit = await rename(client, uri, (4, line.index("g.memory") + 3), "hbm")
+        assert apply_edits(renamed, edit.changes[uri]) == LIST_TEXT
+        with pytest.raises(JsonRpcException, match="already a field of a100"):
+            await rename(client, uri, (0, renamed.index("memory")), "spare")
+    finally:
+        close(client, uri)
