@@ -987,7 +987,7 @@ class Evaluator:
                 if isinstance(value, float) and not math.isfinite(value):
                     raise _not_finite(cell, value)
                 if cid in uncertain and is_array(value):
-                    _all_finite(cell, value)
+                    _all_finite(cell, value, reads)
             except _ErrorRead as e:
                 errors[cid] = self._depends(cid, e.cell, errors)
                 env[cid] = math.nan
@@ -1080,8 +1080,9 @@ def _from_template(cell) -> Fn:
     return run
 
 
-def _all_finite(cell, samples) -> None:
-    """An uncertain cell whose samples are not all numbers is an error, said with how often."""
+def _all_finite(cell, samples, env) -> None:
+    """An uncertain cell whose samples are not all numbers is an error, said with how often
+    (and, where a comprehension's condition keeps no item in those samples, said so)."""
     if samples.dtype == bool or math.isfinite(samples.sum()):   # (a sum that overflows is checked below)
         return
     np = _np()
@@ -1090,10 +1091,46 @@ def _all_finite(cell, samples) -> None:
         return
     share = float(bad.mean())
     from ifr.display import percent_text
+    empty = _kept_none(cell, env, bad)
+    if empty is not None:
+        node, where = empty
+        whole = "" if where == share else f" (in {percent_text(where)} of them)"
+        raise IfrError("no-value", f"`{cell.name}` has no value in {percent_text(share)} of the samples: "
+                       f"there{whole} the condition of `{node.text}` keeps no item", node.span,
+                       hint="loosen the condition" + (", or widen the range," if node.over is None else
+                                                       f", or add to `{node.over}` an item that meets it,") +
+                       " so that every sample keeps one")
     error = _not_finite(cell, float(samples[bad][0]))
     error.message += f" in {percent_text(share)} of the samples"
     error.hint = "a distribution's range reaches values where the formula is undefined; narrow it"
     raise error
+
+
+# A comprehension's iterations tried, over the samples, to tell why a cell is not a number.
+_KEPT_NONE_ITERATIONS = 10_000
+
+
+def _kept_none(cell, env, bad):
+    """The comprehension of the cell's formula (max, min, argmax, argmin with a condition) that
+    keeps no item in some of the samples ``bad`` (its value is none there, not a number), and the
+    share of the samples where it does not; None if there is no such comprehension."""
+    np = _np()
+    for node in ir.walk(cell.expr) if cell.expr is not None else ():
+        if type(node) is not ir.Reduce or node.cond is None or node.func in ("sum", "first"):
+            continue
+        try:
+            lo, hi = compile_node(node.lo)(env, {}), compile_node(node.hi)(env, {})
+            if is_array(lo) or is_array(hi) or hi - lo >= _KEPT_NONE_ITERATIONS:
+                continue
+            cond, kept = compile_node(node.cond), np.zeros(bad.shape, dtype=bool)
+            for n in range(int(lo), int(hi) + 1):
+                kept |= np.broadcast_to(np.asarray(cond(env, {node.var: float(n)}), dtype=bool), bad.shape)
+        except (IfrError, _ErrorRead, KeyError, TypeError, ValueError):
+            continue   # it reads an outer loop's variable, or an error: not this one
+        empty = bad & ~kept
+        if empty.any():
+            return node, float(empty.mean())
+    return None
 
 
 def _not_finite(cell, value: float) -> IfrError:

@@ -483,3 +483,28 @@ def test_the_uncertainty_analysis_returns_what_it_found_and_leaves_the_nodes_alo
     found.record(graph)
     assert {n.stream for n in dists} == {"a", "b"} and all(n.over_samples for n in stats_)
     assert graph.uncertain == {"a", "b"}
+
+
+def test_a_comprehension_that_some_samples_keep_no_item_of_says_so(tmp_path):
+    """max over a condition no item meets in some samples has no value there: the error says
+    which comprehension and in what share (h100's price is uniform on 2..4: under 3 half the
+    time), not "not a number"; where a branch not taken holds it, the cell has its value."""
+    text = ("h100 = { hbm = 80 GB, price = uniform(2, 4) }\n"
+            "b200 = { hbm = 192 GB, price = 5 }\n"
+            "gpus = [h100, b200]\n"
+            "cheap = max(g.hbm for g in gpus if g.price < 3) in GB\n"
+            "k = uniform(1, 10)\n"
+            "guarded = if k < 4 then max(i * 1 GB for i in 1..4 if i > k) else 0 GB\n")
+    path = tmp_path / "m.ifr"
+    path.write_text(text, encoding="utf-8")
+    model = ifr.analyse(path).evaluate()
+    failed = model.errors[model.cell_id("cheap")]
+    assert failed.code == "no-value"
+    share = float(re.search(r"in ([\d.]+)% of the samples", failed.message).group(1)) / 100
+    assert abs(share - 0.5) < 0.02
+    assert "the condition of `max(g.hbm for g in gpus if g.price < 3)` keeps no item" in failed.message
+    assert "add to `gpus` an item that meets it" in failed.error.hint
+    samples = model.values[model.cell_id("guarded")]
+    k = model.values[model.cell_id("k")]
+    assert model.cell_id("guarded") not in model.errors
+    assert np.array_equal(samples, np.where(k < 4, 4 * 8e9, 0.0))   # 4 GB (i = 4 > k; in bits) below 4, else 0
