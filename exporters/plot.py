@@ -122,16 +122,30 @@ def legend_below(fig, ax, rect_bottom: float = 0.0) -> None:
 def table_panels(table) -> list[tuple[str, list[tuple[int, tuple[int, int] | None]]]]:
     """The panels of a table's chart: one per unit, in the order the units are
     first met, each with its columns (index, and the indexes of its 5th and
-    95th percentiles when it is uncertain).  Text columns are not drawn."""
-    panels: dict[str, list] = {}
+    95th percentiles when it is uncertain).  Text columns are not drawn; conditions
+    (true/false in every row) have panels of their own, apart from unitless numbers."""
+    panels: dict[tuple[str, bool], list] = {}
     i = table.keys
     while i < len(table.columns):
         name = table.columns[i]
         band = table.columns[i + 1:i + 3] == [f"{name} p5", f"{name} p95"]
         if not any(isinstance(r[i], str) for r in table.rows):
-            panels.setdefault(table.units[i], []).append((i, (i + 1, i + 2) if band else None))
+            truth = bool(table.rows) and all(_is_truth(r[i]) for r in table.rows)
+            panels.setdefault((table.units[i], truth), []).append((i, (i + 1, i + 2) if band else None))
         i += 3 if band else 1
-    return list(panels.items())
+    return [(unit, columns) for (unit, _), columns in panels.items()]
+
+
+def _is_truth(value) -> bool:
+    import numpy as np
+    return isinstance(value, (bool, np.bool_))
+
+
+def _truth_axis(ax, table, columns) -> None:
+    """A panel of conditions reads false and true, not 0.00 to 1.00."""
+    if all(_is_truth(r[i]) for i, _ in columns for r in table.rows):
+        ax.set_yticks([0, 1], ["false", "true"])
+        ax.set_ylim(-0.25, 1.25)
 
 
 def wants_log_axis(values) -> bool:
@@ -162,6 +176,7 @@ def table_figure(table):
     fig, axes = plt.subplots(len(panels), 1, figsize=(7, 2.2 + 1.6 * len(panels)), squeeze=False, sharex=True)
     for (unit, columns), ax in zip(panels, axes[:, 0]):
         _draw_panel(ax, table, series, columns, categorical, k)
+        _truth_axis(ax, table, columns)
         ax.set_ylabel(unit or "(no unit)" if len(columns) > 1 else _label(table.columns[columns[0][0]], unit))
         if len(columns) > 1 or k == 2:
             ax.legend(fontsize="small")

@@ -167,6 +167,53 @@ def test_chromium_renders_it_offline(tmp_path):
     assert any(abs(r - 0x2F) < 4 and abs(g - 0x5B) < 4 and abs(b - 0x8F) < 4 for _, (r, g, b) in colours)
 
 
+LONG_UNITS = """\
+\"\"\"Units longer than their column.\"\"\"
+use money: USD
+context  = 3000 token/request
+rate     = 12.44 request/s/GPU
+price    = 0.2125 USD/Mtoken
+batch    = 64
+tpot     = batch * 0.3 ms
+fits     = batch < 100
+table t: vary batch over [16, 64] show tpot, fits
+"""
+
+# Run in the page by Chromium: what a reader would see go wrong, written into the page's title.
+_LAYOUT_PROBE = """<script>
+window.addEventListener("load", () => {
+  const spilled = [...document.querySelectorAll("table.cells td")]
+    .filter(td => td.scrollWidth > td.clientWidth + 1).map(td => td.textContent.trim());
+  const heads = [...document.querySelectorAll("table.sweep th")].map(th => getComputedStyle(th).textAlign);
+  const value = getComputedStyle(document.querySelector("table.cells th:nth-child(2)")).textAlign;
+  document.title = JSON.stringify({spilled, heads, value});
+});
+</script>"""
+
+
+def test_a_long_unit_stays_in_its_column_and_number_headings_sit_over_their_numbers(tmp_path):
+    """Rendered by Chromium: no cell of the Cells table spills into the next column (a unit
+    such as request/s/GPU breaks after a `/`), and a heading over numbers is aligned as they are."""
+    import json
+    source = tmp_path / "units.ifr"
+    source.write_text(LONG_UNITS, encoding="utf-8")
+    page = tmp_path / "units.html"
+    ifr.load(str(source)).export(page)
+    probed = tmp_path / "probed.html"
+    probed.write_text(page.read_text(encoding="utf-8").replace("</body>", _LAYOUT_PROBE + "</body>"),
+                      encoding="utf-8")
+    profile = tempfile.mkdtemp(dir=tmp_path)
+    dom = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                          "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                          "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
+                          f"--user-data-dir={profile}", "--window-size=1000,1600", "--dump-dom",
+                          probed.as_uri()], check=True, capture_output=True, text=True, timeout=180).stdout
+    found = json.loads(re.search(r"<title>(.*?)</title>", dom, re.S).group(1).replace("&quot;", '"'))
+    assert found["spilled"] == []
+    assert found["value"] == "right"
+    assert found["heads"] == ["right", "right", "right"]   # batch, tpot and fits: each over its column
+
+
 def test_a_notebook_shows_the_report():
     from ifr.exporters.markdown import render as markdown
     model = ifr.load(str(ROOT / "models" / "pd_handoff.ifr"))

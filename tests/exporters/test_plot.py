@@ -130,3 +130,19 @@ def test_the_tornado_has_two_colours_a_legend_and_its_ends_values(tmp_path):
         assert "unused" in " ".join(t.get_text() for t in fig.texts)   # named, not an empty row
     finally:
         plt.close(fig)
+
+
+def test_a_condition_has_a_panel_of_its_own_that_reads_false_and_true(tmp_path):
+    table = _model(tmp_path, "batch = 64\nkv = batch * 0.4 GB\nfits = kv + 16 GB <= 80 GB\nshare = batch / 128\n"
+                             "table t: vary batch over [16, 64, 160, 200] show share, fits\n").table("t")
+    fig, plt = table_figure(table)
+    try:
+        panels = [ax for ax in fig.axes if ax.lines]
+        assert len(panels) == 2                 # the unitless share apart from the condition
+        share, fits = panels
+        assert [t.get_text() for t in fits.get_yticklabels()] == ["false", "true"]
+        # 16 + 0.4 * batch GB fits in 80 GB up to batch 160: true, true, true, false
+        assert list(fits.lines[0].get_ydata()) == [1, 1, 1, 0]
+        assert "true" not in [t.get_text() for t in share.get_yticklabels()]
+    finally:
+        plt.close(fig)
