@@ -298,6 +298,8 @@ class WorkbookWriter:
             sheet.write_string(header_row, col, heading, st(kind))
             sheet.set_column(col, col, widths[col])
         heights = RowHeights()
+        for col, heading in enumerate(HEADINGS):   # a heading that wraps (bold: a tenth wider) gets its lines
+            heights.fit(header_row, heading, widths[col] * 0.9)
         last_row = header_row
         put, units, names, address = sheet.put_text, self.model.units, self.names, self.address
         text, unit, code, wrap = st("text"), st("unit"), st("code"), st("wrap")

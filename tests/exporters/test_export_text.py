@@ -90,3 +90,22 @@ def test_markdown_says_how_each_solve_was_found_and_shows_scenarios_in_base_unit
     row = next(line for line in text.splitlines() if line.startswith("| mixed | ms |"))
     slow = model.scenario("slow_link")["mixed"].to("ms").magnitude
     assert row.split("|")[-2].strip() == f"{slow:.4g}"
+
+
+def test_the_model_sheets_headings_row_is_as_tall_as_its_wrapped_heading(tmp_path):
+    """`Description (figures in it as written)` wraps in its column: its row holds both lines
+    (before, the second line sat over the first section's band)."""
+    from openpyxl import load_workbook
+
+    from ifr.exporters.xlsx.style import LINE_HEIGHT
+    from ifr.exporters.xlsx.workbook import HEADINGS
+    source = tmp_path / "m.ifr"
+    source.write_text("link = 25 GB/s   # a NIC\nsize = 2 GB\nt = size / link in ms\n", encoding="utf-8")
+    book = tmp_path / "m.xlsx"
+    ifr.load(source).export(book)
+    sheet = load_workbook(book)["Model"]
+    row = next(r for r in range(1, 30) if sheet.cell(r, 1).value == HEADINGS[0])
+    description = sheet.cell(row, HEADINGS.index("Description (figures in it as written)") + 1)
+    width = sheet.column_dimensions[description.column_letter].width
+    assert len(description.value) > width * 1.35           # wider than its column: it wraps
+    assert sheet.row_dimensions[row].height >= 2 * LINE_HEIGHT
