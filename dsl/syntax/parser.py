@@ -251,12 +251,21 @@ _DEFINES = re.compile(r"[ \t]*(?:(?:table|scenario|fn)[ \t]+([^\W\d]\w*)|([^\W\d
 _STATEMENT_START = re.compile(r"(?:[^\W\d]\w*[ \t]*=|(?:use|section|fn|check|table|scenario)\b)")
 
 
+@lru_cache(maxsize=1)
+def _continued_line() -> re.Pattern:
+    """The grammar's _CONT: a newline (past blank lines) into an indented line that goes on
+    a search (`    where ...`, `    maximize ...`, `    n_d over 1..8`)."""
+    return re.compile(next(t.pattern.to_regexp() for t in _parser()[0].terminals if t.name == "_CONT"))
+
+
 def split_statements(source: str) -> list[tuple[int, int]]:
     """The logical lines of a source as (start, end) offsets: a line goes on
-    while a bracket is open or after a trailing backslash.  An unindented line
+    while a bracket is open, after a trailing backslash, or into an indented
+    line that goes on a search (the grammar's _CONT).  An unindented line
     that starts a statement ends a bracket left open above it, so one unclosed
     `(` does not swallow the rest of the file."""
     chunks, start, depth, i, n = [], 0, 0, 0, len(source)
+    continued = _continued_line().match
     while i < n:
         c = source[i]
         if source.startswith('"""', i):
@@ -283,7 +292,7 @@ def split_statements(source: str) -> list[tuple[int, int]]:
         elif c == "\n":
             if depth and _STATEMENT_START.match(source, i + 1):
                 depth = 0
-            if not depth:
+            if not depth and not continued(source, i):   # (a search's indented `where`, goal...)
                 chunks.append((start, i + 1))
                 start = i + 1
         i += 1

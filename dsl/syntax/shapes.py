@@ -87,6 +87,8 @@ def parse_by_shape(text: str, file: str, min_lines: int = MIN_LINES, repeats: in
             if not code or code.isspace():
                 continue
             key, parsed, comment = (zeroed[i][:len(code)], *number(code)), code, comment.strip() if hash_ else None
+        if code[:1] in (" ", "\t"):   # an indented line goes on the statement above it (a search's `where`)
+            return None
         if key not in seen:   # brackets and backslashes are no digits: alike in every line of a shape
             if not _balanced(code) or ("\\" in code and _CONTINUED.search(code)):
                 return None
