@@ -441,6 +441,7 @@ class Model:
         """Whether a cell holds Monte Carlo samples (it depends on a distribution)."""
         return is_samples(self.values.get(self.cell_id(name)))
 
+    @_in_its_units
     def summary(self, name: str) -> Summary | None:
         """An uncertain cell's mean, median, sd and 5th/95th percentiles in its
         display unit; None for a certain cell."""
@@ -489,6 +490,7 @@ class Model:
             return None
         return float(value.mean())
 
+    @_in_its_units
     def samples(self, name: str):
         """An uncertain cell's samples in its display unit (a numpy array)."""
         cid = self.cell_id(name)

@@ -158,7 +158,20 @@ class Staged:
         return Result(self.path, self.diagnostics, {}, [], {}, [], None, [], self.texts)
 
     def result(self, stop: Callable[[], bool] | None = None) -> Result | None:
-        """The whole result; None if ``stop()`` says, between its steps, that it is no longer wanted."""
+        """The whole result; None if ``stop()`` says, between its steps, that it is no longer wanted.
+        A bug of ifr met on the way is a diagnostic of the file (and the log's), with the file's
+        others: not a worker lost with no word, and no hover or completion after it."""
+        try:
+            return self._result(stop)
+        except Exception as exc:   # noqa: BLE001 - any failure here is ifr's bug
+            logger.exception("the analysis of %s failed", self.path)
+            error = IfrError("internal", f"internal error: {type(exc).__name__}: {exc}", None,
+                             hint="this is a bug in ifr, not in your file; values, hovers and completions are "
+                                  "missing until it is fixed")
+            return Result(self.path, self.diagnostics + [_diagnostic(self.path, self.main_program, error, "error")],
+                          {}, [], {}, [], None, [], self.texts)
+
+    def _result(self, stop: Callable[[], bool] | None) -> Result | None:
         path, run, main_program = self.path, self.run, self.main_program
         if run.model is not None:
             try:   # the imported cells the file does not read: their values show in completions and hovers

@@ -30,3 +30,21 @@ def test_a_span_pickles_as_itself():
     span = Span("a.ifr", 3, 5, 3, 9)
     back = pickle.loads(pickle.dumps(span))
     assert back == span and type(back) is Span and hash(back) == hash(span)
+
+
+def test_a_bug_met_after_the_diagnostics_is_a_diagnostic_not_a_lost_result(tmp_path, monkeypatch):
+    """A failure of ifr while the cells' values are gathered comes back as an `internal`
+    diagnostic beside the file's own, in a Result that still pickles (before, it ended the
+    analysis process, and the editor had no hover, completion or word of why)."""
+    from ifr.lsp import analysis
+
+    def broken(*_args):
+        raise RuntimeError("a bug")
+    monkeypatch.setattr(analysis, "_cells", broken)
+    path = tmp_path / "m.ifr"
+    text = "a = 2 GB\nb = a / (1 GB/s) in s\nc = b + 1 GB\n"   # one mistake of the file's own
+    result = analyse(str(path), text, {})
+    codes = [d.code for d in result.diagnostics]
+    assert codes == ["unit-mismatch", "internal"]
+    assert "internal error: RuntimeError: a bug" in result.diagnostics[1].message
+    assert pickle.loads(pickle.dumps(result)) == result
