@@ -110,11 +110,12 @@ class Oracle:
         for name, text in generated.files.items():
             (case.path if name == "main.ifr" else folder / name).write_text(text, encoding="utf-8")
         path = str(case.path)
-        code, out, _ = self.run(case, ["run", path, "--format", "json"])
+        code, out, err = self.run(case, ["run", path, "--format", "json"])
         if code not in (0, 2) or not out.strip():
             return case
         cells = json.loads(out)["cells"]
         case.values = {c["name"]: (c["value"], c["unit"]) for c in cells}
+        self.editor(case, err)
         self.checks(case)
         self.exports(case)
         self.tables(case)
@@ -131,6 +132,37 @@ class Oracle:
         if code not in (0, 1, 2) or "Traceback" in err or "internal error" in err:
             case.find("internal", "ifr " + " ".join(argv[:1] + argv[2:]), (err or out)[-2000:])
         return code, out, err
+
+    def editor(self, case: Case, run_errors: str) -> None:
+        """The editor's analysis of the file (what its diagnostics, hovers and inlay hints show),
+        in a process and a cache of its own as an editor first meets the file: no internal error,
+        the errors `ifr run` reports in the file at the same places with the same codes, and each
+        cell's value as `ifr run`'s."""
+        import os
+        import subprocess
+        import sys
+        case.commands += 1
+        env = dict(os.environ, IFR_CACHE_DIR=str(case.folder / "editor-cache"))
+        probe = subprocess.run([sys.executable, str(Path(__file__).with_name("editor_probe.py")), str(case.path)],
+                               capture_output=True, text=True, env=env, timeout=600)
+        if probe.returncode != 0:
+            case.find("internal", "editor analysis", probe.stderr[-2000:])
+            return
+        result = json.loads(probe.stdout)
+        here = re.escape(str(case.path))
+        cli = {(int(m[1]), int(m[2]), m[3]) for m in re.finditer(here + r":(\d+):(\d+): error\[([\w-]+)\]", run_errors)}
+        shown = set()
+        for d in result["diagnostics"]:
+            if d["code"] == "internal":
+                case.find("internal", "editor analysis", d["message"][:1000])
+            elif d["severity"] == "error" and d["code"] != "check-failed" and not d["related"]:
+                shown.add((d["line"], d["column"], d["code"]))
+        if shown != cli:
+            case.find("disagree", "editor diagnostics", f"only the editor: {sorted(shown - cli)}; "
+                                                         f"only ifr run: {sorted(cli - shown)}")
+        for cell in result["cells"]:
+            if cell["value"] is not None:
+                self.compare(case, "editor", cell["name"], cell["value"], cell["unit"])
 
     def checks(self, case: Case) -> None:
         code, out, _ = self.run(case, ["check", str(case.path), "--format", "json"])
