@@ -16,6 +16,7 @@ node, and the workbook takes sympy's path.
 """
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 
@@ -89,6 +90,10 @@ def _nowhere_linear(region: list, unknown: str) -> bool:
     terms in the unknown are each a factor times a power of it, one of them not
     the first power, with no two of the same power (so no derivative cancels)."""
     parts = region[1:] if region[0] == "and" else [region]
+    # two parts comparing the same sides may be each other's negation, which sympy folds to false
+    sides = [json.dumps(sorted(json.dumps(side) for side in part[2:])) for part in parts if part[0] == "cmp"]
+    if len(set(sides)) != len(sides):
+        return False
     return any(part[0] == "cmp" and part[1] in _ORDERS and _powers_apart(part[2:], unknown) for part in parts)
 
 
@@ -240,12 +245,12 @@ def _evaluate(node: ir.Node, values: dict):
     if isinstance(node, ir.NotAvailable):
         raise _WorkbookError
     if isinstance(node, ir.If):
-        return _evaluate(node.then if _truth(_evaluate(node.cond, values)) else node.other, values)
+        return _evaluate(node.then if _evaluate(node.cond, values) else node.other, values)
     if isinstance(node, ir.Logic):
-        parts = [_truth(_evaluate(o, values)) for o in node.operands]   # every part, as Excel does
+        parts = [bool(_evaluate(o, values)) for o in node.operands]   # every part, as Excel does
         return all(parts) if node.op == "and" else any(parts)
     if isinstance(node, ir.Not):
-        return not _truth(_evaluate(node.operand, values))
+        return not _evaluate(node.operand, values)
     if isinstance(node, ir.Cmp):
         return bool(compare(node.op, _evaluate(node.left, values), _evaluate(node.right, values)))
     try:
@@ -258,7 +263,3 @@ def _evaluate(node: ir.Node, values: dict):
     if not math.isfinite(got):
         raise _WorkbookError
     return got
-
-
-def _truth(value) -> bool:
-    return bool(value)

@@ -168,3 +168,20 @@ def test_the_branches_as_ifr_reads_them():
     assert workbook_value(node, {"c": 5.0, "d": 6.0}) == 1.0
     assert math.isnan(workbook_value(node, {"c": 2.0, "d": 12.0}))   # #N/A
     assert workbook_value(node, {"c": 2.0}) is None     # a cell with no number: nothing to compare
+
+
+def test_a_region_sympy_must_test_keeps_its_path():
+    """A flat branch's region that is linear in the unknown, or whose parts compare the
+    same sides (sympy may fold them to false), gives no IR; one that is surely not
+    linear (`q >= k / x`: the stretch may be anywhere) does."""
+    q, k, x = ["sym", "q"], ["sym", "k"], ["sym", "x"]
+    over_x = ["mul", k, ["pow", x, ["num", -1.0]]]
+    candidates = [(["mul", k, ["pow", q, ["num", -1.0]]], ["cmp", ">=", over_x, q])]
+    flat = [["add", q, ["mul", ["num", -1.0], k]]]
+    span = Span("branches.ifr", 1, 1, 1, 2)
+
+    def made(region):
+        return closed_form_in_branches(candidates, flat, [region], None, "x", span, lambda n: True)
+    assert made(["cmp", ">=", q, over_x]) is not None
+    assert made(["cmp", ">=", q, ["mul", k, x]]) is None
+    assert made(["and", ["cmp", ">=", q, over_x], ["cmp", "<", over_x, q]]) is None
