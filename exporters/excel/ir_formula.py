@@ -285,6 +285,8 @@ class _Print:
                 return self.condition(cond, then, other, hint)
             case ir.Func():
                 return self.function(node, hint)
+            case ir.NotAvailable():   # a solve's closed form where no root holds (`printable` keeps a cell's out)
+                return Printed("NA()", ATOM, hint or ONE)
             case _:
                 raise NotPrintable(type(node).__name__)
 

@@ -2,9 +2,10 @@
 so that the IR printer writes its formula without sympy.
 
 A closed form is a base-SI expression of cells: its symbols are cell ids and
-its numbers plain, as in a cell's own IR. A tree with a part the IR has no
-node for (a piecewise, a comparison, a truth value) gives None, and the
-workbook takes sympy's path for it.
+its numbers plain, as in a cell's own IR. A candidate root's condition is a
+comparison or an and/or of them (`condition_ir`), a truth value at its top
+only. A tree with a part the IR has no node for (a piecewise, a truth value
+inside an expression) gives None, and the workbook takes sympy's path for it.
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from ifr.semantics.units import DIMENSIONLESS
 
 # a tree's functions, as ifr's built-ins name them
 _FUNCTIONS = frozenset({"ln", "exp", "abs", "max", "min", "floor", "ceil"}) & frozenset(builtins.FUNCTIONS)
+
+_COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
 
 
 class _Unknown(Exception):
@@ -26,6 +29,14 @@ def tree_ir(tree: list, span) -> ir.Node | None:
         return _node(tree, span)
     except _Unknown:
         return None
+
+
+def condition_ir(tree: list, span) -> ir.Node | bool | None:
+    """The IR of a condition's tree (a candidate root's): a comparison or an
+    and/or of them, or a plain True or False; None where a part has no IR node."""
+    if tree[0] == "bool":
+        return bool(tree[1])
+    return tree_ir(tree, span)
 
 
 def _node(tree: list, span) -> ir.Node:
@@ -56,6 +67,10 @@ def _node(tree: list, span) -> ir.Node:
             return ir.Bin(span, "", "/", _number(1.0, span),
                           base if inverse == 1 else _power(base, _number(inverse, span), span))
         return _power(base, _node(exponent, span), span)
+    if kind == "cmp" and tree[1] in _COMPARISONS:
+        return ir.Cmp(span, "", tree[1], _node(tree[2], span), _node(tree[3], span))
+    if kind in ("and", "or"):
+        return ir.Logic(span, "", kind, [_node(t, span) for t in tree[1:]])
     if kind == "fn" and tree[1] in _FUNCTIONS:
         return ir.Func(span, "", tree[1], [_node(a, span) for a in tree[2:]])
     raise _Unknown(kind)

@@ -22,6 +22,7 @@ from functools import cache, cached_property
 from ifr.display import auto_unit, factor, percent_text
 from ifr.evaluation.evaluate import is_truth_value
 from ifr.evaluation.ties import compare
+from ifr.exporters.excel.branches_ir import closed_form_in_branches, workbook_value
 from ifr.exporters.excel.ir_formula import printable
 from ifr.exporters.excel.tree_ir import tree_ir
 from ifr.exporters.xlsx.live import NotLive, symbol
@@ -73,6 +74,13 @@ class IrFormula:
     @property
     def node(self) -> ir.Node:
         return self.cell.expr
+
+
+@dataclass(slots=True)
+class BranchesFormula(IrFormula):
+    """A solve's closed form in branches, printed from its IR: not exactly an
+    IrFormula, so that the writer's quick path for those (`formula_cell_xml`)
+    leaves it to the full one, which adds the note on when it shows #N/A."""
 
 
 @dataclass(slots=True)
@@ -322,6 +330,7 @@ class FormulaBuilder:
         self._uncertain = model.graph.uncertain
         self._shaped_printable: dict[tuple, bool] = {}
         self._branches: dict = {}          # solve -> its closed form in branches (base SI), as printed
+        self._branches_ir: dict = {}       # ... or as IR, where the IR printer writes it
 
     @cached_property
     def _truths(self) -> set[str]:
@@ -387,10 +396,14 @@ class FormulaBuilder:
             raise NotLive(f"fitted by ifr to the measured rows of `{cell.fit.table.name}` ({cell.fit.table.file}) "
                           "by least squares; a value, not a formula.")
         if cell.kind == "solve":
-            plain = self._closed_form_ir(cid)
+            plain = self._remembered(("closed form as IR", cid), lambda: self._closed_form_ir(cid))
             if plain is not None:   # printed from the IR: no sympy to import
-                return IrFormula(_Formula(plain), cid,
-                                 lambda: self.in_display_unit(self.closed_form(cid, self.display_ref), cid))
+                kind = IrFormula
+                if cid in self._branches_ir:
+                    self._remembered(("branches give the root", cid), lambda: self.check_root(cid, self.model.values))
+                    kind = BranchesFormula
+                return kind(_Formula(plain), cid,
+                            lambda: self.in_display_unit(self.closed_form(cid, self.display_ref), cid))
             try:
                 return self.in_display_unit(self.closed_form(cid, self.display_ref), cid)
             except NotLive:
@@ -434,21 +447,30 @@ class FormulaBuilder:
             self.expression(self.cells[cid].expr, self.display_ref, cid, inline_only), cid))
 
     def _closed_form_ir(self, cid: str):
-        """A closed form without conditions (no branches, no flat stretch, no
-        bracket to keep it in: `_every_condition` would give None) as IR, for
-        the IR printer; None for any other solve."""
+        """A solve's closed form as IR, for the IR printer: one without conditions
+        (`_every_condition` would give None) from its tree, or one that comes in
+        branches (`closed_form_in_branches`, the formula `_every_condition` makes
+        with sympy); None where a part has no IR node or is not `printable`."""
         solution = self.model.solver.solutions.get(cid)
         if solution is None or solution.tree is None:
             return None
         cell = self.cells[cid]
         forms = self.model.solver.closed_forms(cell)
         candidates = forms.candidates or []
-        if cell.bracket is not None or forms.flat or len(candidates) != 1 or candidates[0][1] != ["bool", True]:
+        conditional = any(c != ["bool", True] for _, c in candidates)
+        truths = self._truths.__contains__
+
+        def usable(node: ir.Node) -> bool:
+            return printable(node, truths) and all(r in self.cells for r in ir.refs(node))
+        if cell.bracket is None and not forms.flat and len(candidates) == 1 and not conditional:
+            node = tree_ir(solution.tree, cell.span)
+            return node if node is not None and usable(node) else None
+        if not candidates or not (conditional or forms.flat or cell.bracket is not None):
             return None
-        node = tree_ir(solution.tree, cell.span)
-        if node is None or not printable(node, self._truths.__contains__) or \
-                any(r not in self.cells for r in ir.refs(node)):
-            return None
+        node = closed_form_in_branches(candidates, forms.flat, forms.flat_regions, cell.bracket, cell.unknown,
+                                       cell.span, usable)
+        if node is not None:
+            self._branches_ir[cid] = node
         return node
 
     def closed_form(self, cid: str, ref):
@@ -482,11 +504,11 @@ class FormulaBuilder:
         raises NotLive where it does not: ifr also sets aside a candidate whose sides do
         not agree in floats or both vanish there (`x * f(x) = x * c` at 0), which no
         condition of the closed form says, so the workbook would show #N/A for a root ifr has."""
-        branches = self._branches.get(cid)
+        branches, in_ir = self._branches.get(cid), self._branches_ir.get(cid)
         value = values.get(cid)
-        if branches is None or not isinstance(value, float) or not math.isfinite(value):
+        if (branches is None and in_ir is None) or not isinstance(value, float) or not math.isfinite(value):
             return True
-        got = value_at(branches, values)
+        got = value_at(branches, values) if branches is not None else workbook_value(in_ir, values)
         if got is None or same_number(got, value):
             return True
         shown = "#N/A" if math.isnan(got) else "another number"
@@ -755,8 +777,9 @@ class FormulaBuilder:
         if any(found.cell == cid for found in self.solves):
             return ("Where an edited input leaves its scan no root, several, or the two sides apart at the end of "
                     "the halving, it shows #N/A: ifr has no single root there either.")
-        branches = self._branches.get(cid)
-        if branches is not None and branches.has(not_available().func):
+        branches, in_ir = self._branches.get(cid), self._branches_ir.get(cid)
+        if (branches is not None and branches.has(not_available().func)) or \
+                (in_ir is not None and first_node(in_ir, ir.NotAvailable) is not None):
             outside = ", or the root outside the bracket" if self.cells[cid].bracket is not None else ""
             return (f"Where an edited input leaves no branch of its closed form holding, or branches that give "
                     f"different roots{outside}, it shows #N/A: ifr has no single root there either.")

@@ -13,7 +13,7 @@ import math
 from ifr.errors import IfrError
 from ifr.exporters.cells import Share, display_value
 from ifr.exporters.excel.numbers import NotExcel
-from ifr.exporters.xlsx.formulas import INNER_VARIABLE, LOOP_VARIABLE, unit_size
+from ifr.exporters.xlsx.formulas import INNER_VARIABLE, LOOP_VARIABLE, IrExpression, unit_size
 from ifr.exporters.xlsx.layout import (
     SCENARIOS_FIRST_COLUMN,
     SCENARIOS_HEADER_ROW,
@@ -107,14 +107,12 @@ class ScenariosSheet(Sheet):
         refs.update({cid: f"{letter}{r + 1}" for cid, r in position.items()})
         context = self.w.scenario_refs.get(name, {})
         refs.update({key: text for key, text in context.items() if isinstance(text, str)})
-        builder = self.w.builder
         for cid, r in position.items():
             value = in_unit(result, cid, model.units[cid])
             if cid in overrides:
                 node = overrides[cid]
                 if ir.refs(node):
-                    self.live(r, col, lambda n=node, c=cid: builder.in_display_unit(
-                        builder.expression(n, builder.display_ref), c), self.w.refs, value, "override")
+                    self.live(r, col, lambda n=node, c=cid: self._override(n, c), self.w.refs, value, "override")
                 else:
                     write_number(self.sheet, r, col, value, self.st("override", input_format(value)))
             elif cid not in affected:
@@ -123,6 +121,17 @@ class ScenariosSheet(Sheet):
             else:
                 self.live(r, col, lambda c=cid: self.scenario_formula(c, context, name), refs, value,
                           sources=[cid, *overrides, *(ref for node in overrides.values() for ref in ir.refs(node))])
+
+    def _override(self, node: ir.Node, cid: str):
+        """A scenario's formula for a cell it sets (`link = link_fast`), in the cell's
+        display unit: from its IR where the IR printer takes it, else through sympy."""
+        builder = self.w.builder
+
+        def through_sympy():
+            return builder.in_display_unit(builder.expression(node, builder.display_ref), cid)
+        if builder.prints_from_ir(node):
+            return IrExpression(node, self.w.ir_printer.size(self.w.model.units[cid]), through_sympy)
+        return through_sympy()
 
     def scenario_formula(self, cid: str, context: dict, name: str):
         """A cell's formula in a scenario's (or a search's) column: inline, or the
