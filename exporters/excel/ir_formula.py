@@ -35,6 +35,7 @@ from ifr.exporters.excel.numbers import (
     NotExcel,
     exact,
     number_text,
+    ratio_length,
     split_ratio,
 )
 from ifr.exporters.excel.ties import comparison as tied_comparison
@@ -550,8 +551,7 @@ def _coefficient_length(part: Printed, c: Fraction) -> int:
         return len(number_text(c))
     if c.denominator == 1 and (c.numerator == 1 or c.numerator == -1):
         return 0
-    top, bottom = split_ratio(abs(c))
-    return len(top) + len(bottom) + 1
+    return ratio_length(abs(c))
 
 
 def coefficient_times(part: Printed, c: Fraction) -> tuple[str, int]:

@@ -70,8 +70,32 @@ def split_ratio(value: Fraction) -> tuple[str, str]:
     return _split_ratio(value.numerator, value.denominator)
 
 
+def ratio_length(value: Fraction) -> int:
+    """The characters a positive coefficient's text takes, for choosing among ways to write a
+    formula: as its shortest form (`0.001024`, where it prints as the division `/976.5625`)."""
+    top, bottom = _shortest_ratio(value.numerator, value.denominator)
+    return len(top) + len(bottom) + 1
+
+
 @lru_cache(maxsize=4096)
 def _split_ratio(p: int, q: int) -> tuple[str, str]:
+    value = Fraction(p, q)
+    p, q = value.numerator, value.denominator
+    if q != 1 and _power_of_two(p) and not _power_of_two(q) and p < 10 ** EXCEL_DIGITS and q < 10 ** EXCEL_DIGITS:
+        # 16/15625 (MB to KiB): `x/976.5625` is x times it correctly rounded, where
+        # `0.001024*x` rounds the coefficient first (MB/tok - KiB/token of one value left
+        # 1e-13 over, times 3e19 in Gnumeric's long double: -14299 for 0)
+        # (where that reads no longer: `1.048576*gib` stays, not `gib/0.95367431640625`)
+        inverse = _power_of_ten_text(q) if p == 1 else decimal_text(Fraction(q, p))
+        shortest = _shortest_ratio(p, q)
+        if inverse is not None and len(inverse) <= len(shortest[0]) + len(shortest[1]):
+            return "1", inverse
+        return shortest
+    return _shortest_ratio(p, q)
+
+
+@lru_cache(maxsize=4096)
+def _shortest_ratio(p: int, q: int) -> tuple[str, str]:
     value = Fraction(p, q)
     if value.denominator != 1:
         exact_decimal = decimal_text(value)
@@ -80,6 +104,16 @@ def _split_ratio(p: int, q: int) -> tuple[str, str]:
         if exact_parts and (exact_decimal is None or len(ratio[0]) + len(ratio[1]) + 1 < len(exact_decimal)):
             return ratio
     return number_text(value), ""
+
+
+def _power_of_two(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+def _power_of_ten_text(q: int) -> str:
+    """A divisor as Excel reads it: `1E9` for 10^9 (from 10^4 on), else its digits."""
+    digits = str(q)
+    return f"1E{len(digits) - 1}" if len(digits) > 4 and digits == "1" + "0" * (len(digits) - 1) else digits
 
 
 def decimal_text(value: Fraction) -> str | None:

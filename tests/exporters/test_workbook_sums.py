@@ -42,3 +42,31 @@ def test_a_cancelling_sum_is_correctly_rounded_in_both_engines(tmp_path, soffice
     for engine, shown in engines.items():
         for name in ("d", "e", "f"):
             assert math.isclose(shown[where[name]], 37.8, rel_tol=1e-12), (engine, name, shown[where[name]])
+
+
+# One value shown in two units (MB/tok, and KiB/token through a formula): their difference is
+# 0 in ifr (one base value), and times a large rate still 0.  The KiB/token cell is
+# 976.5625*spill (10^6/1024, exact); read back in MB/tok it must be divided by 976.5625,
+# exactly, not multiplied by 0.001024, which no float holds (Gnumeric's long double showed
+# -14299 B/s for 0).
+TWO_UNITS = """\
+spill = 8.19e3 MB/tok
+rate = 32.2e6 token/µs
+size = spill   in KiB/token
+gap = rate * (spill - size)   in B/s
+"""
+
+
+def test_a_value_less_itself_in_another_unit_is_0_in_both_engines(tmp_path, soffice):
+    path = tmp_path / "main.ifr"
+    path.write_text(TWO_UNITS, encoding="utf-8")
+    model = ifr.load(path)
+    assert model["gap"].magnitude == 0
+    exported = tmp_path / "main.xlsx"
+    model.export(exported)
+    where = cell_places(exported, model)
+    engines = {"libreoffice": read_values(recalculate(exported, tmp_path / "libreoffice")),
+               "gnumeric": read_values(recalculate_with_gnumeric(exported, tmp_path / "gnumeric"))}
+    for engine, shown in engines.items():
+        assert shown[where["size"]] == 7998046.875, engine      # 8190 * 10^6 / 1024
+        assert shown[where["gap"]] == 0, (engine, shown[where["gap"]])
