@@ -187,6 +187,8 @@ class Sides:
         if len(changes) != 1:
             return None
         i = changes[0]
+        if bracket is None and (tried[i] == 0 or tried[i + 1] == 0):
+            return None   # between 0 and the scan's nearest point: `search` looks closer (`_near_zero`)
         found = self.settle(tried[i], tried[i + 1])
         if found is not None:
             self.crossing = (tried[i], tried[i + 1])
@@ -245,14 +247,45 @@ class Sides:
                 roots.append(x)
         sign = np.sign(values)
         brackets += [(i, i + 1) for i in np.flatnonzero(usable[:-1] & usable[1:] & (sign[:-1] * sign[1:] < 0))]
+        ends = []
         for i, j in brackets:
+            lo, hi = float(grid[i]), float(grid[j])
+            if not scan.bracketed and j == i + 1 and (lo == 0 or hi == 0):
+                ends += self._near_zero(lo, hi)
+            else:
+                ends.append((lo, hi))
+        for lo, hi in ends:
             try:
-                r = brentq(self._residual, grid[i], grid[j], xtol=1e-300, rtol=1e-14, maxiter=200)
+                r = brentq(self._residual, lo, hi, xtol=1e-300, rtol=1e-14, maxiter=200)
             except (ValueError, RuntimeError):
                 continue
             if self.holds(r):
                 (vanishing if self.vanishes(r) else roots).append(float(r))
         return merge(roots), merge(vanishing), stretches
+
+    def _near_zero(self, lo: float, hi: float) -> list[tuple[float, float]]:
+        """The sign changes between 0 and the open scan's nearest point to it (``lo`` or ``hi``
+        is 0): that step spans every decade below the scan's, where roots may lie closer
+        together than it can tell (two roots and a jump between them, seen as one change),
+        so it is scanned again, over as many decades below that point, each change its own."""
+        import numpy as np
+        near = hi if lo == 0 else lo
+        inner = np.array(_geomspace(abs(near) * 10.0 ** (-2 * DECADES), abs(near), GRID_POINTS))
+        grid = np.concatenate([[0.0], inner]) if near > 0 else np.concatenate([-inner[::-1], [0.0]])
+        with np.errstate(all="ignore"):
+            try:
+                values = np.broadcast_to(np.asarray(self.f(grid, self.env)[0], dtype=float), grid.shape)
+            except FAILURES:
+                values = np.array([self._residual_or_nan(x) for x in grid])
+        sign = np.sign(values)
+        changes = np.flatnonzero(np.isfinite(values[:-1]) & np.isfinite(values[1:]) & (sign[:-1] * sign[1:] < 0))
+        return [(float(grid[i]), float(grid[i + 1])) for i in changes] or [(lo, hi)]
+
+    def _residual_or_nan(self, x: float) -> float:
+        try:
+            return float(self.f(float(x), self.env)[0])
+        except FAILURES:
+            return math.nan
 
     def _rounding(self, x: float, r: float) -> bool:
         """Whether a residual is no more than float rounding of the terms the

@@ -31,3 +31,24 @@ def test_a_tiny_term_beside_a_shared_constant_has_one_root_on_every_run(numeric_
         m = model(tmp_path, TINY_TERM)
         y = m["y"]
         assert math.isclose(y.to("req/min").magnitude, 0.7215, rel_tol=1e-9), run
+
+
+# Two roots 13 decades below the unknown's own value (770), and a jump between them:
+# 2·x·k = c below x·k = 82 and x·k = c above it, with c = 83.4: x·k = 41.7 and 83.4, x =
+# 4.17e-15 and 8.34e-15 with k = 1e16.  The
+# open scan runs 770·10^±12, so both roots lie in its one step from 0 to 7.7e-10, which
+# shows one sign change: the numeric search took the root brentq found there (first run),
+# the closed form found both (warm run: "holds for several values").
+TWO_BELOW = """
+    k = 1e16
+    x = 770
+    y = solve x: (if x * k > 82 then x * k else 2 * x * k) = 83.4
+"""
+
+
+def test_two_roots_far_below_the_scan_are_both_found_on_every_run(numeric_first, tmp_path):
+    for run in ("first", "warm"):
+        m = model(tmp_path, TWO_BELOW)
+        failed = m.error("y")
+        assert failed is not None and failed.code == "several-solutions", run
+        assert "4.17e-15" in failed.message and "8.34e-15" in failed.message, failed.message
