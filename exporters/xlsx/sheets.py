@@ -334,7 +334,7 @@ class ComprehensionsSheet(Sheet):
             else:
                 texts = [self._row_text(value, keep, refs, {}) for value, keep in block.per_row]
             aggregate = self._aggregate(block.func, f"{self.title}!$B${start + 1}:$B${end + 1}",
-                                        f"{self.title}!$A${start + 1}:$A${end + 1}")
+                                        f"{self.title}!$A${start + 1}:$A${end + 1}", single=end == start)
             if block.guard is not None:
                 aggregate = f"IF({self._beyond(block.guard, block.last, refs)},NA(),{aggregate})"
         except NotExcel:
@@ -343,10 +343,14 @@ class ComprehensionsSheet(Sheet):
         return aggregate, end + 2
 
     @staticmethod
-    def _aggregate(func: str, values: str, numbers: str, across: bool = False) -> str:
+    def _aggregate(func: str, values: str, numbers: str, across: bool = False, single: bool = False) -> str:
         """A comprehension's result from its rows' values (a grid's: one row's cells,
         ``across``); #N/A where no row is kept (as ifr, which has no value then), except
-        a sum's 0."""
+        a sum's 0.  Over a ``single`` row, argmax and argmin are that row's number: the
+        product of one-cell ranges is a number, not an array, and Gnumeric's MATCH takes
+        a number for #VALUE!."""
+        if single and func in ("argmax", "argmin"):   # (and INDEX of a one-cell range is #REF! there)
+            return f"IF(COUNT({values})=0,NA(),{numbers.split(':')[0]})"
         best = f"MAX({values})" if func == "argmax" else f"MIN({values})"
         # argmax/argmin: the first row within a relative 1e-12 of the best, as ifr
         # (evaluate.TIE_TOLERANCE); the bound on the far side leaves out the rows
@@ -384,7 +388,7 @@ class ComprehensionsSheet(Sheet):
             cell_text = self._row_text(grid.value, grid.keep, refs, {INNER_VARIABLE: self._INNER})
             cells = f"{xl_col_to_name(first)}{self._RESULT}:{xl_col_to_name(last)}{self._RESULT}"
             numbers = f"${xl_col_to_name(first)}${header + 1}:${xl_col_to_name(last)}${header + 1}"
-            result = self._aggregate(grid.func, cells, numbers, across=True)
+            result = self._aggregate(grid.func, cells, numbers, across=True, single=first == last)
             if grid.guard is not None:
                 guard_refs = dict(refs)
                 guard_refs[LOOP_VARIABLE] = self._LOOP

@@ -272,3 +272,24 @@ def test_the_workbook_takes_an_ifs_branch_as_ifr_does_where_sides_tie(tmp_path, 
     where = cell_places(exported, model)
     for engine, shown in _engines(exported, tmp_path).items():
         assert [shown[where[n]] for n in ("over", "under", "same", "apart", "far")] == [0, 100, 1, 0, 1], engine
+
+
+# argmax/argmin over one item: the item's position (1), in both engines (Gnumeric's MATCH
+# took the product of two one-cell ranges, a number, for #VALUE!; its INDEX of a one-cell
+# range is #REF!); the same inside a grid of one column.
+ONE_ITEM = """\
+k = 3
+one = argmin(max(n / k, (2 - n) / k) for n in 1..1)
+high = argmax(n * k for n in 1..1)
+inner = max(argmax(i * j for j in 1..1) + i for i in 1..3)
+"""
+
+
+def test_argmax_and_argmin_over_one_item_are_1_in_both_engines(tmp_path, soffice):
+    model = _model(tmp_path, ONE_ITEM)
+    assert [model[n].magnitude for n in ("one", "high", "inner")] == [1, 1, 4]   # inner: 1 + 3
+    exported = tmp_path / "main.xlsx"
+    model.export(exported)
+    where = cell_places(exported, model)
+    for engine, shown in _engines(exported, tmp_path).items():
+        assert [shown[where[n]] for n in ("one", "high", "inner")] == [1, 1, 4], engine
