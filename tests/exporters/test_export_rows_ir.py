@@ -34,6 +34,12 @@ batch     = solve b: b * t_step = window
 fits      = t_step < 1 ms
 table by_out: vary out_len over [out_short, 512 token, out_long] show traffic, t_step, batch, fits
 check by_out[out_long].t_step = 1.536 ms
+fast      = { bw = 4 TB/s }
+slow      = { bw = 1 TB/s }
+link      = fast
+t_link    = traffic / link.bw                in ms
+table by_link: vary link over [fast, slow] show t_link
+table by_window: vary window over [20 ms, 80 ms] show batch
 """
 # By hand, a row per out_len: traffic = (in_len + out_len) * 2 MB, t_step = traffic / 2 TB/s,
 # batch = 40 ms / t_step, fits = t_step < 1 ms.
@@ -47,6 +53,13 @@ FRESH = [(128, 1.28, 0.64, 62.5, True), (512, 2.048, 1.024, 39.0625, False),
 NO_INPUT = [(128, 0.256, 0.128, 312.5, True), (512, 1.024, 0.512, 78.125, True),
             (1024, 2.048, 1.024, 39.0625, False)]
 LONGER = [*FRESH[:2], (2048, 5.12, 2.56, 15.625, False)]
+# A row per record, at out_len 256: traffic = 768 * 2 MB = 1.536 GB; t_link = traffic / bw:
+# fast (4 TB/s) 0.384 ms, slow (1 TB/s) 1.536 ms; in_len 0: 0.512 GB, 0.128 and 0.512 ms;
+# slow.bw 2 TB/s (the edit with out_long's): 0.768 ms.
+BY_LINK = {"fresh": [0.384, 1.536], "in_len 0": [0.128, 0.512], "out_long": [0.384, 0.768]}
+# A row per window, in ms (the row's value read in the table's unit), at out_len 256:
+# t_step = 1.536 GB / 2 TB/s = 0.768 ms, batch = window / t_step; in_len 0: t_step 0.256 ms.
+BY_WINDOW = {"fresh": [20 / 0.768, 80 / 0.768], "in_len 0": [78.125, 312.5], "out_long": [20 / 0.768, 80 / 0.768]}
 
 
 def _run(tmp_path, script: str) -> str:
@@ -71,33 +84,36 @@ def exported(tmp_path_factory):
                  + f"m.export({str(out)!r})\nprint('exported')\n")
     assert shown == "exported"
     model = ifr.load(source)
-    return model, out, table_titles(model)["by_out"]
+    return model, out, table_titles(model)
 
 
-def _row_cells(title: str) -> list[list[tuple[str, str]]]:
+def _row_cells(title: str, columns: str = "ABCDE", rows: int = 3) -> list[list[tuple[str, str]]]:
     """(sheet, reference) of each row's cells, the varied column first."""
     first = TABLE_HEADER_ROW + 2      # 1-based
-    return [[(title, f"{column}{first + i}") for column in "ABCDE"] for i in range(3)]
+    return [[(title, f"{column}{first + i}") for column in columns] for i in range(rows)]
 
 
 def test_the_rows_are_live_formulas_written_without_sympy(exported):
-    model, path, title = exported
+    model, path, titles = exported
     book = load_workbook(path)
-    sheet = book[title]
-    for row in _row_cells(title):
+    sheet = book[titles["by_out"]]
+    for row in _row_cells(titles["by_out"]):
         varied, *shown = (sheet[ref].value for _, ref in row)
         for text in shown:
             assert isinstance(text, str) and text.startswith("=") and "$A" in text, text
     assert sheet["A5"].value == "=out_short" and sheet["A7"].value == "=out_long"
+    records = book[titles["by_link"]]
+    assert [records["B5"].value, records["B6"].value] == ["=traffic/fast_bw", "=traffic/slow_bw"]
     checks = book["Checks"]
     assert checks["B4"].value.startswith("=") and "$C$7" in checks["B4"].value, checks["B4"].value
 
 
 def test_the_rows_recalculate_to_the_values_by_hand(exported, soffice, tmp_path):
-    model, path, title = exported
+    model, path, titles = exported
+    title = titles["by_out"]
     places = cell_places(path, model)
     no_input = edited(path, tmp_path / "no_input.xlsx", {places["in_len"]: 0})
-    longer = edited(path, tmp_path / "longer.xlsx", {places["out_long"]: 2048})
+    longer = edited(path, tmp_path / "longer.xlsx", {places["out_long"]: 2048, places["slow.bw"]: 2})
     books = [path, no_input, longer]
     engines = {"libreoffice": [read_values(p) for p in recalculate_many(books, tmp_path / "libreoffice")],
                "gnumeric": [read_values(recalculate_with_gnumeric(p, tmp_path / "gnumeric")) for p in books]}
@@ -109,3 +125,7 @@ def test_the_rows_recalculate_to_the_values_by_hand(exported, soffice, tmp_path)
                 assert bool(got[4]) is row[4], (engine, what, got)
             # the check reads the last row's t_step
             assert values[("Checks", "B4")] == pytest.approx(expected[2][2], rel=1e-12), (engine, what)
+            got = [values[row[1]] for row in _row_cells(titles["by_link"], "AB", 2)]
+            assert got == pytest.approx(BY_LINK[what], rel=1e-12), (engine, what, got)
+            got = [values[row[1]] for row in _row_cells(titles["by_window"], "AB", 2)]
+            assert got == pytest.approx(BY_WINDOW[what], rel=1e-12), (engine, what, got)
