@@ -2,7 +2,8 @@
 
 Each row's formulas are the shown cells' formulas with the varied cell
 replaced by the row's first cell (or, for a list of records, by the row's
-record's fields), expanded through every cell the varied one affects.
+record's fields), expanded through every cell the varied one affects: from
+the IR (`rows_ir`), or through sympy where the IR printer has no rule.
 """
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ class TableSheet(Sheet):
         self.title = title
         self._sympy_bindings: dict[int, dict] = {}   # a row (0 for every row of one value) -> its binding
         self._row_unit = ""
+        self._affected_cells: set[str] = set()
 
     def write(self) -> None:
         model, table, sheet = self.w.model, self.table, self.sheet
@@ -73,6 +75,7 @@ class TableSheet(Sheet):
         affected = self._affected()
         self._row_unit = result.units[0]
         printer = row_printer(model, self._row_unit)
+        self._affected_cells = affected
         expansions: dict[int, RowExpansion] = {}
         memos: dict[int, dict] = {}
         # A row where ifr finds no value for a cell (a division by zero at 0 GB/s) holds #N/A and why,
@@ -102,28 +105,7 @@ class TableSheet(Sheet):
                     sheet.write_comment(row, j, f"No value in this row: {error.message}. The row's value is set by "
                                         "the .ifr file.", NOTE_SIZE)
                     continue
-                helper = self.w.table_row_cells.get((table.name, i, cid))
-                condition = self._is_condition(cid)
-                # (NaN where the row has no value: #N/A, not TRUE)
-                cached = (bool(values[j]) if values[j] == values[j] else values[j]) if condition else values[j]
-                fmt = TRUTH_FORMAT if condition else number_format(cached)
-                text, why = self._from_ir(expansion, printer, cid, refs, helper)
-                if text is not None:
-                    write_formula(sheet, row, j, text, self.st("formula", fmt), cached)
-                    live.setdefault(cid, []).append(i)
-                    continue
-                if why is not None:
-                    make = _raising(why)
-                else:
-                    make = self._maker(cid, i, affected, memo)
-                    if helper is not None:      # the row's helper column computes it (see ComprehensionsSheet)
-                        key = f"__table_row_cell_{i}_{j}"
-                        refs[key] = helper
-                        make = self._reading(make, key)
-                if condition:
-                    formula = self.live(row, j, make, refs, cached, fmt=TRUTH_FORMAT)
-                else:
-                    formula = self.live(row, j, make, refs, values[j], sources=[cid, *self._record_cells()])
+                formula = self._shown_cell(row, i, j, cid, values[j], expansion, printer, refs, memo)
                 (live if formula else fixed).setdefault(cid, []).append(i)
         self._note(span, (table.description.rstrip(".") + ". " if table.description else "") +
                    self._live_sentence(names, var_name, len(result.rows), live, fixed), widths)
@@ -232,6 +214,31 @@ class TableSheet(Sheet):
     def _is_condition(self, cid: str) -> bool:
         """A cell holding true/false (a table sweep hands it back as 1.0/0.0)."""
         return is_truth_value(self.w.model.values[cid])
+
+    def _shown_cell(self, row: int, i: int, j: int, cid: str, value, expansion: RowExpansion, printer, refs,
+                    memo: dict) -> bool:
+        """Row i's cell of shown cell `cid` (column j): a live formula from the IR, else through
+        sympy, else ifr's value with a note; True where it is a formula."""
+        helper = self.w.table_row_cells.get((self.table.name, i, cid))
+        condition = self._is_condition(cid)
+        # (NaN where the row has no value: #N/A, not TRUE)
+        cached = (bool(value) if value == value else value) if condition else value
+        text, why = self._from_ir(expansion, printer, cid, refs, helper)
+        if text is not None:
+            fmt = TRUTH_FORMAT if condition else number_format(cached)
+            write_formula(self.sheet, row, j, text, self.st("formula", fmt), cached)
+            return True
+        if why is not None:
+            make = _raising(why)
+        else:
+            make = self._maker(cid, i, self._affected_cells, memo)
+            if helper is not None:      # the row's helper column computes it (see ComprehensionsSheet)
+                key = f"__table_row_cell_{i}_{j}"
+                refs[key] = helper
+                make = self._reading(make, key)
+        if condition:
+            return self.live(row, j, make, refs, cached, fmt=TRUTH_FORMAT)
+        return self.live(row, j, make, refs, value, sources=[cid, *self._record_cells()])
 
     def _from_ir(self, expansion: RowExpansion, printer, cid: str, refs, helper: str | None):
         """A row's formula text from the IR, or why the row is a value (NotLive); (None, None)

@@ -129,3 +129,22 @@ def test_the_rows_recalculate_to_the_values_by_hand(exported, soffice, tmp_path)
             assert got == pytest.approx(BY_LINK[what], rel=1e-12), (engine, what, got)
             got = [values[row[1]] for row in _row_cells(titles["by_window"], "AB", 2)]
             assert got == pytest.approx(BY_WINDOW[what], rel=1e-12), (engine, what, got)
+
+
+def test_a_row_past_the_size_limit_is_ifrs_value_with_a_note(tmp_path):
+    # c = x * 1 + ... + x * 300 has 1199 nodes; d reads it five times: 5 * 1199 + 9 nodes, past
+    # MAX_EXPANDED_NODES (5000). c = 45150 x (1 + ... + 300), d = 225750 x.
+    source = tmp_path / "big.ifr"
+    terms = " + ".join(f"x * {k}" for k in range(1, 301))
+    source.write_text(f"x = 1.0001\nc = {terms}\nd = c + c + c + c + c\n"
+                      "table t: vary x over [1, 1.0002] show d\n", encoding="utf-8")
+    out = tmp_path / "big.xlsx"
+    _run(tmp_path, "import sys\nsys.modules['sympy'] = None   # `import sympy` fails\nimport ifr\n"
+         f"ifr.load({str(source)!r}).export({str(out)!r})\n")
+    model = ifr.load(source)
+    sheet = load_workbook(out)[table_titles(model)["t"]]
+    for ref in ("B5", "B6"):
+        assert "expands to a formula too large to write per row" in sheet[ref].comment.text
+        assert "$A" not in str(sheet[ref].value)
+    assert load_workbook(out, data_only=True)[table_titles(model)["t"]]["B6"].value == \
+        pytest.approx(225750 * 1.0002, rel=1e-12)
