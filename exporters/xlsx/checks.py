@@ -9,6 +9,7 @@ means 7500..8500), or the `within` tolerance (relative `1%` or absolute
 from __future__ import annotations
 
 import math
+from collections import ChainMap
 from pathlib import Path
 
 from ifr.display import factor
@@ -76,18 +77,42 @@ class ChecksSheet(Sheet):
 
     def _scaled(self, node, unit_text: str | None, absolute: bool = False):
         """What `live` prints for `node` in `unit_text` (None: base SI, as a truth value or
-        a side of a comparison is): from its IR where that printer has a rule for it (a
-        check never loads sympy for it then), else through sympy."""
+        a side of a comparison is), and the references it reads (None: the workbook's):
+        from its IR where that printer has a rule for it (a check never loads sympy for it
+        then), else through sympy."""
+        def through_sympy():
+            expr = self._expression(node)
+            if absolute:
+                expr = abs(expr)
+            return expr if unit_text is None else per_unit(expr, _scale(unit_text))
+        printed, refs = self._reading_rows(node)
+
         def make():
-            def through_sympy():
-                expr = self._expression(node)
-                if absolute:
-                    expr = abs(expr)
-                return expr if unit_text is None else per_unit(expr, _scale(unit_text))
-            if self.w.builder.prints_from_ir(node):
-                return IrExpression(node, self.w.ir_printer.size(unit_text or ""), through_sympy, absolute)
+            if printed is not None and self.w.builder.prints_from_ir(printed):
+                return IrExpression(printed, self.w.ir_printer.size(unit_text or ""), through_sympy, absolute)
             return through_sympy()
-        return make
+        return make, refs
+
+    def _reading_rows(self, node):
+        """`node` with each table row it reads (`stage_rates[a100_eff].prefill_rate`) as a
+        reference to its shown cell, and references reading that cell from the table's
+        sheet, which shows it in the cell's own display unit; (None, None) where that
+        cannot be (a row not on the sheet, or the cell also read for itself)."""
+        rows = [n for n in ir.walk(node) if isinstance(n, ir.TableRow)]
+        if not rows:
+            return node, None
+        reading: dict[str, str] = {}
+        for row in rows:
+            reference = None if ir.free_variables(row) else \
+                self.w.table_cells.get((row.table, self._row_index(row), row.column))
+            if reference is None or reading.setdefault(row.column, reference) != reference:
+                return None, None
+        rest = ir.replace(node, ir.TableRow, lambda row: ir.NotAvailable(row.span, row.text))
+        if ir.refs(rest) & reading.keys():
+            return None, None
+        # a view, not a copy: the sympy path adds its placeholders to the workbook's references
+        return ir.replace(node, ir.TableRow, lambda row: ir.Ref(row.span, row.text, row.column)), \
+            ChainMap(reading, self.w.refs)
 
     def _expression(self, node):
         """A check's expression; `table[value].column` reads the table sheet's cell."""
@@ -129,7 +154,7 @@ class ChecksSheet(Sheet):
         unit = result.unit
         fmt = number_format(result.expected if result.expected is not None else result.actual, 6)
         # the computed value in full (ten significant digits), beside the expected one as written
-        self.live(row, 1, self._scaled(check.expr, unit), None, result.actual, fmt=_full(result.actual),
+        self.live(row, 1, *self._scaled(check.expr, unit), result.actual, fmt=_full(result.actual),
                   sources=_cells(check.expr))
         literal = printed_literal(check.expected)
         if literal is not None:
@@ -137,7 +162,7 @@ class ChecksSheet(Sheet):
             write_number(self.sheet, row, 2, result.expected,
                          self.st("formula", input_format(result.expected, literal[0])))
         else:
-            self.live(row, 2, self._scaled(check.expected, unit), None, result.expected, fmt=fmt,
+            self.live(row, 2, *self._scaled(check.expected, unit), result.expected, fmt=fmt,
                       sources=_cells(check.expected))
         expected_ref = f"C{row + 1}"
         tolerance = check.tolerance
@@ -148,7 +173,7 @@ class ChecksSheet(Sheet):
         elif tolerance is not None:
             rule = f"within {tolerance.text}"
             tol = abs(float(compile_node(tolerance)(self.w.model.values, {}))) / (factor(unit) if unit else 1.0)
-            self.live(row, 4, self._scaled(tolerance, unit, absolute=True), None, tol,
+            self.live(row, 4, *self._scaled(tolerance, unit, absolute=True), tol,
                       fmt=_plus_minus(number_format(tol)), sources=_cells(tolerance))
         elif literal is not None and check.approximate:
             sign = "-" if literal[2] < 0 else ""
@@ -173,7 +198,7 @@ class ChecksSheet(Sheet):
         try:
             text = self._tied(node)
         except (NotLive, NotExcel):
-            self.live(row, 1, self._scaled(node, None), None, float(passed), fmt=TRUTH_FORMAT,
+            self.live(row, 1, *self._scaled(node, None), float(passed), fmt=TRUTH_FORMAT,
                       sources=_cells(node))
             return
         write_formula(self.sheet, row, 1, "=" + text, self.st("formula", TRUTH_FORMAT), passed)
@@ -189,7 +214,8 @@ class ChecksSheet(Sheet):
         return self._side(node)
 
     def _side(self, node) -> str:
-        return self.w.formula_text(self._scaled(node, None)(), None).removeprefix("=")
+        make, refs = self._scaled(node, None)
+        return self.w.formula_text(make(), refs).removeprefix("=")
 
     def _not_computed(self, row: int, result) -> None:
         """A check ifr could not compute: #N/A with the reason, and a fail."""
@@ -202,9 +228,9 @@ class ChecksSheet(Sheet):
         node = check.expr
         if isinstance(node, ir.Cmp):
             fmt = number_format(result.actual, 6)
-            self.live(row, 1, self._scaled(node.left, result.unit), None, result.actual, fmt=_full(result.actual),
+            self.live(row, 1, *self._scaled(node.left, result.unit), result.actual, fmt=_full(result.actual),
                       sources=_cells(node.left))
-            self.live(row, 2, self._scaled(node.right, result.unit), None, result.expected, fmt=fmt,
+            self.live(row, 2, *self._scaled(node.right, result.unit), result.expected, fmt=fmt,
                       sources=_cells(node.right))
             self.sheet.write_string(row, 5, node.op, self.st("muted"))
             test = comparison(node.op, f"B{row + 1}", f"C{row + 1}")

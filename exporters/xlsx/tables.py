@@ -2,18 +2,22 @@
 
 Each row's formulas are the shown cells' formulas with the varied cell
 replaced by the row's first cell (or, for a list of records, by the row's
-record's fields), expanded through every cell the varied one affects.
+record's fields), expanded through every cell the varied one affects: from
+the IR (`rows_ir`), or through sympy where the IR printer has no rule.
 """
 from __future__ import annotations
+
+from collections import ChainMap
 
 import numpy as np
 
 from ifr.evaluation.evaluate import is_truth_value
 from ifr.exporters.cells import table_result
 from ifr.exporters.plot import wants_log_axis
-from ifr.exporters.xlsx.formulas import not_available, per_unit, unit_size
+from ifr.exporters.xlsx.formulas import IrExpression, not_available, per_unit, unit_size
 from ifr.exporters.xlsx.layout import TABLE_HEADER_ROW, varied_node
 from ifr.exporters.xlsx.live import NotLive, symbol
+from ifr.exporters.xlsx.rows_ir import ROW, NotFromIr, RowExpansion, row_printer, value_binding
 from ifr.exporters.xlsx.sheet import (
     NOTE_SIZE,
     Sheet,
@@ -26,6 +30,7 @@ from ifr.exporters.xlsx.sheet import (
     write_number,
 )
 from ifr.exporters.xlsx.style import LINE_HEIGHT, TRUTH_FORMAT, RowHeights, input_format, number_format, text_width
+from ifr.semantics import ir
 
 # A chart needs this many rows to show a trend; it spans this many default columns.
 MIN_CHART_POINTS = 3
@@ -43,6 +48,9 @@ class TableSheet(Sheet):
         super().__init__(writer)
         self.table = table
         self.title = title
+        self._sympy_bindings: dict[int, dict] = {}   # a row (0 for every row of one value) -> its binding
+        self._row_unit = ""
+        self._affected_cells: set[str] = set()
 
     def write(self) -> None:
         model, table, sheet = self.w.model, self.table, self.sheet
@@ -61,11 +69,14 @@ class TableSheet(Sheet):
         widths = [max(text_width(headers[:1], 12, 30), 12)] + [text_width([h], 12, 28) for h in headers[1:]]
         first = self.HEADER + 1
         if table.var_is_record:
-            bindings = [self._record_binding(record) for record in table.values]
+            bindings = [self._record_binding_ir(record) for record in table.values]
         else:
-            size = unit_size(result.units[0])
-            bindings = [{table.var: symbol("__row") * size}] * len(result.rows)
+            bindings = [value_binding(table.var, table.span)] * len(result.rows)
         affected = self._affected()
+        self._row_unit = result.units[0]
+        printer = row_printer(model, self._row_unit)
+        self._affected_cells = affected
+        expansions: dict[int, RowExpansion] = {}
         memos: dict[int, dict] = {}
         # A row where ifr finds no value for a cell (a division by zero at 0 GB/s) holds #N/A and why,
         # not a live formula: sympy's form of it may be defined there (1/(size/bw) is bw/size, 0 at 0).
@@ -79,13 +90,12 @@ class TableSheet(Sheet):
                 sheet.write_string(row, 0, str(values[0]), self.st("text"))
             elif self._varied_node(i) is not None:
                 # a value written as other cells (`out_short`): it follows them
-                self.live(row, 0, lambda n=self._varied_node(i): per_unit(  # noqa: B008 (bound now, on purpose)
-                    self.w.builder.expression(n, self.w.builder.display_ref), unit_size(result.units[0])),
-                    None, float(values[0]), fmt=input_format(float(values[0])))
+                self.live(row, 0, self._varied_maker(self._varied_node(i), result.units[0]),
+                          None, float(values[0]), fmt=input_format(float(values[0])))
             else:
                 write_number(sheet, row, 0, float(values[0]), self.st("formula", input_format(float(values[0]))))
-            refs = dict(self.w.refs)
-            refs["__row"] = f"$A{row + 1}"
+            refs = ChainMap({ROW: f"$A{row + 1}"}, self.w.refs)
+            expansion = expansions.setdefault(id(bindings[i]), RowExpansion(self.w, bindings[i], affected))
             memo = memos.setdefault(id(bindings[i]), {})
             for j, cid in enumerate(table.show, start=1):
                 self.w.table_cells[(table.name, i, cid)] = f"{sheet_reference(self.title)}!${column_name(j)}${row + 1}"
@@ -95,17 +105,7 @@ class TableSheet(Sheet):
                     sheet.write_comment(row, j, f"No value in this row: {error.message}. The row's value is set by "
                                         "the .ifr file.", NOTE_SIZE)
                     continue
-                make = self._maker(cid, bindings[i], affected, memo)
-                helper = self.w.table_row_cells.get((table.name, i, cid))
-                if helper is not None:      # the row's helper column computes it (see ComprehensionsSheet)
-                    key = f"__table_row_cell_{i}_{j}"
-                    refs[key] = helper
-                    make = self._reading(make, key)
-                if self._is_condition(cid):   # (NaN where the row has no value: #N/A, not TRUE)
-                    cached = bool(values[j]) if values[j] == values[j] else values[j]
-                    formula = self.live(row, j, make, refs, cached, fmt=TRUTH_FORMAT)
-                else:
-                    formula = self.live(row, j, make, refs, values[j], sources=[cid, *self._record_cells()])
+                formula = self._shown_cell(row, i, j, cid, values[j], expansion, printer, refs, memo)
                 (live if formula else fixed).setdefault(cid, []).append(i)
         self._note(span, (table.description.rstrip(".") + ". " if table.description else "") +
                    self._live_sentence(names, var_name, len(result.rows), live, fixed), widths)
@@ -215,10 +215,72 @@ class TableSheet(Sheet):
         """A cell holding true/false (a table sweep hands it back as 1.0/0.0)."""
         return is_truth_value(self.w.model.values[cid])
 
-    def _maker(self, cid, binding, affected, memo):
+    def _shown_cell(self, row: int, i: int, j: int, cid: str, value, expansion: RowExpansion, printer, refs,
+                    memo: dict) -> bool:
+        """Row i's cell of shown cell `cid` (column j): a live formula from the IR, else through
+        sympy, else ifr's value with a note; True where it is a formula."""
+        helper = self.w.table_row_cells.get((self.table.name, i, cid))
+        condition = self._is_condition(cid)
+        # (NaN where the row has no value: #N/A, not TRUE)
+        cached = (bool(value) if value == value else value) if condition else value
+        text, why = self._from_ir(expansion, printer, cid, refs, helper)
+        if text is not None:
+            fmt = TRUTH_FORMAT if condition else number_format(cached)
+            write_formula(self.sheet, row, j, text, self.st("formula", fmt), cached)
+            return True
+        if why is not None:
+            make = _raising(why)
+        else:
+            make = self._maker(cid, i, self._affected_cells, memo)
+            if helper is not None:      # the row's helper column computes it (see ComprehensionsSheet)
+                key = f"__table_row_cell_{i}_{j}"
+                refs[key] = helper
+                make = self._reading(make, key)
+        if condition:
+            return self.live(row, j, make, refs, cached, fmt=TRUTH_FORMAT)
+        return self.live(row, j, make, refs, value, sources=[cid, *self._record_cells()])
+
+    def _from_ir(self, expansion: RowExpansion, printer, cid: str, refs, helper: str | None):
+        """A row's formula text from the IR, or why the row is a value (NotLive); (None, None)
+        where the sympy path decides. A row's helper column (see ComprehensionsSheet) computes
+        what the row cannot inline."""
+        try:
+            return expansion.formula(printer, cid, refs), None
+        except NotLive as exc:
+            return (f"={helper}", None) if helper is not None else (None, exc)
+        except NotFromIr:
+            return None, None
+
+    def _varied_maker(self, node, unit_text: str):
+        """The varied column's formula for a value written as other cells, from its IR
+        where the IR printer takes it, else through sympy."""
+        builder = self.w.builder
+
+        def through_sympy():
+            return per_unit(builder.expression(node, builder.display_ref), unit_size(unit_text))
+
+        def make():
+            if builder.prints_from_ir(node):
+                return IrExpression(node, self.w.ir_printer.size(unit_text), through_sympy)
+            return through_sympy()
+        return make
+
+    def _sympy_binding(self, i: int) -> dict:
+        """Row i's binding for the sympy path (`FormulaBuilder.expanded`), made when first needed."""
+        found = self._sympy_bindings.get(i if self.table.var_is_record else 0)
+        if found is None:
+            if self.table.var_is_record:
+                found = self._record_binding(self.table.values[i])
+            else:
+                found = {self.table.var: symbol(ROW) * unit_size(self._row_unit)}
+            self._sympy_bindings[i if self.table.var_is_record else 0] = found
+        return found
+
+    def _maker(self, cid, i, affected, memo):
         builder, units = self.w.builder, self.w.model.units
 
         def make():
+            binding = self._sympy_binding(i)
             if any(v is None for v in binding.values()):
                 raise NotLive("the row's record lacks a field the varied record has; values computed by ifr.")
             return per_unit(builder.expanded(cid, binding, affected, memo), unit_size(units[cid]))
@@ -243,6 +305,18 @@ class TableSheet(Sheet):
         if not self.table.var_is_record:
             return []
         return [cid for record in self.table.values for cid in record.fields.values() if cid in self.w.names]
+
+    def _record_binding_ir(self, record) -> dict:
+        """`_record_binding` as IR: the row's record's cells, NotAvailable for a field it lacks."""
+        alias = self.w.model.graph.records[self.table.var]
+        binding = {}
+        for field_name, cid in alias.fields.items():
+            source = record.fields.get(field_name)
+            if source is None:      # ifr has no value for it in this row: #N/A where it is used
+                binding[cid] = ir.NotAvailable(record.span, "")
+            else:
+                binding[cid] = ir.Ref(record.span, source, source) if source in self.w.names else None
+        return binding
 
     def _record_binding(self, record) -> dict:
         alias = self.w.model.graph.records[self.table.var]
@@ -308,3 +382,10 @@ class TableSheet(Sheet):
             self.sheet.insert_chart(self.HEADER + 1 + 16 * k, anchor_col, chart)   # below the repeated header
         self._chart_count = len(by_unit)
         keep_charts_whole(self.sheet, [(self.HEADER + 1 + 16 * k, self.HEADER + 16 * k + 15) for k in range(len(by_unit))])
+
+
+def _raising(why: NotLive):
+    """A maker for `live` that gives the reason the cell is a value."""
+    def make():
+        raise why
+    return make
