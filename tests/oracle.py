@@ -135,16 +135,14 @@ class Oracle:
 
     def editor(self, case: Case, run_errors: str) -> None:
         """The editor's analysis of the file (what its diagnostics, hovers and inlay hints show),
-        in a process and a cache of its own as an editor first meets the file: no internal error,
+        in a process of its own as an editor first meets the file (editor_probe.py): no internal error,
         the errors `ifr run` reports in the file at the same places with the same codes, and each
         cell's value as `ifr run`'s."""
-        import os
         import subprocess
         import sys
         case.commands += 1
-        env = dict(os.environ, IFR_CACHE_DIR=str(case.folder / "editor-cache"))
         probe = subprocess.run([sys.executable, str(Path(__file__).with_name("editor_probe.py")), str(case.path)],
-                               capture_output=True, text=True, env=env, timeout=600)
+                               capture_output=True, text=True, timeout=600)
         if probe.returncode != 0:
             case.find("internal", "editor analysis", probe.stderr[-2000:])
             return
