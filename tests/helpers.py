@@ -1,6 +1,9 @@
 """Small helpers for tests that write .ifr text inline."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -44,3 +47,17 @@ def bound_graph(path: Path):
     from ifr.syntax.parse_cache import parse
     loader = Loader(parse, Sources())
     return Binder(loader, loader.load(path, "", None, None)).bind()
+
+
+# The first line of a script for `python_run` that makes `import sympy` fail.
+NO_SYMPY = "import sys\nsys.modules['sympy'] = None   # `import sympy` fails\n"
+
+
+def python_run(tmp_path: Path, script: str) -> str:
+    """``script`` run by this Python in a process of its own (its cache folder in ``tmp_path``,
+    no background work), which must succeed; its standard output, stripped."""
+    env = dict(os.environ, IFR_CACHE_DIR=str(tmp_path / "cache"), IFR_NO_BACKGROUND="1")
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True,
+                          env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip()

@@ -308,25 +308,21 @@ class TableSheet(Sheet):
 
     def _record_binding_ir(self, record) -> dict:
         """`_record_binding` as IR: the row's record's cells, NotAvailable for a field it lacks."""
-        alias = self.w.model.graph.records[self.table.var]
-        binding = {}
-        for field_name, cid in alias.fields.items():
-            source = record.fields.get(field_name)
-            if source is None:      # ifr has no value for it in this row: #N/A where it is used
-                binding[cid] = ir.NotAvailable(record.span, "")
-            else:
-                binding[cid] = ir.Ref(record.span, source, source) if source in self.w.names else None
-        return binding
+        return self._bound(record, lambda: ir.NotAvailable(record.span, ""),
+                           lambda source: ir.Ref(record.span, source, source))
 
     def _record_binding(self, record) -> dict:
+        return self._bound(record, not_available, self.w.builder.display_ref)
+
+    def _bound(self, record, missing, read) -> dict:
+        """The varied alias's cells as the row's record's: ``read(cell)`` of each of its fields
+        on the Model sheet, ``missing()`` for a field it lacks (ifr has no value for it in this
+        row: #N/A where it is used), None for one the workbook does not hold."""
         alias = self.w.model.graph.records[self.table.var]
         binding = {}
         for field_name, cid in alias.fields.items():
             source = record.fields.get(field_name)
-            if source is None:      # ifr has no value for it in this row: #N/A where it is used
-                binding[cid] = not_available()
-            else:
-                binding[cid] = self.w.builder.display_ref(source) if source in self.w.names else None
+            binding[cid] = missing() if source is None else read(source) if source in self.w.names else None
         return binding
 
     def _affected(self) -> set[str]:

@@ -7,12 +7,9 @@ branch hold and that leave no root in the bracket (#N/A, as ifr has none)."""
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
-import textwrap
 
 import pytest
+from helpers import NO_SYMPY, python_run
 from openpyxl import load_workbook
 from recalc import read_values, recalculate_many, recalculate_with_gnumeric
 from workbooks import cell_places, edited
@@ -41,13 +38,6 @@ scenario other_branch: c = c_big
 FRESH, OTHER_BRANCH = 3.0, 1.0
 
 
-def _run(tmp_path, script: str) -> str:
-    env = dict(os.environ, IFR_CACHE_DIR=str(tmp_path / "cache"), IFR_NO_BACKGROUND="1")
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True,
-                          env=env)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout.strip()
-
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
@@ -58,8 +48,8 @@ def exported(tmp_path_factory):
     source.write_text(BRANCHES, encoding="utf-8")
     out = folder / "branches.xlsx"
     load = f"import sys\nimport ifr\nm = ifr.load({str(source)!r})\n"
-    _run(folder, load + f"m.export({str(out)!r})\n")   # finds the closed form and keeps it in the cache
-    shown = _run(folder, "import sys\nsys.modules['sympy'] = None   # `import sympy` fails\n" + load
+    python_run(folder, load + f"m.export({str(out)!r})\n")   # finds the closed form and keeps it in the cache
+    shown = python_run(folder, NO_SYMPY + load
                  + f"m.export({str(out)!r})\nprint('exported')\n")
     assert shown == "exported"
     return ifr.load(source), out
@@ -113,8 +103,8 @@ def test_a_flat_branch_from_its_ir_shows_na_where_the_stretch_holds(tmp_path, so
     source.write_text(FLAT, encoding="utf-8")
     out = tmp_path / "flat.xlsx"
     load = f"import sys\nimport ifr\nm = ifr.load({str(source)!r})\n"
-    _run(tmp_path, load + f"m.export({str(out)!r})\n")
-    _run(tmp_path, "import sys\nsys.modules['sympy'] = None   # `import sympy` fails\n" + load
+    python_run(tmp_path, load + f"m.export({str(out)!r})\n")
+    python_run(tmp_path, NO_SYMPY + load
          + f"m.export({str(out)!r})\n")
     model = ifr.load(source)
     places = cell_places(out, model)
@@ -144,7 +134,7 @@ def test_a_scenario_override_that_reads_a_cell_exports_without_sympy(tmp_path):
     source = tmp_path / "override.ifr"
     source.write_text(OVERRIDE, encoding="utf-8")
     out = tmp_path / "override.xlsx"
-    _run(tmp_path, "import sys\nsys.modules['sympy'] = None   # `import sympy` fails\nimport ifr\n"
+    python_run(tmp_path, NO_SYMPY + "import ifr\n"
          f"ifr.load({str(source)!r}).export({str(out)!r})\n")
     model = ifr.load(source)
     _, position = scenario_layout(model)

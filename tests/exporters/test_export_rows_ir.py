@@ -6,12 +6,8 @@ closed form). Recalculated by LibreOffice and Gnumeric, the rows show the
 values worked out by hand, fresh and after an edit of an input they read."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import textwrap
-
 import pytest
+from helpers import NO_SYMPY, python_run
 from openpyxl import load_workbook
 from recalc import read_values, recalculate_many, recalculate_with_gnumeric
 from workbooks import cell_places, edited
@@ -62,13 +58,6 @@ BY_LINK = {"fresh": [0.384, 1.536], "in_len 0": [0.128, 0.512], "out_long": [0.3
 BY_WINDOW = {"fresh": [20 / 0.768, 80 / 0.768], "in_len 0": [78.125, 312.5], "out_long": [20 / 0.768, 80 / 0.768]}
 
 
-def _run(tmp_path, script: str) -> str:
-    env = dict(os.environ, IFR_CACHE_DIR=str(tmp_path / "cache"), IFR_NO_BACKGROUND="1")
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True,
-                          env=env)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout.strip()
-
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
@@ -79,8 +68,8 @@ def exported(tmp_path_factory):
     source.write_text(ROWS, encoding="utf-8")
     out = folder / "rows.xlsx"
     load = f"import sys\nimport ifr\nm = ifr.load({str(source)!r})\n"
-    _run(folder, load + "m.values\n")   # finds the closed form and keeps it in the cache
-    shown = _run(folder, "import sys\nsys.modules['sympy'] = None   # `import sympy` fails\n" + load
+    python_run(folder, load + "m.values\n")   # finds the closed form and keeps it in the cache
+    shown = python_run(folder, NO_SYMPY + load
                  + f"m.export({str(out)!r})\nprint('exported')\n")
     assert shown == "exported"
     model = ifr.load(source)
@@ -139,7 +128,7 @@ def test_a_row_past_the_size_limit_is_ifrs_value_with_a_note(tmp_path):
     source.write_text(f"x = 1.0001\nc = {terms}\nd = c + c + c + c + c\n"
                       "table t: vary x over [1, 1.0002] show d\n", encoding="utf-8")
     out = tmp_path / "big.xlsx"
-    _run(tmp_path, "import sys\nsys.modules['sympy'] = None   # `import sympy` fails\nimport ifr\n"
+    python_run(tmp_path, NO_SYMPY + "import ifr\n"
          f"ifr.load({str(source)!r}).export({str(out)!r})\n")
     model = ifr.load(source)
     sheet = load_workbook(out)[table_titles(model)["t"]]

@@ -27,6 +27,15 @@ f = c + a - b
 """
 
 
+def _recalculated(model, tmp_path):
+    """Where each cell is in the model's workbook, and its values recalculated by each engine."""
+    exported = tmp_path / "main.xlsx"
+    model.export(exported)
+    return cell_places(exported, model), {
+        "libreoffice": read_values(recalculate(exported, tmp_path / "libreoffice")),
+        "gnumeric": read_values(recalculate_with_gnumeric(exported, tmp_path / "gnumeric"))}
+
+
 def test_a_cancelling_sum_is_correctly_rounded_in_both_engines(tmp_path, soffice):
     assert 960e6 + 37.8 - 960e6 != 37.8          # the rounding this test is about
     path = tmp_path / "main.ifr"
@@ -34,11 +43,7 @@ def test_a_cancelling_sum_is_correctly_rounded_in_both_engines(tmp_path, soffice
     model = ifr.load(path)
     for name in ("d", "e", "f"):
         assert model[name].magnitude == 37.8, name
-    exported = tmp_path / "main.xlsx"
-    model.export(exported)
-    where = cell_places(exported, model)
-    engines = {"libreoffice": read_values(recalculate(exported, tmp_path / "libreoffice")),
-               "gnumeric": read_values(recalculate_with_gnumeric(exported, tmp_path / "gnumeric"))}
+    where, engines = _recalculated(model, tmp_path)
     for engine, shown in engines.items():
         for name in ("d", "e", "f"):
             assert math.isclose(shown[where[name]], 37.8, rel_tol=1e-12), (engine, name, shown[where[name]])
@@ -62,11 +67,7 @@ def test_a_value_less_itself_in_another_unit_is_0_in_both_engines(tmp_path, soff
     path.write_text(TWO_UNITS, encoding="utf-8")
     model = ifr.load(path)
     assert model["gap"].magnitude == 0
-    exported = tmp_path / "main.xlsx"
-    model.export(exported)
-    where = cell_places(exported, model)
-    engines = {"libreoffice": read_values(recalculate(exported, tmp_path / "libreoffice")),
-               "gnumeric": read_values(recalculate_with_gnumeric(exported, tmp_path / "gnumeric"))}
+    where, engines = _recalculated(model, tmp_path)
     for engine, shown in engines.items():
         assert shown[where["size"]] == 7998046.875, engine      # 8190 * 10^6 / 1024
         assert shown[where["gap"]] == 0, (engine, shown[where["gap"]])
