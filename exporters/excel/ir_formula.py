@@ -15,9 +15,13 @@ than `^` (a negated power prints as `-(x^2)`), `^` is left-associative (a
 compound base or exponent is parenthesised), ceil is `-INT(-x)`, and exact
 numbers print as Excel reads them (`excel_numbers`).
 
+A comprehension's loop variable (`ir.Var`) prints as `refs` gives it, at
+scale 1 (a plain number): a helper row's formula reads it from the row's
+first cell, and a placeholder for a helper block's result is a `Var` too.
+
 `NotPrintable` means this printer has no rule for the expression (a
-comprehension, a number beyond a float's range, a formula too long): the
-caller uses the sympy path for that cell instead, which decides as before.
+comprehension itself, a number beyond a float's range, a formula too long):
+the caller uses the sympy path for that cell instead, which decides as before.
 """
 from __future__ import annotations
 
@@ -99,7 +103,7 @@ def printable(node: ir.Node, is_truth) -> bool:
         elif kind is _Ref:
             if is_truth(n.cell):
                 return False
-        elif kind is _Const:
+        elif kind is _Const or kind is ir.Var:
             pass
         elif kind is _Func:
             if n.name not in SUPPORTED:
@@ -264,6 +268,11 @@ class _Print:
                 except KeyError:
                     raise MissingCell(f"no cell for `{cell}`") from None
                 return Printed(text, ATOM, self.printer.size(self.printer.units[cell]))
+            case ir.Var(name=name):
+                try:
+                    return Printed(self.refs[name], ATOM, ONE)
+                except KeyError:
+                    raise MissingCell(f"no cell for `{name}`") from None
             case ir.Bin(op="+" | "-"):
                 return self.sum(node, hint)
             case ir.Neg(operand=operand):

@@ -17,13 +17,16 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cache, cached_property
 
 from ifr.display import auto_unit, factor, percent_text
 from ifr.evaluation.evaluate import is_truth_value
 from ifr.evaluation.ties import compare
+from ifr.exporters.excel import loop_ir
 from ifr.exporters.excel.branches_ir import closed_form_in_branches, workbook_value
 from ifr.exporters.excel.ir_formula import printable
+from ifr.exporters.excel.numbers import NotExcel, exact
 from ifr.exporters.excel.tree_ir import tree_ir
 from ifr.exporters.xlsx.live import NotLive, symbol
 from ifr.exporters.xlsx.stretch import region_has_room
@@ -60,6 +63,13 @@ HELPER_CELLS_PER_CELL = 20_000
 # Table rows expand formulas through the cells the varied input affects;
 # past this size the row formula would be unreadable (and slow to print).
 MAX_EXPANDED_NODES = 5_000
+
+
+class NotFromIr(Exception):
+    """A comprehension's helper rows are planned by the sympy path instead."""
+
+
+ONE = Fraction(1)
 
 
 @dataclass(slots=True)
@@ -114,6 +124,11 @@ def unit_size(unit_text: str):
     if declared is not None and declared.mentions(unit_text):
         return number(factor(unit_text))
     return _unit_size(unit_text)
+
+
+def float_size(unit_text: str) -> float:
+    """`unit_size` as a float, without sympy (the float of its exact size)."""
+    return factor(unit_text) if unit_text else 1.0
 
 
 @cache
@@ -232,6 +247,7 @@ class HelperBlock:
     guard: object = None
     last: int = 0
     rows_first: int = 0      # the first row's n
+    from_ir: bool = False    # value, keep, guard (and the grids') are IrExpressions
     rows: list = field(default_factory=list)   # (n, cached value, "" where the condition fails)
     # Comprehensions nested in this one: one grid each, a row per n and a column per inner value.
     inners: list = field(default_factory=list)
@@ -281,7 +297,7 @@ def fill_cache(block: HelperBlock, values: dict) -> None:
     that do not recalculate, and for the tests that compare them with a recalculation)."""
     from ifr.evaluation.evaluate import compile_node
     node = block.node
-    size = float(unit_size(block.unit))
+    size = float_size(block.unit)
     body, cond = compile_node(node.body), compile_node(node.cond) if node.cond is not None else None
     hi = _cached(compile_node(node.hi), values, {}, math.nan)
     block.rows = []
@@ -298,7 +314,7 @@ def fill_cache(block: HelperBlock, values: dict) -> None:
 def _fill_grid(grid: InnerGrid, values: dict, outer_values) -> None:
     from ifr.evaluation.evaluate import compile_node
     inner, outer = grid.node, grid.outer
-    size = float(unit_size(grid.unit))
+    size = float_size(grid.unit)
     body = compile_node(inner.body)
     cond = compile_node(inner.cond) if inner.cond is not None else None
     lo_f, hi_f, whole = compile_node(inner.lo), compile_node(inner.hi), compile_node(inner)
@@ -417,6 +433,10 @@ class FormulaBuilder:
             return self.in_display_unit(symbol(found.key), cid)
         if self._printable(cell):
             return IrFormula(cell, cid, lambda: self.sympy_cell(cid, inline_only))
+        if not inline_only and loop_ir.needs_rows(cell.expr):
+            found = self._rows_from_ir(cid)
+            if found is not None:
+                return found
         return self.sympy_cell(cid, inline_only)
 
     def _from_not_available(self, failed) -> bool:
@@ -427,6 +447,13 @@ class FormulaBuilder:
     def prints_from_ir(self, node: ir.Node) -> bool:
         """Whether `node` (an expression that is no cell's) prints from its IR (`printable`)."""
         return printable(node, self._truths.__contains__)
+
+    @staticmethod
+    def names_read(found) -> set[str]:
+        """The cells and helper results (`__...`) a cell's formula (`cell`'s) reads."""
+        if isinstance(found, IrFormula):
+            return ir.refs(found.node) | loop_ir.variables(found.node)
+        return {s.name for s in found.free_symbols}
 
     def _printable(self, cell) -> bool:
         """`printable` of a cell's formula; for a cell made from its line's
@@ -623,7 +650,14 @@ class FormulaBuilder:
         row's, a scenario's): its rows and grids sized for those values, its key and
         unit kept for the formulas that read it; raises NotLive."""
         other = FormulaBuilder(model)
-        fresh = other._helper_block(block.node, other.display_ref, block.cell or None, block.unit)
+        fresh = None
+        if block.from_ir:
+            try:
+                fresh = other._ir_helper_block(block.node, other.display_ref, block.cell or None, block.unit)
+            except NotFromIr:
+                pass
+        if fresh is None:
+            fresh = other._helper_block(block.node, other.display_ref, block.cell or None, block.unit)
         fresh.key = block.key
         return fresh
 
@@ -751,6 +785,159 @@ class FormulaBuilder:
             conditions.append(sp.Le(m, to_sympy(inner.hi, ref, variables), evaluate=False))
         if inner.cond is not None:
             conditions.append(tidy(to_sympy(inner.cond, ref, inner_vars)))
+        grid = InnerGrid(key, inner.func, inner.text, inner.var, unit, first, final, value, conditions, guard)
+        grid.node, grid.outer = inner, outer
+        return grid
+
+    # --- helper rows printed from the IR
+    def _rows_from_ir(self, cid: str) -> IrFormula | None:
+        """A cell whose comprehensions need helper rows (`loop_ir.needs_rows`), its
+        own formula and its rows' printed from the IR, as `_with_helpers` plans them
+        with sympy; None where the sympy path is to decide (a Monte Carlo or a
+        what-if it refuses, a part the IR printer has no rule for, rows it would
+        unroll one by one)."""
+        node = self.cells[cid].expr
+        if first_node(node, (ir.Dist, ir.Stat, ir.ScenarioValue, ir.TableRow, ir.MonteCarlo)) is not None:
+            return None
+        blocks: list[HelperBlock] = []
+        numbers = self._block_numbers
+
+        def swap(reduce: ir.Reduce) -> ir.Node:
+            block = self._ir_helper_block(reduce, self.display_ref, cid)
+            blocks.append(block)
+            over_budget(sum(helper_cells(b) for b in blocks), node.text)
+            return loop_ir.result(reduce, block.key, float_size(block.unit))
+        try:
+            rewritten = ir.replace(node, ir.Reduce, swap)
+            self._ir_part(rewritten, exact(float_size(self.model.units[cid])), self.display_ref)
+        except NotFromIr:
+            self._block_numbers = numbers   # the sympy path numbers its blocks as it would have
+            return None
+        self.helpers.extend(blocks)
+        keys = [b.key for b in blocks]
+
+        def through_sympy():
+            try:
+                expr = to_sympy(rewritten, self.display_ref, {k: symbol(k) for k in keys})
+            except NotSymbolic as exc:
+                raise NotLive(f"Excel cannot express `{exc}`; a value computed by ifr.") from None
+            return self.in_display_unit(expr, cid)
+        return IrFormula(_Formula(rewritten), cid, through_sympy)
+
+    def _ir_part(self, node: ir.Node, size, ref) -> IrExpression:
+        """A helper cell's formula (`node` in units of `size`, exact) for the IR
+        printer; raises NotFromIr where that printer has no rule for it. Its sympy
+        form, where the printer declines after all (too long), reads the loop
+        variables and results by the names the printer does."""
+        if not printable(node, self._truths.__contains__):
+            raise NotFromIr(node.text)
+
+        def through_sympy():
+            try:
+                expr = to_sympy(node, ref, {name: symbol(name) for name in loop_ir.variables(node)})
+            except NotSymbolic as exc:
+                raise NotExcel(f"Excel cannot express `{exc}`") from None
+            return per_unit(expr, sympy_module().Rational(size.numerator, size.denominator))
+        return IrExpression(node, size, through_sympy)
+
+    def _ir_helper_block(self, node: ir.Reduce, ref, cid: str | None, unit: str | None = None) -> HelperBlock:
+        """`_helper_block` with its formulas as IrExpressions; raises NotLive where it
+        would, NotFromIr where it would take a path of its own (an inner
+        comprehension it cannot give a grid: its rows unrolled one by one)."""
+        from ifr.evaluation.evaluate import compile_node
+        if ir.refs(node.lo) or first_node(node.lo, ir.Var) or first_node(node.hi, ir.Var):
+            raise NotLive(f"`{node.text}` starts its range at a value that depends on other cells; "
+                          "a value computed by ifr.")
+        lo = int(round(float(compile_node(node.lo)({}, {}))))
+        hi = int(round(float(compile_node(node.hi)(self.model.values, {}))))
+        nested = first_node(node.body, ir.Reduce) or (node.cond is not None and first_node(node.cond, ir.Reduce))
+        guard = None
+        last = hi
+        if ir.refs(node.hi):
+            guard = self._ir_part(node.hi, ONE, ref)
+            last = lo + max(2 * (hi - lo + 1), SPARE_IN_GRID) - 1 if nested else hi + max(hi - lo + 1, SPARE_ROWS)
+        if last - lo + 1 > MAX_HELPER_ROWS:
+            raise NotLive(f"`{node.text}` runs over {last - lo + 1:,} values, too many for helper rows; "
+                          "a value computed by ifr.")
+        over_budget((last - lo + 1) * (2 + (node.cond is not None) + (guard is not None)), node.text)
+        if unit is None:
+            unit = "" if node.func == "first" else auto_unit(dim_of(node.body, self.model.dims),
+                                                             _typical(node, self.model.values))
+        block = HelperBlock(f"__comprehension_{next(self._block_numbers)}_{cid}", cid or "", node.func,
+                            node.text, node.var, unit, from_ir=True)
+        body, cond = node.body, node.cond
+        if nested:
+            grids: list[InnerGrid] = []
+
+            def swap(inner: ir.Reduce) -> ir.Node:
+                grid = self._ir_inner_grid(inner, node, ref, lo, last, f"{block.key}__inner_{len(grids)}")
+                grids.append(grid)
+                return loop_ir.result(inner, grid.key, float_size(grid.unit))
+            body = ir.replace(body, ir.Reduce, swap)
+            cond = ir.replace(cond, ir.Reduce, swap) if cond is not None else None
+            block.inners = grids
+        names = {node.var: LOOP_VARIABLE}
+        loop = ir.Var(node.span, node.var, LOOP_VARIABLE)
+        block.value = self._ir_part(loop if node.func == "first" else loop_ir.renamed(body, names),
+                                    exact(float_size(unit)), ref)
+        # The conditions a row must meet, tested in this order (as `_helper_block`).
+        block.keep = [self._ir_part(loop_ir.at_most(node.span, node.text, loop, node.hi), ONE, ref)] \
+            if guard is not None else []
+        if cond is not None:
+            block.keep.append(self._ir_condition(loop_ir.renamed(cond, names), ref))
+        block.guard, block.last, block.node, block.rows_first = guard, last, node, lo
+        fill_cache(block, self.model.values)
+        return block
+
+    def _ir_condition(self, cond: ir.Node, ref):
+        """A row's condition: True or False where it reads no cell and no loop
+        variable (as sympy folds it), else its IrExpression."""
+        if not ir.refs(cond) and not loop_ir.variables(cond):
+            from ifr.evaluation.evaluate import compile_node
+            try:
+                return bool(compile_node(cond)({}, {}))
+            except Exception:   # noqa: BLE001 - a condition ifr cannot compute: the printer decides
+                pass
+        return self._ir_part(cond, ONE, ref)
+
+    def _ir_inner_grid(self, inner: ir.Reduce, outer: ir.Reduce, ref, lo: int, last: int, key: str) -> InnerGrid:
+        """`_inner_grid` with its formulas as IrExpressions; raises NotFromIr wherever
+        `_inner_grid` refuses (the rows are then unrolled one by one, by sympy)."""
+        from ifr.evaluation.evaluate import compile_node
+        if first_node(inner.body, ir.Reduce) or (inner.cond is not None and first_node(inner.cond, ir.Reduce)) \
+                or ir.refs(inner.lo):
+            raise NotFromIr(inner.text)
+        env = self.model.values
+        lo_f, hi_f = compile_node(inner.lo), compile_node(inner.hi)
+        outer_values = range(lo, last + 1)
+        try:
+            starts = [int(round(float(lo_f(env, {outer.var: float(n)})))) for n in outer_values]
+            ends = [int(round(float(hi_f(env, {outer.var: float(n)})))) for n in outer_values]
+        except Exception:    # noqa: BLE001 - an inner range ifr cannot evaluate for some row: no grid
+            raise NotFromIr(inner.text) from None
+        first, final = min(starts), max(ends)
+        outer_names = {outer.var: LOOP_VARIABLE}
+        names = {outer.var: LOOP_VARIABLE, inner.var: INNER_VARIABLE}
+        guard = None
+        if ir.refs(inner.hi):
+            guard = self._ir_part(loop_ir.renamed(inner.hi, outer_names), ONE, ref)
+            final = first + max(2 * (final - first + 1), SPARE_IN_GRID) - 1
+        if (final - first + 1) * (last - lo + 1) > MAX_GRID_CELLS:
+            raise NotFromIr(inner.text)
+        unit = "" if inner.func == "first" else auto_unit(dim_of(inner.body, self.model.dims),
+                                                          _typical_inner(inner, outer, lo, env))
+        m = ir.Var(inner.span, inner.var, INNER_VARIABLE)
+        value = self._ir_part(m if inner.func == "first" else loop_ir.renamed(inner.body, names),
+                              exact(float_size(unit)), ref)
+        conditions = []
+        if first_node(inner.lo, ir.Var):
+            conditions.append(self._ir_part(
+                loop_ir.at_most(inner.span, inner.text, m, loop_ir.renamed(inner.lo, outer_names), ">="), ONE, ref))
+        if first_node(inner.hi, ir.Var) or guard is not None:
+            conditions.append(self._ir_part(
+                loop_ir.at_most(inner.span, inner.text, m, loop_ir.renamed(inner.hi, outer_names)), ONE, ref))
+        if inner.cond is not None:
+            conditions.append(self._ir_condition(loop_ir.renamed(inner.cond, names), ref))
         grid = InnerGrid(key, inner.func, inner.text, inner.var, unit, first, final, value, conditions, guard)
         grid.node, grid.outer = inner, outer
         return grid

@@ -142,8 +142,8 @@ class ScenariosSheet(Sheet):
             found = builder.cell(cid, inline_only=True)
         except NotLive:
             found = builder.cell(cid)
-            for s in found.free_symbols:
-                rows = context.get(s.name) if s.name.startswith("__") else ""
+            for read in builder.names_read(found):
+                rows = context.get(read) if read.startswith("__") else ""
                 if isinstance(rows, NotLive):   # rows the scenario could not have (`place`)
                     raise rows from None
                 if rows is None:
@@ -398,9 +398,10 @@ class ComprehensionsSheet(Sheet):
         return layout
 
     def _row_text(self, value, keep, base_refs: dict, extra: dict) -> str | None:
-        import sympy as sp  # helper rows' conditions are sympy expressions
-        conditions = [c for c in (keep or []) if c is not sp.true]
-        if any(c is sp.false for c in conditions):
+        # A condition is an IrExpression, a sympy expression, or True/False (sympy's or
+        # Python's) where it holds for every row or for none.
+        conditions = [c for c in (keep or []) if not (c == True)]   # noqa: E712
+        if any(c == False for c in conditions):   # noqa: E712
             return None
         refs = dict(base_refs)
         refs[LOOP_VARIABLE] = self._LOOP

@@ -18,7 +18,7 @@ from recalc import errors_in, export_and_recalculate
 
 import ifr
 from ifr.exporters.cells import display_value
-from ifr.exporters.excel.ir_formula import IrPrinter, NotPrintable
+from ifr.exporters.excel.ir_formula import IrPrinter, MissingCell, NotPrintable
 from ifr.exporters.xlsx.formulas import FormulaBuilder, IrFormula, NotLive
 from ifr.exporters.xlsx.workbook import cell_names
 from ifr.semantics.units import declaring
@@ -75,6 +75,8 @@ def ir_texts(model) -> dict[str, str]:
             try:
                 texts[cid] = printer.formula(found.node, cid, names)
             except NotPrintable:
+                pass
+            except MissingCell:   # it reads helper rows (the Comprehensions sheet's texts: not here)
                 pass
     return texts
 
