@@ -433,8 +433,8 @@ class FormulaBuilder:
             return self.in_display_unit(symbol(found.key), cid)
         if self._printable(cell):
             return IrFormula(cell, cid, lambda: self.sympy_cell(cid, inline_only))
-        if not inline_only and loop_ir.needs_rows(cell.expr):
-            found = self._rows_from_ir(cid)
+        if first_node(cell.expr, ir.Reduce) is not None:
+            found = self._comprehension_from_ir(cid, inline_only)
             if found is not None:
                 return found
         return self.sympy_cell(cid, inline_only)
@@ -789,16 +789,30 @@ class FormulaBuilder:
         grid.node, grid.outer = inner, outer
         return grid
 
-    # --- helper rows printed from the IR
-    def _rows_from_ir(self, cid: str) -> IrFormula | None:
-        """A cell whose comprehensions need helper rows (`loop_ir.needs_rows`), its
-        own formula and its rows' printed from the IR, as `_with_helpers` plans them
-        with sympy; None where the sympy path is to decide (a Monte Carlo or a
-        what-if it refuses, a part the IR printer has no rule for, rows it would
-        unroll one by one)."""
+    # --- comprehensions printed from the IR
+    def _comprehension_from_ir(self, cid: str, inline_only: bool) -> IrFormula | None:
+        """A cell holding comprehensions, printed from the IR as `expression` writes
+        it with sympy: unrolled in line where they take a few values known before
+        any cell is read (`loop_ir.unrolled`; INLINE_NODES, counted in IR nodes),
+        else (not `inline_only`) with helper rows. None where the sympy path is to
+        decide: a Monte Carlo or a what-if it refuses, a part the IR printer has
+        no rule for, rows it would unroll one by one."""
         node = self.cells[cid].expr
         if first_node(node, (ir.Dist, ir.Stat, ir.ScenarioValue, ir.TableRow, ir.MonteCarlo)) is not None:
             return None
+        inline = loop_ir.unrolled(node)
+        if inline is not None and (inline_only or loop_ir.size(inline) <= INLINE_NODES):
+            if not printable(inline, self._truths.__contains__):
+                return None
+            return IrFormula(_Formula(inline), cid, lambda: self.sympy_cell(cid, inline_only))
+        return None if inline_only else self._rows_from_ir(cid)
+
+    def _rows_from_ir(self, cid: str) -> IrFormula | None:
+        """A cell whose comprehensions go to helper rows, its own formula and its
+        rows' printed from the IR, as `_with_helpers` plans them with sympy; None
+        where the sympy path is to decide (a part the IR printer has no rule
+        for, rows it would unroll one by one)."""
+        node = self.cells[cid].expr
         blocks: list[HelperBlock] = []
         numbers = self._block_numbers
 

@@ -1,6 +1,7 @@
-"""Comprehensions whose helper rows (and grids) are printed from the IR, without
-sympy: the export loads no sympy, every such cell is written from its IR, and
-the workbook, recalculated in LibreOffice and Gnumeric, gives ifr's values for
+"""Comprehensions printed from the IR, without sympy: unrolled in line over a
+few values known before any cell is read, else with helper rows (and grids).
+The export loads no sympy, every such cell is written from its IR, and the
+workbook, recalculated in LibreOffice and Gnumeric, gives ifr's values for
 the model's inputs and for an edited one."""
 from __future__ import annotations
 
@@ -38,6 +39,15 @@ tri      = max(sum(h * d_p for h in 0..a) for a in 1..n_a / GPU)   in GPU*s
 FALLBACK = """\
 wide = n_cards > 4 GPU
 some = first(k for k in 1..n_cards / GPU if wide and k > 2)
+"""
+# Over ranges known before any cell is read: in line, each condition decided for each value.
+INLINE = """\
+a = 3 ms
+b = 5 ms
+peak   = max(k * a for k in 1..4)                                 in ms
+odd    = sum(k * a + b for k in 1..5 if mod(k, 2) == 1)            in ms
+nested = max(min(h * a + k * b for h in 1..k) for k in 1..3)     in ms
+skip   = min(k * b for k in 1..6 if k > 2 and k != 4)             in s
 """
 COMPREHENSIONS = ("best", "top", "fit", "total", "none", "grid_top", "grid_arg", "tri")
 
@@ -109,3 +119,40 @@ def test_the_recalculated_rows_give_ifrs_values_and_follow_an_edit(tmp_path, sof
                 cid = next(c for c, cell in m.graph.cells.items() if cell.name == name)
                 shown = got[("Model", f"B{rows[name]}")]
                 assert shown == pytest.approx(display_value(m, cid), rel=1e-12), (engine, name)
+
+
+def test_small_ranges_are_unrolled_in_line_from_the_ir(tmp_path, soffice):
+    source = tmp_path / "inline.ifr"
+    source.write_text(INLINE, encoding="utf-8")
+    model = ifr.load(source)
+    builder = FormulaBuilder(model)
+    cells = {cell.name: cid for cid, cell in model.graph.cells.items()}
+    assert all(type(builder.cell(cells[n])) is IrFormula for n in ("peak", "odd", "nested", "skip"))
+    assert builder.helpers == []
+    path = tmp_path / "inline.xlsx"
+    model.export(path)
+    written = load_workbook(path)["Model"]
+    rows = _model_rows(path)
+    # k = 1, 3, 5 kept: 9a + 3b; for k = 3 the min is over h = 1..3; k = 4 and k <= 2 are left out
+    assert written[f"B{rows['odd']}"].value == "=3*(3*a+b)"
+    assert written[f"B{rows['nested']}"].value == "=MAX(a+b,MIN(a+2*b,2*(a+b)),MIN(a+3*b,2*a+3*b,3*(a+b)))"
+    assert written[f"B{rows['skip']}"].value == "=0.003*MIN(b,5*b/3,2*b)"
+    # by hand: 4 * 3 ms; (1 + 3 + 5) * 3 ms + 3 * 5 ms; 3 ms + 3 * 5 ms; 3 * 5 ms
+    want = {"peak": 12, "odd": 42, "nested": 18, "skip": 0.015}
+    for recalculated in (recalculate_many([path], tmp_path / "lo")[0],
+                         recalculate_with_gnumeric(path, tmp_path / "gn")):
+        got = read_values(recalculated)
+        assert {n: got[("Model", f"B{rows[n]}")] for n in want} == pytest.approx(want, rel=1e-12)
+
+
+def test_small_ranges_export_without_sympy(tmp_path):
+    source = tmp_path / "inline.ifr"
+    source.write_text(INLINE, encoding="utf-8")
+    script = textwrap.dedent(f"""
+        import sys
+        import ifr
+        ifr.load({str(source)!r}).export({str(tmp_path / 'inline.xlsx')!r})
+        print("sympy" in sys.modules)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
