@@ -16,6 +16,8 @@ unit's size where it is a number in a unit (`result`).
 """
 from __future__ import annotations
 
+import re
+
 from ifr.semantics import ir
 
 # The results that are a loop variable's value (a plain number), not a body's.
@@ -37,9 +39,15 @@ def unrolled(node: ir.Node) -> ir.Node | None:
         return None
 
 
-def size(node: ir.Node) -> int:
-    """The nodes of an expression (the bound on what is written in line)."""
-    return sum(1 for _ in ir.walk(node))
+# The parts of a formula's text sympy's tree has a node for: names, numbers, operators.
+_PARTS = re.compile(r"[A-Za-z_][\w.]*|\d+(?:\.\d*)?(?:E[+-]?\d+)?|[-+*/^<>=]+")
+
+
+def printed_size(text: str) -> int:
+    """The nodes of a formula's text (`MAX(a,2*a)`: 5), as `formulas.tree_size`
+    counts sympy's tree of it: the bound on what is written in line, counted
+    after the printer has added like terms (`11325*a`, not 150 terms)."""
+    return len(_PARTS.findall(text))
 
 
 def _unrolled(node: ir.Node, bound: dict[str, int]) -> ir.Node:

@@ -25,7 +25,7 @@ from ifr.evaluation.evaluate import is_truth_value
 from ifr.evaluation.ties import compare
 from ifr.exporters.excel import loop_ir
 from ifr.exporters.excel.branches_ir import closed_form_in_branches, workbook_value
-from ifr.exporters.excel.ir_formula import printable
+from ifr.exporters.excel.ir_formula import IrPrinter, NotPrintable, printable
 from ifr.exporters.excel.numbers import NotExcel, exact
 from ifr.exporters.excel.tree_ir import tree_ir
 from ifr.exporters.xlsx.live import NotLive, symbol
@@ -273,6 +273,12 @@ class InnerGrid:
     results: list = field(default_factory=list)   # per outer row: the cached result (nan: none)
     node: object = None      # the inner comprehension, and the one it is in
     outer: object = None
+
+
+def rows_elsewhere(reduce: ir.Reduce) -> NotLive:
+    """Why a comprehension that needs helper rows is a value outside the Model sheet."""
+    return NotLive(f"`{reduce.text}` needs helper rows, which the workbook keeps for the Model sheet only; "
+                   "here it is a value computed by ifr.")
 
 
 def helper_cells(block: HelperBlock) -> int:
@@ -616,8 +622,7 @@ class FormulaBuilder:
             if reduce is None:
                 raise NotLive(f"Excel cannot express `{exc}`; a value computed by ifr.") from None
             if inline_only:
-                raise NotLive(f"`{reduce.text}` needs helper rows, which the workbook keeps for the Model "
-                              "sheet only; here it is a value computed by ifr.") from None
+                raise rows_elsewhere(reduce) from None
         return self._with_helpers(node, ref, cid)
 
     def _with_helpers(self, node: ir.Node, ref, cid: str | None):
@@ -793,19 +798,33 @@ class FormulaBuilder:
     def _comprehension_from_ir(self, cid: str, inline_only: bool) -> IrFormula | None:
         """A cell holding comprehensions, printed from the IR as `expression` writes
         it with sympy: unrolled in line where they take a few values known before
-        any cell is read (`loop_ir.unrolled`; INLINE_NODES, counted in IR nodes),
-        else (not `inline_only`) with helper rows. None where the sympy path is to
-        decide: a Monte Carlo or a what-if it refuses, a part the IR printer has
-        no rule for, rows it would unroll one by one."""
+        any cell is read (`loop_ir.unrolled`; INLINE_NODES, counted in the parts of
+        the printed formula), else (not `inline_only`) with helper rows; raises
+        NotLive where it would. None where the sympy path is to decide: a Monte
+        Carlo or a what-if it refuses, a part the IR printer has no rule for, rows
+        it would unroll one by one."""
         node = self.cells[cid].expr
         if first_node(node, (ir.Dist, ir.Stat, ir.ScenarioValue, ir.TableRow, ir.MonteCarlo)) is not None:
             return None
         inline = loop_ir.unrolled(node)
-        if inline is not None and (inline_only or loop_ir.size(inline) <= INLINE_NODES):
+        if inline is not None:
             if not printable(inline, self._truths.__contains__):
                 return None
-            return IrFormula(_Formula(inline), cid, lambda: self.sympy_cell(cid, inline_only))
-        return None if inline_only else self._rows_from_ir(cid)
+            if not inline_only:
+                try:
+                    text = self._measure.formula(inline, cid, {c: c for c in ir.refs(inline)})
+                except (NotPrintable, NotExcel):
+                    return None
+            if inline_only or loop_ir.printed_size(text) <= INLINE_NODES:
+                return IrFormula(_Formula(inline), cid, lambda: self.sympy_cell(cid, inline_only))
+        if inline_only:
+            raise rows_elsewhere(first_node(node, ir.Reduce))
+        return self._rows_from_ir(cid)
+
+    @cached_property
+    def _measure(self) -> IrPrinter:
+        """A printer of this model's formulas, to measure one before it is written."""
+        return IrPrinter(self.model.units)
 
     def _rows_from_ir(self, cid: str) -> IrFormula | None:
         """A cell whose comprehensions go to helper rows, its own formula and its

@@ -48,6 +48,8 @@ peak   = max(k * a for k in 1..4)                                 in ms
 odd    = sum(k * a + b for k in 1..5 if mod(k, 2) == 1)            in ms
 nested = max(min(h * a + k * b for h in 1..k) for k in 1..3)     in ms
 skip   = min(k * b for k in 1..6 if k > 2 and k != 4)             in s
+big    = sum(k * a for k in 1..150)                                in ms
+spread = max(k * a + b / k for k in 1..150)                        in ms
 """
 COMPREHENSIONS = ("best", "top", "fit", "total", "none", "grid_top", "grid_arg", "tri")
 
@@ -127,8 +129,9 @@ def test_small_ranges_are_unrolled_in_line_from_the_ir(tmp_path, soffice):
     model = ifr.load(source)
     builder = FormulaBuilder(model)
     cells = {cell.name: cid for cid, cell in model.graph.cells.items()}
-    assert all(type(builder.cell(cells[n])) is IrFormula for n in ("peak", "odd", "nested", "skip"))
-    assert builder.helpers == []
+    assert all(type(builder.cell(cells[n])) is IrFormula for n in ("peak", "odd", "nested", "skip", "big", "spread"))
+    # 150 terms of one name add up to one; 150 of two names are too long to write in line
+    assert [block.cell for block in builder.helpers] == [cells["spread"]]
     path = tmp_path / "inline.xlsx"
     model.export(path)
     written = load_workbook(path)["Model"]
@@ -137,8 +140,11 @@ def test_small_ranges_are_unrolled_in_line_from_the_ir(tmp_path, soffice):
     assert written[f"B{rows['odd']}"].value == "=3*(3*a+b)"
     assert written[f"B{rows['nested']}"].value == "=MAX(a+b,MIN(a+2*b,2*(a+b)),MIN(a+3*b,2*a+3*b,3*(a+b)))"
     assert written[f"B{rows['skip']}"].value == "=0.003*MIN(b,5*b/3,2*b)"
+    assert written[f"B{rows['big']}"].value == "=11325*a"              # 1 + 2 + ... + 150
+    assert written[f"B{rows['spread']}"].value.startswith("=IF(COUNT(Comprehensions!")
     # by hand: 4 * 3 ms; (1 + 3 + 5) * 3 ms + 3 * 5 ms; 3 ms + 3 * 5 ms; 3 * 5 ms
-    want = {"peak": 12, "odd": 42, "nested": 18, "skip": 0.015}
+    # 150 * 3 ms + 5 ms / 150 (3k + 5/k grows past k = 1)
+    want = {"peak": 12, "odd": 42, "nested": 18, "skip": 0.015, "big": 11325 * 3, "spread": 450 + 5 / 150}
     for recalculated in (recalculate_many([path], tmp_path / "lo")[0],
                          recalculate_with_gnumeric(path, tmp_path / "gn")):
         got = read_values(recalculated)
