@@ -126,6 +126,20 @@ class Sides:
                 & (np.sign(r1) * np.sign(r2) < 0)
         return ok if each else bool(np.all(ok))
 
+    def touches(self, x: float) -> bool:
+        """Whether the sides meet at x without crossing: a relative 1e-9 either side of it
+        they differ by more than 1e-12 of their size, with the same sign (`2 x k` rising
+        to `2 h` where a jump takes it down to `x k`).  No threshold, as the scan has it."""
+        x = float(x)
+        delta = abs(x) * 1e-9 if x != 0 else self.scale * 1e-9
+        try:
+            r1, a1, b1 = self.f(x - delta, self.env)
+            r2, a2, b2 = self.f(x + delta, self.env)
+        except FAILURES:
+            return False
+        return _plain(r1, a1, b1, r2, a2, b2) and abs(r1) > 1e-12 * (abs(a1) + abs(b1)) and \
+            abs(r2) > 1e-12 * (abs(a2) + abs(b2)) and (r1 < 0) == (r2 < 0)
+
     def _vanishes_at(self, x: float) -> bool | None:
         """``vanishes`` for one float, without numpy; None where a side fails
         or is not a float (numpy's arithmetic, which gives inf, decides then)."""

@@ -294,7 +294,8 @@ class Solver:
             x = _evaluate(tree, env)
             if x is None or not math.isfinite(x) or not _evaluate(condition, env):
                 continue
-            if sides.holds(x) and not sides.vanishes(x) and self._in_bracket(cell, env, x):
+            if sides.holds(x) and not sides.vanishes(x) and self._in_bracket(cell, env, x) and \
+                    not sides.touches(x):
                 out.append((index, float(x)))
         merged, seen = [], []
         for index, x in out:
