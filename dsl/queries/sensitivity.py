@@ -124,8 +124,10 @@ def _numeric_elasticity(model, cid, x, base) -> tuple[float | None, str]:
 
 
 def _symbolic_elasticities(model, cid: str, inputs: list[str]) -> dict[str, float]:
+    """The elasticities from the result's symbolic form: sympy's derivatives, as trees cached by
+    the formulas' structure (`solving.derivatives`), evaluated at the model's values."""
     from ifr.queries.explain import formulas_below
-    from ifr.solving import sympy_worker
+    from ifr.solving.derivatives import derivatives, elasticities
     from ifr.solving.solve import SYMPY_SECONDS
     cell = model.graph.cells[cid]
     if cell.kind != "formula" or cell.expr is None:
@@ -134,11 +136,9 @@ def _symbolic_elasticities(model, cid: str, inputs: list[str]) -> dict[str, floa
     reads = set().union(ir.refs(cell.expr), *map(ir.refs, formulas.values()))
     if any(model.graph.cells[c].fit is not None for c in reads):   # a fit moves with its inputs: numeric
         return {}
-    values = {c: v for c, v in model.values.items() if isinstance(v, float) and math.isfinite(v)}
-    try:
-        return sympy_worker.call("elasticities", cell.expr, formulas, values, inputs, seconds=SYMPY_SECONDS)
-    except (sympy_worker.TimeLimit, sympy_worker.WorkerFailed):
-        return {}
+    values = {c: float(v) for c, v in model.values.items() if isinstance(v, float) and math.isfinite(v)}
+    entry = derivatives(cell.expr, formulas, inputs, values, values.get(cid), SYMPY_SECONDS)
+    return elasticities(entry, values)
 
 
 def render(result: Sensitivity) -> str:

@@ -439,29 +439,38 @@ def expanded_text(node: ir.Node, formulas: dict[str, ir.Node], names: dict[str, 
     return ifr_text(expr.xreplace({s: sp.Symbol(names.get(s.name, s.name)) for s in expr.free_symbols}))
 
 
-def elasticities(node: ir.Node, formulas: dict[str, ir.Node], values: dict[str, float],
-                 inputs: list[str]) -> dict[str, float]:
-    """d ln y / d ln x of an expression for each input x, from its symbolic
-    form (cells in ``formulas`` expanded), at ``values`` (base SI).  An input
-    without a finite symbolic derivative there is left out."""
+def derivatives(node: ir.Node, formulas: dict[str, ir.Node], inputs: list[str]) -> dict:
+    """An expression (cells in ``formulas`` expanded, every other cell a symbol) and its
+    derivative by each input, as trees: ``{"y": tree, "slopes": {input: tree}}``, the values
+    left to whoever evaluates them (`solving.derivatives`), or ``{"none": why}``.  An input
+    that y does not read, or whose derivative has no tree, is left out."""
     sp = sympy_module()
     try:
         y = _expanded(node, formulas)
-    except NotSymbolic:
-        return {}
-    at = {s: values[s.name] for s in y.free_symbols if s.name in values}
-    if len(at) != len(y.free_symbols):
-        return {}
-    y0 = float(y.evalf(subs=at))
-    out = {}
+        y_tree = to_tree(_evaluable(sp, y))
+    except NotSymbolic as exc:
+        return {"none": f"`{exc}` has no symbolic form"}
+    slopes = {}
     for cid in inputs:
         x = sp.Symbol(cid, real=True)
-        if x not in y.free_symbols or y0 == 0:
+        if x not in y.free_symbols:
             continue
         try:
-            slope = complex(sp.diff(y, x).evalf(subs=at))
-        except (TypeError, ValueError):
+            slopes[cid] = to_tree(_evaluable(sp, sp.diff(y, x)))
+        except NotSymbolic:   # a derivative sympy leaves unevaluated (of floor, ceil): numeric
             continue
-        if slope.imag == 0 and math.isfinite(slope.real):
-            out[cid] = slope.real * values[cid] / y0
-    return out
+    return {"y": y_tree, "slopes": slopes}
+
+
+def _evaluable(sp, expr):
+    """``expr`` with what differentiating brings and a tree does not hold written as it does:
+    Heaviside and sign (of max, min and abs) as piecewise on their argument, `not` pushed into
+    the comparisons."""
+    def step(e):
+        z = e.args[0]
+        if isinstance(e, sp.sign):
+            return sp.Piecewise((1, z > 0), (-1, z < 0), (0, True), evaluate=False)
+        at_zero = e.args[1] if len(e.args) > 1 else sp.Rational(1, 2)   # sympy's Heaviside(0)
+        return sp.Piecewise((0, z < 0), (at_zero, sp.Eq(z, 0)), (1, True), evaluate=False)
+    expr = expr.replace(lambda e: isinstance(e, (sp.Heaviside, sp.sign)), step)
+    return expr.replace(lambda e: isinstance(e, sp.Not), lambda e: e.to_nnf())

@@ -40,7 +40,7 @@ class WorkerFailed(Exception):
 def _functions():
     from ifr.solving import closed_form, symbolic
     return {"closed_forms": closed_form.closed_forms, "pretty_tree": symbolic.pretty_tree,
-            "expanded_text": symbolic.expanded_text, "elasticities": symbolic.elasticities}
+            "expanded_text": symbolic.expanded_text, "derivatives": symbolic.derivatives}
 
 
 class Worker:
