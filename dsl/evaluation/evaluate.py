@@ -211,13 +211,16 @@ def _compile_sum(terms: list[tuple[int, ir.Node]]) -> Fn:
 
 
 def _compensated_sum(values: list):
-    """Neumaier's sum of arrays (and numbers): the plain sum, plus what each addition rounded away."""
+    """Neumaier's sum of arrays (and numbers): the plain sum, plus what each addition rounded away
+    (Knuth's two-sum, exact whichever term is larger: the same bits as comparing their sizes,
+    without a comparison and a choice for each element)."""
     np = _np()
     with np.errstate(all="ignore"):
         total, lost = values[0], 0.0
         for v in values[1:]:
             step = total + v
-            lost = lost + np.where(np.abs(total) >= np.abs(v), (total - step) + v, (v - step) + total)
+            back = step - total
+            lost = lost + ((total - (step - back)) + (v - back))
             total = step
         return np.where(np.isfinite(total), total + lost, total)
 

@@ -19,7 +19,7 @@ where = argmax(max(a * (10 - a) + h * (n_h - h) for h in 0..n_h) for a in 0..n_a
 
 
 def test_a_nested_comprehension_has_a_bounded_grid_that_follows_edits(tmp_path, soffice):
-    assert SPARE_IN_GRID == 32
+    assert SPARE_IN_GRID == 24
     source = tmp_path / "grid.ifr"
     source.write_text(MODEL, encoding="utf-8")
     model = ifr.load(source)
@@ -31,15 +31,15 @@ def test_a_nested_comprehension_has_a_bounded_grid_that_follows_edits(tmp_path, 
     helpers = book["Comprehensions"]
     formulas = sum(1 for row in helpers.iter_rows() for cell in row
                    if isinstance(cell.value, str) and cell.value.startswith("="))
-    # two blocks of 32 rows (a = 0..31): the row's value, its range test, the inner max, and
-    # a grid of 32 x 32 (h = 0..31); 69 x 69 grids (the spare of a single range) were 10,000
-    assert formulas <= 2 * (32 * 3 + 32 * 32)
+    # two blocks of 24 rows (a = 0..23): the row's value, its range test, the inner max, and
+    # a grid of 24 x 24 (h = 0..23); 69 x 69 grids (the spare of a single range) were 10,000
+    assert formulas <= 2 * (24 * 3 + 24 * 24)
     sheet = book["Model"]
     rows = {sheet.cell(r, 1).value: r for r in range(1, sheet.max_row + 1)}
     best, where = (sheet.cell(rows[name], 2) for name in ("best", "where"))
-    assert "up to a = 31" in best.comment.text and "up to h = 31" in best.comment.text
+    assert "up to a = 23" in best.comment.text and "up to h = 23" in best.comment.text
     edited = []
-    for n_a, n_h in ((4, 4), (10, 6), (31, 31), (32, 4)):
+    for n_a, n_h in ((4, 4), (10, 6), (23, 23), (24, 4)):
         sheet.cell(rows["n_a"], 2).value = n_a
         sheet.cell(rows["n_h"], 2).value = n_h
         edited.append(tmp_path / f"a{n_a}_h{n_h}.xlsx")
@@ -47,6 +47,6 @@ def test_a_nested_comprehension_has_a_bounded_grid_that_follows_edits(tmp_path, 
     got = [read_values(out) for out in recalculate_many(edited, tmp_path / "out")]
     shown = [(values[("Model", best.coordinate)], values[("Model", where.coordinate)]) for values in got]
     # n_a = 10: a (10 - a) is 25 at a = 5; n_h = 6: h (6 - h) is 9 at h = 3.
-    # n_a = n_h = 31: 25 at a = 5, and h (31 - h) is 240 at h = 15 (and 16).
-    assert shown[:3] == [(28, 4), (34, 5), (265, 5)]
-    assert shown[3] == ("#N/A", "#N/A")       # a = 32 is past the rows: not a number ifr has not checked
+    # n_a = n_h = 23: 25 at a = 5, and h (23 - h) is 132 at h = 11 (and 12).
+    assert shown[:3] == [(28, 4), (34, 5), (157, 5)]
+    assert shown[3] == ("#N/A", "#N/A")       # a = 24 is past the rows: not a number ifr has not checked
