@@ -9,7 +9,8 @@ runs; the load is repeated on a fresh copy so no run reuses another's work.
 
 With --every [PATTERN], instead: `ifr export` to .xlsx / `ifr run` of each bundled
 model (models/PATTERN, default *.ifr), each in fresh processes (the best of --runs
-after one untimed pair, which fills the caches), the worst first (goal <= 3x).
+after one untimed pair, which fills the caches), the worst first (goal <= 3x);
+with --generated N [--start S], the same for N generated models (tests/modelgen.py).
 """
 from __future__ import annotations
 
@@ -94,8 +95,26 @@ def wall(args: list[str]) -> float:
 
 def every_model(pattern: str, runs: int, out_dir: Path) -> None:
     """The export/run ratio of each bundled model matching ``pattern``, worst first."""
+    ratios(sorted((ROOT / "models").glob(pattern)), runs, out_dir)
+
+
+def generated_models(start: int, count: int, runs: int, out_dir: Path) -> None:
+    """The export/run ratio of the generated models of seeds start.. (tests/modelgen.py), worst first."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from modelgen import generate
+    paths = []
+    for seed in range(start, start + count):
+        folder = out_dir / f"m{seed}"
+        folder.mkdir()
+        for name, text in generate(seed).files.items():
+            (folder / (f"m{seed}.ifr" if name == "main.ifr" else name)).write_text(text, encoding="utf-8")
+        paths.append(folder / f"m{seed}.ifr")
+    ratios(paths, runs, out_dir)
+
+
+def ratios(paths: list[Path], runs: int, out_dir: Path) -> None:
     rows = []
-    for path in sorted((ROOT / "models").glob(pattern)):
+    for path in paths:
         out = out_dir / f"{path.stem}.xlsx"
         wall(["run", str(path)])
         wall(["export", str(path), "-o", str(out)])
@@ -117,7 +136,14 @@ def main() -> None:
     parser.add_argument("--formats", default="xlsx,md,json")
     parser.add_argument("--every", nargs="?", const="*.ifr", default=None, metavar="PATTERN",
                         help="the export/run ratio of every bundled model (or those matching PATTERN)")
+    parser.add_argument("--generated", type=int, default=0, metavar="N",
+                        help="the export/run ratio of N generated models (seeds from --start)")
+    parser.add_argument("--start", type=int, default=0)
     args = parser.parse_args()
+    if args.generated:
+        with tempfile.TemporaryDirectory(prefix="ifr-bench-export-") as folder:
+            generated_models(args.start, args.generated, args.runs, Path(folder))
+        return
     if args.every is not None:
         with tempfile.TemporaryDirectory(prefix="ifr-bench-export-") as folder:
             every_model(args.every, args.runs, Path(folder))
