@@ -202,7 +202,7 @@ def _compile_sum(terms: list[tuple[int, ir.Node]]) -> Fn:
         values = [f(env, var) if plus else -f(env, var) for f, plus in parts]
         for v in values:
             if type(v) is not float and is_array(v):
-                return _compensated_sum(values)
+                return sum(values[1:], values[0]) if _ROUGH_ARRAY_SUMS.get() else _compensated_sum(values)
         try:
             return math.fsum(values)
         except (ValueError, OverflowError):   # inf - inf, or an overflow on the way: the plain sum's answer
@@ -251,6 +251,20 @@ def _logic(values: list, scalar, ufunc: str, start):
 # array may hold inf or NaN where a row or sample is undefined): the
 # operations below then skip entering numpy's errstate for each array.
 _QUIET: ContextVar = ContextVar("quiet", default=False)
+# True while only the signs of sums of arrays far from zero matter (the coarse pass of the
+# column root search, whose every answer a pass in full precision then checks): arrays are
+# then summed plainly, not with compensation (a third of that search's time).
+_ROUGH_ARRAY_SUMS: ContextVar = ContextVar("rough_array_sums", default=False)
+
+
+@contextmanager
+def rough_array_sums():
+    """Sums of arrays without compensation inside the block (see `_ROUGH_ARRAY_SUMS`)."""
+    token = _ROUGH_ARRAY_SUMS.set(True)
+    try:
+        yield
+    finally:
+        _ROUGH_ARRAY_SUMS.reset(token)
 
 
 def _divide(a, b, node):

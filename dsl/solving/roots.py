@@ -530,12 +530,16 @@ def column_roots(f, env, columns, size: int, scales, bracket=None):
         change = usable[:, :-1] & usable[:, 1:] & (sign[:, :-1] * sign[:, 1:] < 0)
         return change.sum(axis=1), equal.any(axis=1), np.argmax(change, axis=1), grid
 
+    from ifr.evaluation.evaluate import rough_array_sums
     step = max(1, COLUMN_BLOCK // coarse.size)
     for first in range(0, size, step):
         rows = np.arange(first, min(size, first + step))
         with np.errstate(all="ignore"):
             try:
-                count, equal, where, _ = crossings(rows, coarse[None, :])
+                # the coarse pass only picks the stride a row's one change lies in; the pass over
+                # every point of it, in full precision, finds it again or sends the row on
+                with rough_array_sums():
+                    count, equal, where, _ = crossings(rows, coarse[None, :])
                 single = (count == 1) & ~equal
                 rows = rows[single]
                 start, end = coarse[where[single]], coarse[where[single] + 1]

@@ -163,3 +163,25 @@ def test_a_table_varying_a_brackets_end_searches_each_rows_bracket(tmp_path):
     root = [row[2] for row in rows]
     assert root == pytest.approx([root[0]] * 3, rel=1e-12) and 1.87 < root[0] < 1.9
     assert abs(root[0] * math.exp(root[0] / 4) - 3) < 1e-12
+
+
+# Each side adds a large constant the other cancels (a sum of three terms: summed with
+# compensation, as ifr adds sums): the coarse pass sums its arrays plainly, and its every
+# answer is found again in full precision, so each sample's root is still the scalar one.
+CANCELLING = """
+    big = 960e6
+    d = uniform(30, 40)
+    x = 1
+    y = solve x: big + sqrt(x) * 10 + x - big = d
+"""
+
+
+def test_samples_of_sides_that_cancel_equal_the_scalar_search(numeric_first, tmp_path):
+    m = model(tmp_path, CANCELLING)
+    y, d = m.values["y"], m.values["d"]
+    assert isinstance(y, np.ndarray) and np.isfinite(y).all()
+    env = dict(m.values)
+    for i in range(0, y.size, 97):
+        assert y[i] == pytest.approx(_scalar(m, "y", env, {"d"}, i), rel=1e-13, abs=0)
+        # sqrt(x) * 10 + x = d: x = (sqrt(25 + d) - 5)^2, worked out here
+        assert y[i] == pytest.approx((math.sqrt(25 + d[i]) - 5) ** 2, rel=1e-9)
