@@ -524,10 +524,17 @@ def column_roots(f, env, columns, size: int, scales, bracket=None):
         a = np.broadcast_to(np.asarray(a, dtype=float), grid.shape)
         b = np.broadcast_to(np.asarray(b, dtype=float), grid.shape)
         values = a - b
-        equal = np.isfinite(values) & (np.abs(values) <= 1e-12 * (np.abs(a) + np.abs(b)))
-        usable = np.isfinite(values) & ~equal
-        sign = np.sign(values)
-        change = usable[:, :-1] & usable[:, 1:] & (sign[:, :-1] * sign[:, 1:] < 0)
+        finite = np.isfinite(values)
+        size = np.abs(a)
+        size += np.abs(b)
+        size *= 1e-12
+        equal = np.abs(values) <= size
+        equal &= finite
+        usable = finite & ~equal               # finite and not 0: its sign is its sign bit
+        negative = values < 0
+        change = negative[:, :-1] != negative[:, 1:]
+        change &= usable[:, :-1]
+        change &= usable[:, 1:]
         return change.sum(axis=1), equal.any(axis=1), np.argmax(change, axis=1), grid
 
     from ifr.evaluation.evaluate import rough_array_sums
