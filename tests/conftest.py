@@ -10,6 +10,17 @@ from recalc import find_soffice
 os.environ.setdefault("IFR_NO_BACKGROUND", "1")
 
 @pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    """A cache folder of this test's own: nothing solved, drawn or parsed before is read back
+    (a solve's closed form is then looked for now)."""
+    from ifr.storage.cache import cache_dir
+    monkeypatch.setenv("IFR_CACHE_DIR", str(tmp_path / "cache"))
+    cache_dir.cache_clear()
+    yield
+    cache_dir.cache_clear()
+
+
+@pytest.fixture
 def numeric_first(tmp_path, monkeypatch):
     """Values from the numeric search, no sympy asked (as `ifr run` with nothing cached:
     no closed form shipped or cached, none looked for in the background)."""

@@ -101,20 +101,19 @@ class Sides:
         unknown tiny beside a constant both sides share) is where the numeric
         search and a closed form may part beyond rounding."""
         if not each:
-            x = float(x)
-            delta = abs(x) * 1e-9 if x != 0 else self.scale * 1e-9
-            try:
-                r1, a1, b1 = self.f(x - delta, self.env)
-                r2, a2, b2 = self.f(x + delta, self.env)
-            except FAILURES:
+            beside = self._apart_either_side(float(x))
+            if beside is False:
                 return False
-            if _plain(r1, a1, b1, r2, a2, b2):
-                return abs(r1) > 1e-12 * (abs(a1) + abs(b1)) and abs(r2) > 1e-12 * (abs(a2) + abs(b2)) \
-                    and ((r1 < 0) != (r2 < 0)) and r1 != 0 and r2 != 0
+            if beside is not None:
+                r1, r2 = beside
+                return (r1 < 0) != (r2 < 0)
         import numpy as np
         if each:
             x = np.asarray(x, dtype=float)
             delta = np.where(x != 0, np.abs(x) * 1e-9, self.scale * 1e-9)
+        else:
+            x = float(x)
+            delta = abs(x) * 1e-9 if x != 0 else self.scale * 1e-9
         with np.errstate(all="ignore"):
             try:
                 below = self.f(x - delta, self.env)
@@ -130,15 +129,24 @@ class Sides:
         """Whether the sides meet at x without crossing: a relative 1e-9 either side of it
         they differ by more than 1e-12 of their size, with the same sign (`2 x k` rising
         to `2 h` where a jump takes it down to `x k`).  No threshold, as the scan has it."""
-        x = float(x)
+        beside = self._apart_either_side(float(x))
+        return bool(beside) and (beside[0] < 0) == (beside[1] < 0)
+
+    def _apart_either_side(self, x: float):
+        """The residuals a relative 1e-9 either side of x where the sides differ there by more
+        than 1e-12 of their size (the scan's test of equal sides), both; False where they do not
+        or a side fails; None where a side is not a plain float (numpy decides then)."""
         delta = abs(x) * 1e-9 if x != 0 else self.scale * 1e-9
         try:
             r1, a1, b1 = self.f(x - delta, self.env)
             r2, a2, b2 = self.f(x + delta, self.env)
         except FAILURES:
             return False
-        return _plain(r1, a1, b1, r2, a2, b2) and abs(r1) > 1e-12 * (abs(a1) + abs(b1)) and \
-            abs(r2) > 1e-12 * (abs(a2) + abs(b2)) and (r1 < 0) == (r2 < 0)
+        if not _plain(r1, a1, b1, r2, a2, b2):
+            return None
+        if abs(r1) > 1e-12 * (abs(a1) + abs(b1)) and abs(r2) > 1e-12 * (abs(a2) + abs(b2)) and r1 != 0 and r2 != 0:
+            return r1, r2
+        return False
 
     def _vanishes_at(self, x: float) -> bool | None:
         """``vanishes`` for one float, without numpy; None where a side fails

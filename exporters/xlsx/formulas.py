@@ -667,23 +667,22 @@ class FormulaBuilder:
         fresh.key = block.key
         return fresh
 
-    def _helper_block(self, node: ir.Reduce, ref, cid: str | None, unit: str | None = None) -> HelperBlock:
+    def _block_range(self, node: ir.Reduce, unit: str | None, guard_of):
+        """A comprehension's helper rows: (its first value, its last row's, the guard of a live
+        end, the unit of its values).  A range that ends at a cell's value gets rows to spare,
+        guarded by the live end (``guard_of(node.hi)``); past the last row the result is #N/A
+        rather than wrong.  Raises NotLive for a range that starts at a cell's value or is too
+        long, and past the helper budget."""
         from ifr.evaluation.evaluate import compile_node
-        sp = sympy_module()
         if ir.refs(node.lo) or first_node(node.lo, ir.Var) or first_node(node.hi, ir.Var):
             raise NotLive(f"`{node.text}` starts its range at a value that depends on other cells; "
                           "a value computed by ifr.")
         lo = int(round(float(compile_node(node.lo)({}, {}))))
         hi = int(round(float(compile_node(node.hi)(self.model.values, {}))))
-        # A range that ends at a cell's value gets rows to spare, guarded by the
-        # live end; past the last row the result is #N/A rather than wrong.
         guard = None
         last = hi
         if ir.refs(node.hi):
-            try:
-                guard = to_sympy(node.hi, ref)
-            except NotSymbolic as exc:
-                raise NotLive(f"Excel cannot express `{exc}`; a value computed by ifr.") from None
+            guard = guard_of(node.hi)
             nested = first_node(node.body, ir.Reduce) or (node.cond is not None and first_node(node.cond, ir.Reduce))
             last = lo + max(2 * (hi - lo + 1), SPARE_IN_GRID) - 1 if nested else hi + max(hi - lo + 1, SPARE_ROWS)
         if last - lo + 1 > MAX_HELPER_ROWS:
@@ -693,6 +692,17 @@ class FormulaBuilder:
         if unit is None:
             unit = "" if node.func == "first" else auto_unit(dim_of(node.body, self.model.dims),
                                                              _typical(node, self.model.values))
+        return lo, last, guard, unit
+
+    def _helper_block(self, node: ir.Reduce, ref, cid: str | None, unit: str | None = None) -> HelperBlock:
+        sp = sympy_module()
+
+        def sympy_guard(hi):
+            try:
+                return to_sympy(hi, ref)
+            except NotSymbolic as exc:
+                raise NotLive(f"Excel cannot express `{exc}`; a value computed by ifr.") from None
+        lo, last, guard, unit = self._block_range(node, unit, sympy_guard)
         size = unit_size(unit)
         block = HelperBlock(f"__comprehension_{next(self._block_numbers)}_{cid}", cid or "", node.func,
                             node.text, node.var, unit)
@@ -878,25 +888,8 @@ class FormulaBuilder:
         """`_helper_block` with its formulas as IrExpressions; raises NotLive where it
         would, NotFromIr where it would take a path of its own (an inner
         comprehension it cannot give a grid: its rows unrolled one by one)."""
-        from ifr.evaluation.evaluate import compile_node
-        if ir.refs(node.lo) or first_node(node.lo, ir.Var) or first_node(node.hi, ir.Var):
-            raise NotLive(f"`{node.text}` starts its range at a value that depends on other cells; "
-                          "a value computed by ifr.")
-        lo = int(round(float(compile_node(node.lo)({}, {}))))
-        hi = int(round(float(compile_node(node.hi)(self.model.values, {}))))
         nested = first_node(node.body, ir.Reduce) or (node.cond is not None and first_node(node.cond, ir.Reduce))
-        guard = None
-        last = hi
-        if ir.refs(node.hi):
-            guard = self._ir_part(node.hi, ONE, ref)
-            last = lo + max(2 * (hi - lo + 1), SPARE_IN_GRID) - 1 if nested else hi + max(hi - lo + 1, SPARE_ROWS)
-        if last - lo + 1 > MAX_HELPER_ROWS:
-            raise NotLive(f"`{node.text}` runs over {last - lo + 1:,} values, too many for helper rows; "
-                          "a value computed by ifr.")
-        over_budget((last - lo + 1) * (2 + (node.cond is not None) + (guard is not None)), node.text)
-        if unit is None:
-            unit = "" if node.func == "first" else auto_unit(dim_of(node.body, self.model.dims),
-                                                             _typical(node, self.model.values))
+        lo, last, guard, unit = self._block_range(node, unit, lambda hi: self._ir_part(hi, ONE, ref))
         block = HelperBlock(f"__comprehension_{next(self._block_numbers)}_{cid}", cid or "", node.func,
                             node.text, node.var, unit, from_ir=True)
         body, cond = node.body, node.cond

@@ -84,16 +84,6 @@ def test_an_iteration_over_wide_arrays_counts_by_their_width(tmp_path, small_lim
     assert e.code == "too-much-work" and "arrays of 1,000 values each, counted 2 times" in e.message
 
 
-@pytest.fixture
-def fresh_cache(tmp_path, monkeypatch):
-    """A cache folder of this test's own: a cached Monte Carlo result draws nothing."""
-    from ifr.storage.cache import cache_dir
-    monkeypatch.setenv("IFR_CACHE_DIR", str(tmp_path / "cache"))
-    cache_dir.cache_clear()
-    yield
-    cache_dir.cache_clear()
-
-
 def test_monte_carlo_draws_are_bounded_for_the_model(tmp_path, monkeypatch, fresh_cache):
     monkeypatch.setattr(evaluate, "MAX_TOTAL_DRAWS", 3 * 64 * 2 * 10, raising=False)   # tokens x topk x batches
     m = load(tmp_path, """\

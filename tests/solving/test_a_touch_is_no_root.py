@@ -21,17 +21,7 @@ TOUCH = """
 """
 
 
-@pytest.fixture
-def closed_form_first(tmp_path, monkeypatch):
-    """Values from sympy's closed forms, found now (nothing cached before)."""
-    from ifr.semantics.units import cache_dir
-    monkeypatch.setenv("IFR_CACHE_DIR", str(tmp_path / "cache"))
-    cache_dir.cache_clear()
-    yield
-    cache_dir.cache_clear()
-
-
-@pytest.mark.parametrize("path", ["closed_form_first", "numeric_first"])
+@pytest.mark.parametrize("path", ["fresh_cache", "numeric_first"])
 def test_a_point_where_the_sides_meet_without_crossing_is_no_root(path, request, tmp_path):
     request.getfixturevalue(path)
     m = model(tmp_path, TOUCH)
@@ -39,7 +29,7 @@ def test_a_point_where_the_sides_meet_without_crossing_is_no_root(path, request,
     assert math.isclose(m["y"].to("s").magnitude, 8, rel_tol=1e-12)   # x k = 2 h: 24 GB / 3 GB/s
 
 
-@pytest.mark.parametrize("path", ["closed_form_first", "numeric_first"])
+@pytest.mark.parametrize("path", ["fresh_cache", "numeric_first"])
 def test_a_root_below_the_jump_stays_a_root(path, request, tmp_path):
     """With the right side h the else branch crosses it (2 x k = h at x = 2 s), and the
     jump at x k = h goes from 2 h down to h, above h on both sides: one root."""
