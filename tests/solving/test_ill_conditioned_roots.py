@@ -52,3 +52,23 @@ def test_two_roots_far_below_the_scan_are_both_found_on_every_run(numeric_first,
         failed = m.error("y")
         assert failed is not None and failed.code == "several-solutions", run
         assert "4.17e-15" in failed.message and "8.34e-15" in failed.message, failed.message
+
+
+# One root, x = 0.18, and a term both sides share that swamps the rest where x < 0 (k / x is
+# -1e18 there, whose float spacing of 128 hides x * 330 altogether): the scan sees the sides
+# equal over that stretch. A fresh closed form used to be cross-checked by the scan, and the
+# stretch made the first run an error ("holds for every x from -0.00038 to -7e-74") while a
+# warm run took the cached closed form: the same file gave an error and a value.
+SWAMPED_ELSEWHERE = """
+    k = 2.2e15
+    x = 12%
+    y = solve x: x * 330 + min(330, k / x) = 18% * 330 + min(330, k / x)
+"""
+
+
+def test_a_shared_term_that_swamps_the_sides_away_from_the_root_is_no_stretch(numeric_first, tmp_path):
+    assert 2.2e15 / -3.8e-4 < -1e18 and math.ulp(2.2e15 / 3.8e-4) > 330   # the swamping, as the comment says
+    for run in ("first", "warm"):
+        m = model(tmp_path, SWAMPED_ELSEWHERE)
+        assert m.error("y") is None, (run, m.error("y"))
+        assert math.isclose(float(m["y"].magnitude), 0.18, rel_tol=1e-12), run
