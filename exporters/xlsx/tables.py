@@ -175,7 +175,11 @@ class TableSheet(Sheet):
         widths = [text_width([h], 12, 28) for h in headers]
         self._note(span, (table.description.rstrip(".") + ". " if table.description else "") + " ".join(parts), widths)
         first = self.HEADER + 1
-        sources = [*table.show, *(a.var for a in table.axes if not a.var_is_record)]
+        axis_cells = [a.var for a in table.axes if not a.var_is_record]
+        owner = {}   # a shown column's cell: each column is guarded by what its own cell reads
+        for cid in table.show:
+            name = graph.cells[cid].name
+            owner.update(dict.fromkeys((name, f"{name} p5", f"{name} p95", f"prob({name})"), cid))
         for i, values in enumerate(result.rows):
             row = first + i
             for j, value in enumerate(values):
@@ -187,7 +191,7 @@ class TableSheet(Sheet):
                     sheet.write_boolean(row, j, bool(value), self.st("static"))
                 else:
                     fmt = number_format(float(value))
-                    guard = self.w.stale_guard(sources, float(value))
+                    guard = self.w.stale_guard([owner[result.columns[j]], *axis_cells], float(value))
                     if guard is None:
                         write_number(sheet, row, j, float(value), self.st("static", fmt))
                     else:

@@ -456,11 +456,14 @@ class WorkbookWriter:
                         if (graph.cells[c].kind == "input" or c in self.model.overrides) and c in self.names)
         tests = []
         for c in inputs:
-            used = display_value(self.model, c)
-            if is_truth_value(used) or not math.isfinite(float(used)):
-                return None
-            name, used = self.names[c], float(used)
-            tests.append(f"{name}=0" if used == 0 else f"ABS({name}-{used!r})<=1E-9*ABS({used!r})")
+            used, name = display_value(self.model, c), self.names[c]
+            if is_truth_value(used):
+                tests.append(f"{name}={'TRUE' if used else 'FALSE'}")
+            elif not math.isfinite(float(used)):
+                tests.append(f"ISNA({name})")   # an input ifr could not compute, written #N/A
+            else:
+                used = float(used)
+                tests.append(f"{name}=0" if used == 0 else f"ABS({name}-{used!r})<=1E-9*ABS({used!r})")
         for c in sorted(cids):   # a fitted cell: its measured rows too (data_sheet.py)
             tests.extend(self.data_guards.get(c, ()))
         if not tests:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from openpyxl import load_workbook
 from recalc import read_values, recalculate_many
 
@@ -82,3 +83,38 @@ def test_a_table_sheet_says_which_columns_recompute_and_which_are_values(tmp_pat
     workbook.close()
     only_live = _table_note(book, "by_tokens_t")
     assert "Each row recomputes it live" in only_live and "value ifr computed" not in only_live
+
+
+# A two-way table is written as ifr's values, each guarded by the inputs its own cell reads.
+# The guard was built once for all shown columns, and one input ifr could not compute
+# (`broken`, a constant that divides by an exp gone to 0) among them left every column a plain number: after an edit
+# of `size`, `need` showed its old value with nothing to say it was stale.
+TWO_WAY_WITH_A_BROKEN_COLUMN = """\
+size   = 4860 GB
+broken = 85% / exp(-52e6 / 1000)
+a = 1
+b = 2
+need   = size * 2 + a * 0 GB + b * 0 GB
+odd    = broken + a + b
+table grid: vary a over [1, 2], b over [3, 4] show need, odd
+"""
+
+
+def test_a_two_way_table_column_turns_stale_though_another_column_cannot_be_computed(soffice, tmp_path):
+    source = tmp_path / "t.ifr"
+    source.write_text(TWO_WAY_WITH_A_BROKEN_COLUMN, encoding="utf-8")
+    model = ifr.load(source)
+    book = tmp_path / "t.xlsx"
+    model.export(book)
+    size = _where(book, cell_names(model)[model.cell_id("size")])
+    workbook = load_workbook(book)
+    sheet = workbook["grid"]
+    header = next(r for r in range(1, 10) if sheet.cell(r, 1).value == "a")
+    need = next(c for c in range(1, 8) if str(sheet.cell(header, c).value).startswith("need"))
+    cells = [("grid", f"{sheet.cell(header + i, need).column_letter}{header + i}") for i in range(1, 5)]
+    workbook[size[0]][size[1]].value = 8391
+    edited = tmp_path / "edited.xlsx"
+    workbook.save(edited)
+    untouched, stale = recalculate_many([book, edited], tmp_path / "out")
+    assert [read_values(untouched)[c] for c in cells] == pytest.approx([9.72] * 4, rel=1e-12)   # 2 * 4860 GB in TB
+    assert [read_values(stale)[c] for c in cells] == ["#N/A"] * 4
