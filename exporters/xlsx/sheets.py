@@ -24,7 +24,15 @@ from ifr.exporters.xlsx.layout import (
 )
 from ifr.exporters.xlsx.live import NotLive
 from ifr.exporters.xlsx.search import search_column, searched_scenarios
-from ifr.exporters.xlsx.sheet import Sheet, merged_text, setup_print, sheet_reference, write_formula, write_number
+from ifr.exporters.xlsx.sheet import (
+    NOTE_SIZE,
+    Sheet,
+    merged_text,
+    setup_print,
+    sheet_reference,
+    write_formula,
+    write_number,
+)
 from ifr.exporters.xlsx.style import column_format, input_format, number_format, text_width
 from ifr.semantics import ir
 
@@ -421,8 +429,15 @@ class ComprehensionsSheet(Sheet):
                 value = in_unit(row_model, cid, model.units[cid]) if cid not in row_model.errors else float("nan")
                 try:
                     text = self.w.formula_text(self.w.builder.cell(cid), refs)
-                except (NotLive, NotExcel):
-                    text = "=NA()"       # not expressible: the shown cell is #N/A, not a number
+                except (NotLive, NotExcel) as exc:
+                    # not expressible: ifr's value for the row, #N/A once an input it reads is edited
+                    guard = None if isinstance(value, bool) else self.w.stale_guard([cid], value)
+                    text = guard or "=NA()"
+                    if guard is not None:
+                        self.w.mark_stale(sheet, r, 1)
+                        sheet.write_comment(r, 1, f"ifr's value for this row, not a formula ({exc}): it shows "
+                                            "#N/A (stale, in red) once an input it reads is edited, until ifr "
+                                            "is run again.", NOTE_SIZE)
                 if isinstance(value, bool):
                     sheet.write_formula(r, 1, text, self.st("formula"), value)
                 else:

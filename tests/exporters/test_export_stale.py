@@ -118,3 +118,38 @@ def test_a_two_way_table_column_turns_stale_though_another_column_cannot_be_comp
     untouched, stale = recalculate_many([book, edited], tmp_path / "out")
     assert [read_values(untouched)[c] for c in cells] == pytest.approx([9.72] * 4, rel=1e-12)   # 2 * 4860 GB in TB
     assert [read_values(stale)[c] for c in cells] == ["#N/A"] * 4
+
+
+# A one-way table recomputes each row live, in a helper column of the cells the row changes
+# where one of them is a comprehension (`best`); a cell there that a formula cannot express (a
+# row of a two-way table, which is ifr's values) used to be written #N/A, so every row of `twice` showed #N/A where ifr has 2 * lat: 139 and 1424 token.
+A_ROW_OF_A_VALUES_TABLE_IN_A_LIVE_TABLE = """\
+lat  = 1.68 token
+w    = 3 tok
+load = 47
+d    = lat + w * 0 + load * 0 token
+table grid: vary w over [1.2 tok, 737 tok], load over [248e6, 0.32] show d
+twice = grid[1.2 tok, 0.32].d * 2
+best  = argmin(max(n / lat, (9 - n) / lat) for n in 1..8)
+table by_lat: vary lat over [69.5 token, 712 token] show twice
+"""
+
+
+def test_a_live_table_reading_a_values_table_row_shows_ifrs_value_guarded(soffice, tmp_path):
+    source = tmp_path / "t.ifr"
+    source.write_text(A_ROW_OF_A_VALUES_TABLE_IN_A_LIVE_TABLE, encoding="utf-8")
+    model = ifr.load(source)
+    assert model.table("by_lat").data[1].tolist() == [139.0, 1424.0]   # 2 * 69.5, 2 * 712
+    book = tmp_path / "t.xlsx"
+    model.export(book)
+    lat = _where(book, cell_names(model)[model.cell_id("lat")])
+    workbook = load_workbook(book)
+    sheet = workbook["by_lat"]
+    header = next(r for r in range(1, 10) if sheet.cell(r, 1).value == "lat [token]")
+    cells = [("by_lat", f"B{header + i}") for i in (1, 2)]
+    workbook[lat[0]][lat[1]].value = 2
+    edited = tmp_path / "edited.xlsx"
+    workbook.save(edited)
+    untouched, stale = recalculate_many([book, edited], tmp_path / "out")
+    assert [read_values(untouched)[c] for c in cells] == [139, 1424]
+    assert [read_values(stale)[c] for c in cells] == ["#N/A", "#N/A"]
