@@ -458,7 +458,10 @@ class Oracle:
                 case.find("disagree", f"{where} r_squared", f"{record['r_squared']!r}, the rows' residuals give {r2!r}")
 
     def explained_fit(self, case: Case, name: str, record: dict, out: str) -> None:
-        """`ifr explain`'s data and R² lines against the JSON's fit record."""
+        """`ifr explain`'s data and R² lines against the JSON's fit record (none where explain
+        refuses the file: an error found before anything runs, which `ifr run` reports too)."""
+        if not out.strip():
+            return
         rows = re.search(r"^  data: +(\d+) rows", out, re.M)
         r2 = re.search(r"^  R²: +(\S+)", out, re.M)
         if rows is None or int(rows.group(1)) != record["rows"]:
