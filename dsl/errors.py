@@ -8,7 +8,7 @@ line reports in one line (exit 3), never as a traceback.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ifr.records import dataclass, field
 
 
 @dataclass(slots=True, unsafe_hash=True)

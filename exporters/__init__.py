@@ -8,10 +8,10 @@ here and its tests.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from pathlib import Path
 
 from ifr.errors import IfrError
+from ifr.records import dataclass
 from ifr.semantics.units import with_model_units
 
 

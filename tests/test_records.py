@@ -100,11 +100,62 @@ SHAPES = {
         class C:
             a: int = 1
     """,
-    # handed to the standard library
     "frozen": """
         @dataclass(frozen=True, slots=True)
         class C:
             a: int
+    """,
+    "frozen, no slots, a default factory": """
+        @dataclass(frozen=True)
+        class C:
+            a: int
+            b: tuple = (1, 2)
+            c: list = field(default_factory=list, hash=False)
+    """,
+    "frozen, inherited": """
+        @dataclass(frozen=True)
+        class Base:
+            a: int
+
+        @dataclass(frozen=True)
+        class C(Base):
+            b: int = 2
+            c: int = field(default=3, compare=False)
+    """,
+    "frozen, no eq": """
+        @dataclass(frozen=True, eq=False)
+        class C:
+            a: int
+    """,
+    "unsafe hash, slots": """
+        @dataclass(slots=True, unsafe_hash=True)
+        class C:
+            a: int
+            b: str = "x"
+    """,
+    "frozen, its own hash": """
+        @dataclass(frozen=True)
+        class C:
+            a: int
+
+            def __hash__(self):
+                return 7
+    """,
+    "a field with one underscore": """
+        @dataclass
+        class C:
+            a: int = 0
+            _b: dict = field(default_factory=dict, repr=False)
+    """,
+    # handed to the standard library
+    "frozen from not frozen": """
+        @dataclass
+        class Base:
+            a: int
+
+        @dataclass(frozen=True)
+        class C(Base):
+            b: int = 2
     """,
     "a keyword-only field, inherited": """
         @dataclass(eq=False, slots=True)
@@ -141,6 +192,9 @@ ARGS = {"plain": (1,), "no fields": (), "slots, no eq": ((1, 2), 2.5), "slots an
         "a docstring, a method, a post-init": (4,), "its own repr and eq": (1,), "its own hash": (1,),
         "an overridden field, a field not compared": (1,), "a subclass without slots of one with": (1,),
         "no match args, no init": (), "frozen": (1,), "kw_only": (), "a class variable": (1,),
+        "frozen, no slots, a default factory": (1,), "frozen, inherited": (1,), "frozen, no eq": (1,),
+        "unsafe hash, slots": (1,), "frozen, its own hash": (1,), "a field with one underscore": (),
+        "frozen from not frozen": (1,),
         "a keyword-only field, inherited": ((1, 2), "t", 2.5), "a field named other": (1, 2)}
 
 
@@ -177,14 +231,17 @@ def _described(cls, args):
         "init annotations": cls.__init__.__annotations__ if "__init__" in cls.__dict__ else None,
     }
     if found["hash"] is False:
-        found["hashed"] = hash(one) == hash(two)
+        found["hashed"] = (hash(one) == hash(two), "by identity" if cls.__hash__ is object.__hash__ else hash(one))
+    name = next(iter(cls.__dataclass_fields__), "a")
+    found["set"] = _attempt(lambda: setattr(one, name, 5) or getattr(one, name))
+    found["del"] = _attempt(lambda: delattr(two, name) or hasattr(two, name))
     return found
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_the_same_class_as_the_standard_librarys(shape):
-    ours = _described(_make(shape, records.dataclass, "records_ours"), ARGS[shape])
-    theirs = _described(_make(shape, dataclasses.dataclass, "records_theirs"), ARGS[shape])
+    ours = _attempt(lambda: _described(_make(shape, records.dataclass, "records_ours"), ARGS[shape]))
+    theirs = _attempt(lambda: _described(_make(shape, dataclasses.dataclass, "records_theirs"), ARGS[shape]))
     assert ours == theirs
 
 
@@ -207,7 +264,7 @@ def test_the_classes_of_a_run_are_made_here():
                 and "__dataclass_fields__" in c.__dict__]
         stub = records._init_stub([]).__code__
         assert made and all(c.__init__.__code__ is stub or c.__init__.__code__.co_filename.startswith("<dataclass ")
-                            for c in made if not c.__dataclass_params__.frozen)
+                            for c in made)
 
 
 def test_methods_are_compiled_at_their_first_call():
@@ -216,3 +273,9 @@ def test_methods_are_compiled_at_their_first_call():
     one = cls(1)
     assert cls.__init__.__code__.co_filename == "<dataclass C>"
     assert (repr(one), one == cls(1), one == cls(1, 3)) == ("C(a=1, b=2)", True, False)
+
+
+@pytest.mark.parametrize("shape", ["frozen", "frozen, inherited", "unsafe hash, slots", "a field with one underscore"])
+def test_frozen_and_hashed_classes_are_made_here(shape):
+    cls = _make(shape, records.dataclass, "records_frozen")
+    assert cls.__init__.__code__ is records._init_stub([]).__code__   # not the standard library's

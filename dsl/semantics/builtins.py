@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ifr.errors import IfrError
+from ifr.records import dataclass
 from ifr.semantics.units import DIMENSIONLESS, Dim
 
 

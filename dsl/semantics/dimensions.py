@@ -5,9 +5,8 @@ catches `kv - kv + t`: sympy would fold it to `t` and hide the mismatch.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ifr.errors import IfrError
+from ifr.records import dataclass
 from ifr.semantics import builtins, ir
 from ifr.semantics.graph import Graph
 from ifr.semantics.lists import check_alike, check_dimensions
