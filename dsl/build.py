@@ -3,8 +3,9 @@
     python -m ifr.build            # rewrite the files below
     python -m ifr.build --check    # exit 1 if one is out of date (what the tests ask)
 
-- ``parser_tables.json``: the parser's tables, built from ``grammar.lark`` (run
-  this after changing the grammar);
+- ``parser_tables.py``: the parser's tables, built from ``grammar.lark``, and
+  its lexer's patterns compiled for this Python's regular-expression engine
+  (run this after changing the grammar, or lark);
 - ``unit_table.json``: pint's answer (factor to SI, dimension) for every unit
   spelling the standard library and the bundled models use, and
   the usual prefixed units of the field (run it after changing ``units.txt``

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from lark import Lark
 
 from ifr.syntax import parser
@@ -30,7 +31,7 @@ def test_the_shipped_files_are_current(tmp_path):
 def test_the_shipped_parser_is_the_grammars():
     shipped, _, _ = parser._parser()
     assert parser.shipped_tables(parser.GRAMMAR.read_text(encoding="utf-8")) is not None, \
-        "parser_tables.json was not built from grammar.lark: run `python -m ifr.build`"
+        "parser_tables.py was not built from grammar.lark: run `python -m ifr.build`"
     built = Lark(parser.GRAMMAR.read_text(encoding="utf-8"), **parser._OPTIONS, postlex=parser._Brackets(),
                  lexer_callbacks={"COMMENT": [].append})
 
@@ -51,6 +52,34 @@ def test_the_shipped_parser_is_the_grammars():
             continue
         text += "" if text.endswith("\n") else "\n"
         assert outcome(shipped, text) == outcome(built, text), path
+
+
+def test_the_shipped_lexer_patterns_are_what_re_compiles():
+    """Each pattern the lexer compiles is made from the code shipped for it, and that code
+    is what `re` compiles the pattern to on this Python (or, on another, not used)."""
+    import re
+    from re import _compiler
+    from re import _parser as sre_parse
+
+    from ifr.syntax import parser_tables
+    if parser_tables.ENGINE != parser._engine():
+        pytest.skip("the patterns were compiled for another Python's engine: it compiles them itself")
+    shipped, _, _ = parser._parser()
+    assert all(isinstance(lexer.re, parser._Patterns) for lexer in parser._lexers(shipped))
+    built = parser.lexer_patterns(Lark(parser.GRAMMAR.read_text(encoding="utf-8"), **parser._OPTIONS))
+    assert built.keys() == parser_tables.PATTERNS.keys()
+    for (pattern, flags), (_, code, *_) in parser_tables.PATTERNS.items():
+        assert code == list(_compiler._code(sre_parse.parse(pattern, flags), flags)), pattern
+        made, compiled = parser._Patterns(parser_tables.PATTERNS).compile(pattern, flags), re.compile(pattern, flags)
+        assert (made.pattern, made.flags, made.groups, made.groupindex) == \
+            (compiled.pattern, compiled.flags, compiled.groups, compiled.groupindex)
+
+
+def test_a_pattern_the_engine_refuses_is_compiled_as_re_does():
+    import re
+    broken = parser._Patterns({("a+", 0): (32, [1, 2, 3], 0, {}, (None,))})   # not code this engine takes
+    assert broken.compile("a+").match("aaa").group(0) == "aaa"
+    assert broken.compile("a+") is broken.compile("a+") and broken.match("b+", "bb").group(0) == re.match("b+", "bb")[0]
 
 
 def test_tables_of_another_grammar_are_not_used():

@@ -77,9 +77,12 @@ _WORD = re.compile(r"\w+")
 
 
 # The parser's tables, built from grammar.lark by `python -m ifr.build` and
-# shipped beside it as JSON (package data, never a pickle): building them
-# from the grammar is most of the cost of a first parse.
-PARSER_TABLES = GRAMMAR.with_name("parser_tables.json")
+# shipped beside it as a module of Python literals (package code, read from
+# its bytecode as fast as any module; never a pickle): building them from the
+# grammar is most of the cost of a first parse.  The module also holds each
+# lexer pattern compiled to the regular-expression engine's code, so that a
+# first parse does not compile the lexer's hundred patterns again (`_Patterns`).
+PARSER_TABLES = GRAMMAR.with_name("parser_tables.py")
 _OPTIONS = dict(parser="lalr", lexer="contextual", start=["start", "value"], propagate_positions=True,
                 maybe_placeholders=True)
 
@@ -98,9 +101,100 @@ def _parser() -> tuple[Lark, _Brackets, list]:
     shipped = shipped_tables(grammar)
     if shipped is not None:
         lark = Lark.__new__(Lark)._load(shipped, **hooks)
+        from ifr.syntax import parser_tables
+        _set_patterns(lark, _Patterns(parser_tables.PATTERNS if parser_tables.ENGINE == _engine() else {}))
     else:  # the grammar changed since `python -m ifr.build`: build its tables (slower, same parser)
         lark = Lark(grammar, **_OPTIONS, **hooks)
     return lark, brackets, comments
+
+
+def _lexers(lark: Lark) -> list:
+    """The contextual lexer's lexers: one per parser state, and the one for any terminal."""
+    contextual = lark.parser.lexer
+    contextual = getattr(contextual, "lexer", contextual)   # behind the postlexer
+    return [*contextual.lexers.values(), contextual.root_lexer]
+
+
+def _set_patterns(lark: Lark, patterns) -> None:
+    """Make every lexer compile its patterns through ``patterns`` (an `re` for lark's lexer)."""
+    lark.lexer_conf.re_module = patterns
+    for lexer in _lexers(lark):
+        lexer.re = patterns
+
+
+def _engine() -> tuple:
+    """What a compiled pattern's code is valid for: this Python's regular-expression engine."""
+    import _sre
+    import sys
+    from re import _constants
+    return (sys.implementation.cache_tag, _constants.MAGIC, _sre.CODESIZE, _sre.MAXGROUPS)
+
+
+class _Patterns:
+    """`re` as lark's lexer uses it (`compile`, `match`, `error`), each pattern made from
+    the code `python -m ifr.build` compiled it to (`re._compiler.compile`'s last step) where
+    the shipped table has it for this engine, else compiled as `re` compiles it."""
+
+    error = re.error
+
+    def __init__(self, table: dict):
+        self.table, self.made = table, {}
+
+    def compile(self, pattern, flags=0):
+        found = self.made.get((pattern, flags))
+        if found is None:
+            entry = self.table.get((pattern, flags))
+            if entry is not None:
+                import _sre
+                try:
+                    found = _sre.compile(pattern, *entry)
+                except (RuntimeError, TypeError, ValueError):   # code this engine does not take
+                    found = None
+            if found is None:
+                found = re.compile(pattern, flags)
+            self.made[(pattern, flags)] = found
+        return found
+
+    def match(self, pattern, string, flags=0):
+        return self.compile(pattern, flags).match(string)
+
+
+class _Recorder:
+    """`re` for lark's lexer that notes every pattern compiled through it."""
+
+    error = re.error
+
+    def __init__(self):
+        self.seen: dict = {}
+
+    def compile(self, pattern, flags=0):
+        self.seen[(pattern, flags)] = None
+        return re.compile(pattern, flags)
+
+    def match(self, pattern, string, flags=0):
+        return self.compile(pattern, flags).match(string)
+
+
+def lexer_patterns(lark: Lark) -> dict:
+    """Every pattern the lexers of ``lark`` compile, as the engine's code: (pattern, flags) ->
+    the arguments after the pattern of `_sre.compile`, made as `re._compiler.compile` makes them."""
+    from re import _compiler
+    from re import _parser as sre_parse
+    recorder = _Recorder()
+    _set_patterns(lark, recorder)
+    for lexer in _lexers(lark):
+        lexer._scanner = None
+        lexer.scanner   # noqa: B018 - builds the scanner, compiling its patterns
+    table = {}
+    for pattern, flags in recorder.seen:
+        parsed = sre_parse.parse(pattern, flags)
+        code = _compiler._code(parsed, flags)
+        index = [None] * parsed.state.groups
+        for name, i in parsed.state.groupdict.items():
+            index[i] = name
+        table[(pattern, flags)] = (flags | parsed.state.flags, [int(c) for c in code], parsed.state.groups - 1,
+                                   dict(parsed.state.groupdict), tuple(index))
+    return table
 
 
 def keywords(lark: Lark) -> frozenset[str]:
@@ -121,31 +215,37 @@ def name_rule() -> tuple[str, frozenset[str]]:
 def shipped_tables(grammar: str) -> dict | None:
     """The shipped tables, if they were built from this grammar by this lark."""
     import lark as lark_module
-
-    from ifr.syntax.lark_tables import loads
     try:
-        shipped = loads(PARSER_TABLES.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        from ifr.syntax import parser_tables
+    except (ImportError, SyntaxError):
         return None
-    if shipped.get("grammar") != grammar_digest(grammar) or shipped.get("lark") != lark_module.__version__:
+    if getattr(parser_tables, "GRAMMAR", None) != grammar_digest(grammar) or \
+            getattr(parser_tables, "LARK", None) != lark_module.__version__:
         return None
-    return {"data": shipped["data"], "memo": shipped["memo"]}
+    return {"data": parser_tables.DATA, "memo": parser_tables.MEMO}
 
 
 def parser_tables() -> str:
-    """The parser's tables, built from grammar.lark, as the JSON text shipped in
-    PARSER_TABLES (what `python -m ifr.build` writes)."""
+    """The parser's tables, built from grammar.lark, as the module's text shipped in
+    PARSER_TABLES (what `python -m ifr.build` writes): Python literals only."""
     import lark as lark_module
     from lark.grammar import Rule
     from lark.lexer import TerminalDef
-
-    from ifr.syntax.lark_tables import dumps
     grammar = GRAMMAR.read_text(encoding="utf-8")
     lark = Lark(grammar, **_OPTIONS)
     data, memo = lark.memo_serialize([TerminalDef, Rule])
     data["options"] = {k: v for k, v in data["options"].items() if k in _OPTIONS or k not in _RUN_TIME_OPTIONS}
-    return dumps({"grammar": grammar_digest(grammar), "lark": lark_module.__version__, "data": data,
-                  "memo": memo}) + "\n"
+    parts = [
+        '"""The parser\'s tables and its lexer\'s compiled patterns: written by `python -m ifr.build`\n'
+        'from grammar.lark (do not edit; see ifr.syntax.parser)."""',
+        f"GRAMMAR = {grammar_digest(grammar)!r}",
+        f"LARK = {lark_module.__version__!r}",
+        f"ENGINE = {_engine()!r}",
+        f"DATA = {data!r}",
+        f"MEMO = {memo!r}",
+        f"PATTERNS = {lexer_patterns(lark)!r}",
+    ]
+    return "\n".join(parts) + "\n"
 
 
 # Options given when the tables are loaded, not stored with them.
