@@ -192,18 +192,19 @@ class Sides:
         for every other answer (several crossings, none, a stretch) `search`,
         which also tells why."""
         values, tried = [], points(bracket, self.scale)
-        for x in tried:
+        f, env, isfinite, append = self.f, self.env, math.isfinite, values.append
+        for x in tried:   # (the loop of a first run's solve: `_plain` inlined)
             try:
-                _, a, b = self.f(x, self.env)
+                _, a, b = f(x, env)
             except FAILURES:
-                values.append(math.nan)
+                append(math.nan)
                 continue
-            if not _plain(a, b):
+            if (type(a) is not float and type(a) is not int) or (type(b) is not float and type(b) is not int):
                 return None
             v = a - b
-            if math.isfinite(v) and abs(v) <= 1e-12 * (abs(a) + abs(b)):
+            if isfinite(v) and abs(v) <= 1e-12 * (abs(a) + abs(b)):
                 return None
-            values.append(v)
+            append(v)
         changes = [i for i in range(len(values) - 1) if math.isfinite(values[i]) and math.isfinite(values[i + 1])
                    and (values[i] < 0) != (values[i + 1] < 0)]
         if len(changes) != 1:

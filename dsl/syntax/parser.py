@@ -235,6 +235,10 @@ def parser_tables() -> str:
     lark = Lark(grammar, **_OPTIONS)
     data, memo = lark.memo_serialize([TerminalDef, Rule])
     data["options"] = {k: v for k, v in data["options"].items() if k in _OPTIONS or k not in _RUN_TIME_OPTIONS}
+    # the patterns of the lexers a run makes: from these tables, with the run's postlexer (which
+    # adds the terminals it always accepts to every state's lexer)
+    loaded = Lark.__new__(Lark)._load({"data": data, "memo": memo}, postlex=_Brackets(),
+                                      lexer_callbacks={"COMMENT": [].append})
     parts = [
         '"""The parser\'s tables and its lexer\'s compiled patterns: written by `python -m ifr.build`\n'
         'from grammar.lark (do not edit; see ifr.syntax.parser)."""',
@@ -243,7 +247,7 @@ def parser_tables() -> str:
         f"ENGINE = {_engine()!r}",
         f"DATA = {data!r}",
         f"MEMO = {memo!r}",
-        f"PATTERNS = {lexer_patterns(lark)!r}",
+        f"PATTERNS = {lexer_patterns(loaded)!r}",
     ]
     return "\n".join(parts) + "\n"
 
