@@ -103,8 +103,9 @@ def _bound(node: ir.Node, values: dict, cell_bound) -> tuple[float, float]:
         v = _number(compile_node(node)(values, {}))
         if node.name == "abs":
             return v, parts[0][1]
-        # the chosen argument's error, or a close rival's: one that rounding could make the choice
-        return v, max(pe for pv, pe in parts if abs(pv - v) <= 2 * pe or pv == v)
+        # the chosen argument's error, or a rival's that rounding could make the choice
+        chosen = max(pe for pv, pe in parts if pv == v)
+        return v, max(pe for pv, pe in parts if abs(pv - v) <= pe + chosen)
     if kind not in _EVALUATED:
         raise Unknown
     # Anything else: its value, to the bound of the cells it reads.
