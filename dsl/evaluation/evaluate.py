@@ -76,7 +76,7 @@ def compile_node(node: ir.Node) -> Fn:
             return lambda env, var: var[name]
         case ir.Bin(op=op):
             if op == "+" or op == "-":
-                terms = _terms(node)
+                terms = signed_terms(node)
                 if len(terms) > 2:
                     return _compile_sum(terms)
             a, b = compile_node(node.left), compile_node(node.right)
@@ -175,7 +175,7 @@ def _not_available_value(cell, error: IfrError) -> NotAvailableValue:
 NOT_AVAILABLE_HINT = "the value is written `na`: give it a number to compute the cells that read it"
 
 
-def _terms(node: ir.Node) -> list[tuple[int, ir.Node]]:
+def signed_terms(node: ir.Node) -> list[tuple[int, ir.Node]]:
     """The signed terms of a sum (`a - (b + c)`: +a, -b, -c), in order."""
     terms, stack = [], [(1, node)]
     while stack:      # a long sum is a deep left-leaning tree: flattened without recursion

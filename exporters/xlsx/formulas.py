@@ -27,6 +27,7 @@ from ifr.exporters.excel import loop_ir
 from ifr.exporters.excel.branches_ir import closed_form_in_branches, workbook_value
 from ifr.exporters.excel.ir_formula import IrPrinter, NotPrintable, printable
 from ifr.exporters.excel.numbers import NotExcel, exact
+from ifr.exporters.excel.rounding import TOLERABLE, relative_error_bound
 from ifr.exporters.excel.tree_ir import tree_ir
 from ifr.exporters.xlsx.live import NotLive, symbol
 from ifr.exporters.xlsx.stretch import region_has_room
@@ -418,8 +419,13 @@ class FormulaBuilder:
         if cell.fit is not None:
             raise NotLive(f"fitted by ifr to the measured rows of `{cell.fit.table.name}` ({cell.fit.table.file}) "
                           "by least squares; a value, not a formula.")
+        lost = self._rounding_bounds.get(cid)
+        if lost is not None and lost > TOLERABLE:
+            raise NotLive(f"computed by ifr: the terms of its formula nearly cancel, and a spreadsheet's "
+                          f"rounding (in the shown units, in its own order) could move the result by "
+                          f"{lost:.0e} of it; a value, not a formula. Run ifr again after changing inputs.")
         if cell.kind == "solve":
-            plain = self._remembered(("closed form as IR", cid), lambda: self._closed_form_ir(cid))
+            plain = self._remembered(("closed form as IR", cid), lambda c=cid: self._closed_form_ir(c))
             if plain is not None:   # printed from the IR: no sympy to import
                 kind = IrFormula
                 if cid in self._branches_ir:
@@ -445,6 +451,28 @@ class FormulaBuilder:
             if found is not None:
                 return found
         return self.sympy_cell(cid, inline_only)
+
+    @cached_property
+    def _rounding_bounds(self) -> dict[str, float]:
+        """Each formula's (and closed-form solve's) bound on the rounding of its value,
+        relative (`relative_error_bound`), in evaluation order; a cell past TOLERABLE is
+        written as ifr's value, so the cells that read it start from that value."""
+        values, bounds, read = self.model.values, {}, {}
+        for cid in self.model.graph.order:
+            cell = self.cells.get(cid)
+            if cell is None or cell.fit is not None or cid in self.model.errors or cid in self._uncertain:
+                continue
+            if cell.kind == "formula":
+                node = cell.expr
+            elif cell.kind == "solve":
+                node = self._remembered(("closed form as IR", cid), lambda c=cid: self._closed_form_ir(c))
+            else:
+                continue
+            found = None if node is None else relative_error_bound(node, values, lambda c: read.get(c, 0.0))
+            if found is not None:
+                bounds[cid] = found
+                read[cid] = 0.0 if found > TOLERABLE else found
+        return bounds
 
     def _from_not_available(self, failed) -> bool:
         """Whether an error is only that a cell reads a value written `na` of a known dimension."""

@@ -1,0 +1,119 @@
+"""How far rounding can move a formula's value: the digits a cancellation leaves.
+
+A spreadsheet computes a formula in the cell's display unit, in its own order,
+rounding at every step; ifr computes it in base SI units.  Where the terms of a
+sum nearly cancel (`rate + cap + decode` with `rate = cap - decode`, or a closed
+form whose products are a million times its value) each side's rounding is a
+large part of what is left, and the two numbers differ in their ninth digit or
+sooner, however carefully either adds.  `relative_error_bound` is a first-order
+bound on that: every operation may round by one unit in the last place (a whole
+number a double holds, exactly), and a cell read gives the bound of its own formula.
+
+Nodes this module does not follow (a comprehension, an if, a function other than
+max, min and abs) count as computed to the bound of the cells they read.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from ifr.errors import IfrError
+from ifr.evaluation.evaluate import compile_node, signed_terms
+from ifr.semantics import ir
+
+# One rounding of a double, and a margin for the unit factors a workbook's formula
+# multiplies in (each one more rounding).
+UNIT_ROUNDOFF = 2.0 ** -52
+# Past this a workbook's number may differ from ifr's beyond the 1e-9 both are compared to.
+TOLERABLE = 1e-10
+
+# Whole numbers below this a double holds exactly, and adds and multiplies exactly.
+_EXACT_WHOLE = 2.0 ** 53
+_LIPSCHITZ_FUNCS = frozenset({"max", "min", "abs"})
+# The kinds whose value a closure of the cells' values gives (no scenario, table or sample).
+_EVALUATED = (ir.Reduce, ir.If, ir.Func, ir.Cmp, ir.Logic, ir.Not)
+
+
+class Unknown(Exception):
+    """A part whose value or error this module cannot say."""
+
+
+def relative_error_bound(node: ir.Node, values: dict, cell_bound: Callable[[str], float]) -> float | None:
+    """A bound on |computed - exact| / |value| for ``node`` over ``values`` (base-SI
+    floats by cell id), where ``cell_bound(cid)`` is a read cell's own bound; None
+    where a value is not a finite number (an array, a truth value, an error)."""
+    try:
+        value, error = _bound(node, values, cell_bound)
+    # IfrError: a part that is no number here (a branch written `na`, a budget spent)
+    except (Unknown, IfrError, ArithmeticError, KeyError, TypeError, ValueError, RecursionError):
+        return None
+    if value == 0 or not math.isfinite(value) or not math.isfinite(error):
+        return None
+    return error / abs(value)
+
+
+def _number(x) -> float:
+    if type(x) is bool or not isinstance(x, (int, float)) or not math.isfinite(x):
+        raise Unknown
+    return float(x)
+
+
+def _rounded(v: float) -> float:
+    """The rounding of a result: none for a whole number a double holds exactly."""
+    return 0.0 if v.is_integer() and abs(v) < _EXACT_WHOLE else UNIT_ROUNDOFF * abs(v)
+
+
+def _bound(node: ir.Node, values: dict, cell_bound) -> tuple[float, float]:
+    """(value, absolute error bound) of ``node``; 0 for a value computed exactly."""
+    kind = type(node)
+    if kind is ir.Const:
+        v = _number(node.value)
+        return v, _rounded(v)
+    if kind is ir.Ref:
+        v = _number(values[node.cell])
+        return v, _rounded(v) + cell_bound(node.cell) * abs(v)
+    if kind is ir.Neg:
+        v, e = _bound(node.operand, values, cell_bound)
+        return -v, e
+    if kind is ir.Bin:
+        if node.op in ("+", "-"):
+            terms = signed_terms(node)
+            parts = [_bound(n, values, cell_bound) for _, n in terms]
+            v = math.fsum(sign * pv for (sign, _), (pv, _) in zip(terms, parts))
+            # an inexact term is also rounded to the display unit's scale in the workbook
+            e = sum(pe + (UNIT_ROUNDOFF * abs(pv) if pe else 0.0) for pv, pe in parts)
+            return v, e + (_rounded(v) if e or not _exact_sum(parts) else 0.0)
+        a, ea = _bound(node.left, values, cell_bound)
+        b, eb = _bound(node.right, values, cell_bound)
+        if node.op == "*":
+            v = a * b
+            e = abs(b) * ea + abs(a) * eb
+        elif node.op == "/":
+            v = a / b
+            e = (ea + abs(v) * eb) / abs(b)
+        elif node.op == "^" and a > 0:
+            v = _number(a ** b)
+            # d(a^b) = a^b (b da/a + ln a db)
+            e = abs(v) * (abs(b) * ea / a + abs(math.log(a)) * eb)
+        else:
+            raise Unknown
+        return v, e + _rounded(_number(v))
+    if kind is ir.Func and node.name in _LIPSCHITZ_FUNCS and node.args:
+        parts = [_bound(a, values, cell_bound) for a in node.args]
+        v = _number(compile_node(node)(values, {}))
+        if node.name == "abs":
+            return v, parts[0][1]
+        # the chosen argument's error, or a rival's that rounding could make the choice
+        chosen = max(pe for pv, pe in parts if pv == v)
+        return v, max(pe for pv, pe in parts if abs(pv - v) <= pe + chosen)
+    if kind not in _EVALUATED:
+        raise Unknown
+    # Anything else: its value, to the bound of the cells it reads.
+    v = _number(compile_node(node)(values, {}))
+    read = [cell_bound(c) for c in ir.refs(node)]
+    return v, (UNIT_ROUNDOFF * 4 + max(read, default=0.0)) * abs(v)
+
+
+def _exact_sum(parts: list[tuple[float, float]]) -> bool:
+    """Whether whole terms held exactly add to a whole number held exactly."""
+    return all(pv.is_integer() for pv, _ in parts) and sum(abs(pv) for pv, _ in parts) < _EXACT_WHOLE

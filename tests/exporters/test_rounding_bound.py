@@ -1,0 +1,52 @@
+"""The bound on a formula's rounding (exporters/excel/rounding.py) over a few hand-worked cases."""
+from __future__ import annotations
+
+import pytest
+
+import ifr
+from ifr.exporters.excel.rounding import TOLERABLE, UNIT_ROUNDOFF, relative_error_bound
+
+SOURCE = """\
+a = 960e6 token
+b = 960e6 token
+c = 37.8 token
+exact_whole = a + 1000 * b - b
+kept = a + c - b
+cap = 59.5e-3 us
+decode = 0.58 hour
+rate = cap - decode
+lat = rate + cap + decode
+smallest = min(cap, rate + cap + decode + 1 s)
+"""
+
+
+@pytest.fixture(scope="module")
+def bound(tmp_path_factory):
+    path = tmp_path_factory.mktemp("rounding") / "main.ifr"
+    path.write_text(SOURCE, encoding="utf-8")
+    model = ifr.load(path)
+
+    def of(name: str) -> float | None:
+        return relative_error_bound(model.graph.cells[model.cell_id(name)].expr, model.values, lambda c: 0.0)
+    return of
+
+
+def test_whole_numbers_a_double_holds_add_exactly(bound):
+    assert bound("exact_whole") == 0
+
+
+def test_a_sum_whose_whole_terms_cancel_keeps_its_one_rounded_term(bound):
+    # c's rounding, c rounded to the shown unit, the result's: three units in the last place
+    assert bound("kept") == pytest.approx(3 * UNIT_ROUNDOFF)
+
+
+def test_a_rounded_cell_that_cancels_loses_its_last_place_relative_to_what_is_left(bound):
+    rate = -2088 + 59.5e-9
+    assert bound("rate") < 4 * UNIT_ROUNDOFF
+    # rate's rounding alone is a unit in the last place of 2088 s, over 119 ns
+    assert bound("lat") >= UNIT_ROUNDOFF * abs(rate) / 119e-9 > TOLERABLE
+
+
+def test_min_takes_the_error_of_the_argument_it_chooses(bound):
+    # the sum carries a last place of 2088 s (4.5e-13 s, 7.6e-6 of cap); min chooses cap
+    assert bound("smallest") <= 2 * UNIT_ROUNDOFF

@@ -1,0 +1,92 @@
+"""A formula whose terms nearly cancel shows ifr's number in the workbook, guarded.
+
+What is left of such a sum is about as small as each side's rounding: ifr
+computes in base SI units, a spreadsheet in the shown units and its own order,
+and the two differ in the seventh or ninth digit however carefully either adds.
+The workbook then holds ifr's value (#N/A, in red, once an input it reads is
+edited) with a note saying why, instead of a formula showing another number.
+Both engines recalculate the workbooks here.
+"""
+from __future__ import annotations
+
+import math
+
+from openpyxl import load_workbook
+from recalc import read_values, recalculate, recalculate_with_gnumeric
+from workbooks import cell_places
+
+import ifr
+
+# lat = (cap - decode) + cap + decode = 2 cap = 119 ns; `rate` is -2088 s + 59.5 ns, a
+# double whose last place is 4.5e-13 s (3.8e-6 of 119 ns).  The workbook computed it in
+# minutes and showed 119.000138 ns (LibreOffice) and 118.99999993 ns (Gnumeric) where ifr
+# has 119.0000529 ns.  Generated seed 7348.
+ROUNDED_AWAY = """\
+cap = 59.5e-3 us
+decode = 0.58 hour
+rate = cap - decode
+lat = rate + cap + decode   in ns
+"""
+
+# t(14) = 15.6 ms + (8e9 B + 14 * 327680 B) / (4.8e16 B/s) = 15.6 ms + 166.76224 ns, so the
+# solve's answer is 14.  Its closed form, ((target - t0) eff bw - weights) / kv, distributes
+# eff bw over the difference: products of 7.5e14 B that cancel to 4.6e6 B.  LibreOffice
+# showed 14.0000000925511.  Generated seed 7328.
+CANCELLING_CLOSED_FORM = """\
+t0 = 15.6 ms
+eff = 10000
+bw = 4.8 TB/s
+weights = 8 GB
+kv = 320 KiB
+x = 24
+t = t0 + (weights + x * kv) / (eff * bw)   in s
+need = solve x: t = 15.60016676224 ms
+"""
+
+
+def _engines(exported, tmp_path) -> dict:
+    return {"libreoffice": read_values(recalculate(exported, tmp_path / "libreoffice")),
+            "gnumeric": read_values(recalculate_with_gnumeric(exported, tmp_path / "gnumeric"))}
+
+
+def _exported(source: str, tmp_path):
+    path = tmp_path / "main.ifr"
+    path.write_text(source, encoding="utf-8")
+    model = ifr.load(path)
+    exported = tmp_path / "main.xlsx"
+    model.export(exported)
+    return model, exported, cell_places(exported, model)
+
+
+def _shows_ifr_number(model, exported, where, name, tmp_path) -> None:
+    expected = model[name].magnitude
+    for engine, shown in _engines(exported, tmp_path).items():
+        got = shown[where[name]]
+        assert math.isclose(got, expected, rel_tol=1e-12), (engine, got, expected)
+
+
+def test_a_sum_cancelling_a_rounded_cell_shows_ifr_number(tmp_path, soffice):
+    model, exported, where = _exported(ROUNDED_AWAY, tmp_path)
+    # ifr's own value: 119 ns to the last place of -2088 s that `rate` keeps
+    assert abs(model["lat"].magnitude - 119) <= 3.8e-6 * 119
+    _shows_ifr_number(model, exported, where, "lat", tmp_path)
+    sheet, ref = where["lat"]
+    workbook = load_workbook(exported)
+    cell = workbook[sheet][ref]
+    assert "nearly cancel" in cell.comment.text
+    workbook[where["cap"][0]][where["cap"][1]].value = 60e-3   # an edit: the value is stale
+    edited = tmp_path / "edited.xlsx"
+    workbook.save(edited)
+    assert read_values(recalculate(edited, tmp_path / "edited"))[where["lat"]] == "#N/A"
+    # `rate` itself loses nothing: it stays a live formula
+    assert str(workbook[where["rate"][0]][where["rate"][1]].value).startswith("=") \
+        and "IF(AND(" not in workbook[where["rate"][0]][where["rate"][1]].value
+
+
+def test_a_closed_form_whose_products_cancel_shows_ifr_number(tmp_path, soffice):
+    model, exported, where = _exported(CANCELLING_CLOSED_FORM, tmp_path)
+    assert math.isclose(model["need"].magnitude, 14, rel_tol=1e-9)
+    _shows_ifr_number(model, exported, where, "need", tmp_path)
+    # the cell it is solved from keeps its formula
+    workbook = load_workbook(exported)
+    assert "IF(AND(" not in workbook[where["t"][0]][where["t"][1]].value
