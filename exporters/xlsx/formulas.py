@@ -33,6 +33,7 @@ from ifr.exporters.xlsx.live import NotLive, symbol
 from ifr.exporters.xlsx.stretch import region_has_room
 from ifr.semantics import ir
 from ifr.semantics.dimensions import dim_of
+from ifr.semantics.graph import ShapedCellDef
 from ifr.semantics.units import in_force
 from ifr.solving.symbolic import NotSymbolic, from_tree, number, sympy_module, to_sympy
 
@@ -462,13 +463,22 @@ class FormulaBuilder:
             cell = self.cells.get(cid)
             if cell is None or cell.fit is not None or cid in self.model.errors or cid in self._uncertain:
                 continue
-            if cell.kind == "formula":
+            at, bound_of = values, lambda c: read.get(c, 0.0)
+            if cell.kind == "formula" and cell.shaped is not None and ShapedCellDef.expr.held(cell) is None:
+                # a cell made from its line's template: the template's IR, over this line's cells
+                node, real = cell.shaped.template.node, cell.shaped.cells
+                names = {c: real[c.k] if hasattr(c, "k") else c for c in ir.refs(node)}
+                if any(c not in values for c in names.values()):
+                    continue
+                at = {c: values[r] for c, r in names.items()}
+                bound_of = lambda c, names=names: read.get(names[c], 0.0)  # noqa: E731
+            elif cell.kind == "formula":
                 node = cell.expr
             elif cell.kind == "solve":
                 node = self._remembered(("closed form as IR", cid), lambda c=cid: self._closed_form_ir(c))
             else:
                 continue
-            found = None if node is None else relative_error_bound(node, values, lambda c: read.get(c, 0.0))
+            found = None if node is None else relative_error_bound(node, at, bound_of)
             if found is not None:
                 bounds[cid] = found
                 read[cid] = 0.0 if found > TOLERABLE else found

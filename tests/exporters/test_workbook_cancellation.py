@@ -90,3 +90,36 @@ def test_a_closed_form_whose_products_cancel_shows_ifr_number(tmp_path, soffice)
     # the cell it is solved from keeps its formula
     workbook = load_workbook(exported)
     assert "IF(AND(" not in workbook[where["t"][0]][where["t"][1]].value
+
+
+def _shaped_text(lines: int = 700) -> str:
+    """ROUNDED_AWAY written as a script would, line shapes repeated past
+    shapes.MIN_LINES: its cells are made from their shape's template."""
+    out = ["decode = 0.58 hour", "cap0 = 59.5e-3 us"]
+    for i in range(1, lines + 1):
+        out += [f"cap{i} = cap{i - 1} + 1 ps",
+                f"rate{i} = cap{i} - decode",
+                f"lat{i} = rate{i} + cap{i} + decode   in ns"]
+    return "\n".join(out) + "\n"
+
+
+def test_cells_made_from_a_template_are_bounded_without_their_ir(tmp_path, soffice):
+    from ifr.semantics.graph import ShapedCellDef
+    from ifr.syntax import shapes
+    source = _shaped_text()
+    assert source.count("\n") >= shapes.MIN_LINES
+    model, exported, where = _exported(source, tmp_path)
+    cells = model.analysis.graph.cells
+    lats = [c for c in cells.values() if c.name.startswith("lat")]
+    assert sum(type(c) is ShapedCellDef for c in lats) > 600     # read by shape
+    # the bound read the template: no lat cell's IR was made for it
+    assert sum(ShapedCellDef.expr.held(c) is not None for c in lats if type(c) is ShapedCellDef) < 0.05 * len(lats)
+    workbook = load_workbook(exported)
+    for name in ("lat1", "lat350", "lat700"):
+        sheet, ref = where[name]
+        assert "nearly cancel" in workbook[sheet][ref].comment.text, name
+        sheet, ref = where[name.replace("lat", "rate")]
+        assert "IF(AND(" not in workbook[sheet][ref].value
+    shown = read_values(recalculate(exported, tmp_path / "libreoffice"))
+    for name in ("lat1", "lat350", "lat700"):
+        assert math.isclose(shown[where[name]], model[name].magnitude, rel_tol=1e-12), name
