@@ -402,7 +402,7 @@ class FormulaBuilder:
         failed = self.model.errors.get(cid)
         # Never a live formula that could show a number ifr does not have; but one computed from a
         # value written `na` is live: it shows #N/A, as NA() spreads, until a number is typed there.
-        if failed is not None and not self._from_not_available(failed):
+        if failed is not None and not self.from_not_available(failed):
             raise NotLive(f"Why: {failed.message}. Run ifr again after changing its inputs.")
         cell = self.cells[cid]
         if cid in self._uncertain and getattr(self.model.values.get(cid), "ndim", 0):
@@ -484,7 +484,7 @@ class FormulaBuilder:
                 read[cid] = 0.0 if found > TOLERABLE else found
         return bounds
 
-    def _from_not_available(self, failed) -> bool:
+    def from_not_available(self, failed) -> bool:
         """Whether an error is only that a cell reads a value written `na` of a known dimension."""
         cause = failed.cause
         return cause is not None and self.model.written_na(cause) and self.model.dims.get(cause) is not None

@@ -146,6 +146,11 @@ class ScenariosSheet(Sheet):
         Model sheet's formula reading the scenario's own helper rows; raises NotLive
         where it would not show the scenario's value of a solve (`check_root`)."""
         builder = self.w.builder
+        failed = self.w.model.scenario(name).errors.get(cid)
+        # as on the Model sheet: never a live formula showing a number ifr does not have here
+        if failed is not None and not builder.from_not_available(failed):
+            kind = "search" if name in self.w.model.graph.searches else "scenario"
+            raise NotLive(f"Why, in {kind} {name}: {failed.message}. Run ifr again after changing its inputs.")
         try:
             found = builder.cell(cid, inline_only=True)
         except NotLive:

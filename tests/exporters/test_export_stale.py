@@ -153,3 +153,38 @@ def test_a_live_table_reading_a_values_table_row_shows_ifrs_value_guarded(soffic
     untouched, stale = recalculate_many([book, edited], tmp_path / "out")
     assert [read_values(untouched)[c] for c in cells] == [139, 1424]
     assert [read_values(stale)[c] for c in cells] == ["#N/A", "#N/A"]
+
+
+# In scenario `broken`, `link` is `bad * 2` and `bad` has no solution: ifr has no value of
+# `even` there.  The closed form of `even` is 137.7 ms whatever `link` is, so a live formula
+# would show 137.7 where ifr has none.  Generated seed 7356.
+NO_VALUE_IN_A_SCENARIO = """\
+ttft = 91.8 ms
+link = 7.51 GB/s
+bad = solve link on 1 GB/s..2 GB/s: link = 5 GB/s
+even = solve ttft: ttft * link + 1 MB = 137.7 ms * link + 1 MB
+scenario broken: link = bad * 2
+scenario faster: link = 2 * 7.51 GB/s
+"""
+
+
+def test_a_scenario_cell_ifr_has_no_value_for_shows_not_available_with_why(soffice, tmp_path):
+    from ifr.exporters.xlsx.layout import SCENARIOS_FIRST_COLUMN, scenario_layout
+    from ifr.readers.xlsx import coordinate
+    path = tmp_path / "main.ifr"
+    path.write_text(NO_VALUE_IN_A_SCENARIO, encoding="utf-8")
+    model = ifr.load(path)
+    even = model.cell_id("even")
+    assert even in model.scenario("broken").errors and even not in model.scenario("faster").errors
+    book = tmp_path / "main.xlsx"
+    model.export(book)
+    _, position = scenario_layout(model)
+    broken, faster = (coordinate(position[even] + 1, SCENARIOS_FIRST_COLUMN + k + 1) for k in (0, 1))
+    workbook = load_workbook(book)
+    note = workbook["Scenarios"][broken].comment
+    assert note is not None and "Why, in scenario broken: depends on `link`" in note.text
+    shown = read_values(recalculate_many([book], tmp_path / "recalculated")[0])
+    assert shown[("Scenarios", broken)] == "#N/A"
+    # where ifr has a value the column stays live: 137.7 ms, as the closed form says
+    assert shown[("Scenarios", faster)] == pytest.approx(137.7, rel=1e-12)
+    assert str(workbook["Scenarios"][faster].value).startswith("=")
