@@ -20,7 +20,9 @@ does the same with ordinary formulas:
 
 At most 125 rows a solve, whatever its range. Several roots (ifr asks for a
 bracket) and none (no root), in either scan, are #N/A, visibly not a number;
-two roots between neighbouring coarse points cancel out and go unseen. Where, for the values ifr has, these rows would not give ifr's
+two roots between neighbouring coarse points cancel out and go unseen. A side that
+jumps as the unknown moves puts such a pair beside every root near its jump, so
+its solve has no rows: it is ifr's value with a note (`_jump`). Where, for the values ifr has, these rows would not give ifr's
 root (it sets aside a point where both sides vanish together, or takes a
 root whose sides agree only to float rounding), the cell is ifr's value with
 a note (`NotLive`) instead.
@@ -34,6 +36,7 @@ import numpy as np
 
 from ifr.exporters.xlsx.live import NotLive, symbol
 from ifr.exporters.xlsx.sheet import merged_text
+from ifr.semantics import ir
 from ifr.solving.roots import BRACKET_POINTS, DECADES, GRID_POINTS, points
 
 SOLVE_VARIABLE = "__solve_x"
@@ -101,6 +104,12 @@ def ladder(builder, cid: str) -> SolveLadder:
                             for b in cell.bracket)
     except NotLive as exc:
         raise NotLive(f"solved by ifr numerically; {exc}") from None
+    jump = _jump(model, cell)
+    if jump is not None:
+        raise NotLive(f"solved by ifr numerically; a side jumps as `{model.graph.cells[cell.unknown].name}` moves "
+                      f"(at `{jump}`), and beside a jump the workbook's coarse scan can take a root and the jump "
+                      "for one crossing, or miss a root ifr finds: a value, not a formula. Run ifr again after "
+                      "changing inputs.")
     solver = model.solver
     env = model.values
     size = BRACKET_POINTS if bracket is not None else 2 * GRID_POINTS + 1
@@ -111,6 +120,37 @@ def ladder(builder, cid: str) -> SolveLadder:
         raise NotLive(f"solved by ifr numerically; {why}: a value, not a formula. Run ifr again after changing "
                       "inputs.")
     return found
+
+
+# The functions whose value jumps as their argument moves.
+_JUMPING = frozenset({"ceil", "floor", "round", "mod"})
+# The comprehensions whose value jumps as their body moves.
+_CHOOSING = frozenset({"argmax", "argmin", "first"})
+
+
+def _jump(model, cell) -> str | None:
+    """The text of the first part of a solve's sides (or of a cell they read) whose value
+    jumps as the unknown moves: a condition, a rounding, a choice or a range that reads
+    it; None where both sides are continuous in the unknown, but for a failing domain."""
+    moving = model.affected(cell.unknown) | {cell.unknown}
+    cells, seen, todo = model.graph.cells, set(), [cell.lhs, cell.rhs]
+
+    def moves(node) -> bool:
+        return node is not None and not moving.isdisjoint(ir.refs(node))
+    while todo:
+        for node in ir.walk(todo.pop()):
+            kind = type(node)
+            if kind is ir.If and moves(node.cond) or kind is ir.Func and node.name in _JUMPING and \
+                    any(map(moves, node.args)) or kind in (ir.Cmp, ir.Logic, ir.Not) and moves(node):
+                return node.text
+            if kind is ir.Reduce and (moves(node.cond) or moves(node.lo) or moves(node.hi) or
+                                      node.func in _CHOOSING and moves(node.body)):
+                return node.text
+            if kind is ir.Ref and node.cell in moving and node.cell not in seen and node.cell != cell.unknown:
+                seen.add(node.cell)
+                if cells[node.cell].expr is not None:
+                    todo.append(cells[node.cell].expr)
+    return None
 
 
 def _scale(builder, unknown: str):
