@@ -179,7 +179,7 @@ def search_column(sheet: Sheet, col: int, name: str, position: dict[str, int]) -
     model = sheet.w.model
     search = model.graph.searches[name]
     overrides = winner(model, name, model.values, model.errors)
-    result = model.scenario(name)
+    result = sheet.w.scenario(name)
     affected: set[str] = set()
     for cid in overrides:
         affected |= model.affected(cid)

@@ -82,7 +82,7 @@ class ScenariosSheet(Sheet):
         """A scenario's change against the base column, as a percentage (blank where the base is 0)."""
         from xlsxwriter.utility import xl_col_to_name
         model = self.w.model
-        result = model.scenario(name)
+        result = self.w.scenario(name)
         letter = xl_col_to_name(scenario_col)
         style = self.st("muted", '+0.0%;-0.0%;0%')
         points = self.st("muted", '+0.0" pt";-0.0" pt";0" pt"')
@@ -105,7 +105,7 @@ class ScenariosSheet(Sheet):
             search_column(self, col, name, position)
             return
         scenario = model.graph.scenarios[name]
-        result = model.scenario(name)
+        result = self.w.scenario(name)
         overrides = {cid: node for cid, node, _ in scenario.overrides}
         affected: set[str] = set()
         for cid in overrides:
@@ -146,7 +146,7 @@ class ScenariosSheet(Sheet):
         Model sheet's formula reading the scenario's own helper rows; raises NotLive
         where it would not show the scenario's value of a solve (`check_root`)."""
         builder = self.w.builder
-        failed = self.w.model.scenario(name).errors.get(cid)
+        failed = self.w.scenario(name).errors.get(cid)
         # as on the Model sheet: never a live formula showing a number ifr does not have here
         if failed is not None and not builder.from_not_available(failed):
             kind = "search" if name in self.w.model.graph.searches else "scenario"
@@ -162,7 +162,7 @@ class ScenariosSheet(Sheet):
                 if rows is None:
                     raise
         if self.w.model.graph.cells[cid].kind == "solve":
-            builder.check_root(cid, self.w.model.scenario(name).values, name)
+            builder.check_root(cid, self.w.scenario(name).values, name)
         return found
 
 
@@ -209,12 +209,12 @@ class ComprehensionsSheet(Sheet):
         self.row_columns = []
         row = self.place_table_rows(row)
         for name, (refs, affected) in self._scenario_contexts().items():
-            values = self.w.model.scenario(name).values
+            values = self.w.scenario(name).values
             context = self.w.scenario_refs.setdefault(name, {})
             for block in self.w.builder.helpers:
                 if block.cell not in affected or block.key not in self.w.refs:
                     continue
-                context[block.key], row = self._place_for(block, self.w.model.scenario(name), row, refs,
+                context[block.key], row = self._place_for(block, self.w.scenario(name), row, refs,
                                                           f" (scenario {name})")
             for ladder in self.w.builder.solves:
                 if ladder.cell not in affected:

@@ -136,6 +136,14 @@ class WorkbookWriter:
         self.scenario_refs: dict[str, dict[str, str | NotLive]] = {}
         self.table_row_cells: dict[tuple[str, int, str], str] = {}  # (table, row, cell) -> its helper copy
         self.data_guards: dict[str, list[str]] = {}   # a fitted cell -> tests that its measured rows are unedited
+        self._scenarios: dict[str, object] = {}
+
+    def scenario(self, name: str):
+        """The model under a scenario (or a search's best configuration), made once for the workbook."""
+        found = self._scenarios.get(name)
+        if found is None:
+            found = self._scenarios[name] = self.model.scenario(name)
+        return found
 
     def write(self) -> None:
         # Each kind of sheet is loaded only for a model that has one (numpy with tables and samples).
