@@ -59,10 +59,12 @@ def closed_form_in_branches(candidates: list, flat: list, regions: list, bracket
         region = kept[i] if i < len(kept) else ["bool", True]
         if region == ["bool", False]:   # no room anywhere: the branch never holds
             continue
-        if region != ["bool", True] and not _nowhere_linear(region, unknown):
-            return None
         terms = [tree_ir(t, span) for t in (tree[1:] if tree[0] == "add" else [tree])]
         if any(t is None or not usable(t) for t in terms):
+            return None
+        if all(type(t) is ir.Const for t in terms) and _apart([t.value for t in terms]):
+            continue   # a number that is not 0: the test below is true wherever the branch holds
+        if region != ["bool", True] and not _nowhere_linear(region, unknown):
             return None
         size = at.times(at.sum([at.func("abs", t) for t in terms]), at.number(1e-9))
         apart = at.compare(">", at.func("abs", at.sum(terms)), size)
@@ -81,6 +83,16 @@ def closed_form_in_branches(candidates: list, flat: list, regions: list, bracket
     for (_, x), c in reversed(list(zip(roots, holds))):
         pick = at.choose(c, x, pick)
     return at.choose(one_root, pick, at.not_available())
+
+
+def _apart(numbers: list) -> bool:
+    """Whether a flat branch of numbers is surely not 0 as the formula's test (`apart`, to
+    1e-9 of its terms) finds it in any order of adding: apart by a thousand times that."""
+    try:
+        values = [float(v) for v in numbers]
+    except (TypeError, ValueError):
+        return False
+    return abs(math.fsum(values)) > sum(map(abs, values)) * 1e-6
 
 
 def _nowhere_linear(region: list, unknown: str) -> bool:

@@ -175,3 +175,32 @@ def test_a_region_sympy_must_test_keeps_its_path():
     assert made(["cmp", ">=", q, over_x]) is not None
     assert made(["cmp", ">=", q, ["mul", k, x]]) is None
     assert made(["and", ["cmp", ">=", q, over_x], ["cmp", "<", over_x, q]]) is None
+
+
+# max(x k, 9.52e3 tok) = 203e3 tok: where x k < 9.52e3 tok the equation reads 9.52e3 tok =
+# 203e3 tok, a branch free of x (`flat`) that is the number -193,480 tok over a region
+# linear in x. A number that is not 0 never holds, whatever the region: the closed form is
+# written from its IR, with no sympy to import. By hand: x = target / k = 203e3 / 3.56e3 =
+# 57.02... ms; with k halved (an edit), twice that. Generated seed 0.
+CONSTANT_FLAT = """\
+k      = 3.56e3 token/ms
+x      = 1 ms
+root   = solve x: max(x * k, 9.52e3 tok) = 203e3 tok   in ms
+"""
+
+
+def test_a_flat_branch_that_is_a_number_other_than_0_exports_without_sympy(tmp_path, soffice):
+    source = tmp_path / "constant.ifr"
+    source.write_text(CONSTANT_FLAT, encoding="utf-8")
+    out = tmp_path / "constant.xlsx"
+    load = f"import sys\nimport ifr\nm = ifr.load({str(source)!r})\n"
+    python_run(tmp_path, load + f"m.export({str(out)!r})\n")   # the cache gets the closed form
+    assert python_run(tmp_path, NO_SYMPY + load + f"m.export({str(out)!r})\nprint('exported')\n") == "exported"
+    model = ifr.load(source)
+    places = cell_places(out, model)
+    by_hand = 203e3 / 3.56e3
+    assert model["root"].magnitude == pytest.approx(by_hand, rel=1e-12)
+    halved = edited(out, tmp_path / "halved.xlsx", {places["k"]: 1.78e3})
+    for values, root in zip([read_values(p) for p in recalculate_many([out, halved], tmp_path / "lo")],
+                            (by_hand, 2 * by_hand)):
+        assert values[places["root"]] == pytest.approx(root, rel=1e-12)
