@@ -14,9 +14,10 @@ from pathlib import Path
 
 from ifr.display import factor
 from ifr.evaluation.evaluate import compile_node
+from ifr.exporters.excel import loop_ir
 from ifr.exporters.excel.numbers import NotExcel, exact, number_text
 from ifr.exporters.excel.ties import comparison
-from ifr.exporters.xlsx.formulas import IrExpression, per_unit, unit_size
+from ifr.exporters.xlsx.formulas import INLINE_NODES, IrExpression, first_node, per_unit, unit_size
 from ifr.exporters.xlsx.live import NotLive, symbol
 from ifr.exporters.xlsx.sheet import Sheet, merged_text, setup_print, write_formula, write_number
 from ifr.exporters.xlsx.style import TRUTH_FORMAT, RowHeights, input_format, number_format, text_width
@@ -86,6 +87,10 @@ class ChecksSheet(Sheet):
                 expr = abs(expr)
             return expr if unit_text is None else per_unit(expr, _scale(unit_text))
         printed, refs = self._reading_rows(node)
+        if printed is not None and first_node(printed, ir.Reduce) is not None:
+            # a comprehension of a few values known before any cell is read, in line, as sympy's path writes it
+            inline = loop_ir.unrolled(printed)
+            printed = inline if inline is not None and sum(1 for _ in ir.walk(inline)) <= INLINE_NODES else None
 
         def make():
             if printed is not None and self.w.builder.prints_from_ir(printed):

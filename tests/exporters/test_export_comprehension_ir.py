@@ -50,6 +50,7 @@ nested = max(min(h * a + k * b for h in 1..k) for k in 1..3)     in ms
 skip   = min(k * b for k in 1..6 if k > 2 and k != 4)             in s
 big    = sum(k * a for k in 1..150)                                in ms
 spread = max(k * a + b / k for k in 1..150)                        in ms
+check peak < sum(k * b for k in 1..4)
 """
 COMPREHENSIONS = ("best", "top", "fit", "total", "none", "grid_top", "grid_arg", "tri")
 
@@ -162,3 +163,7 @@ def test_small_ranges_export_without_sympy(tmp_path):
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+    # the check's side, a comprehension, is in line too: (1 + 2 + 3 + 4) b, both sides in ms
+    checks = load_workbook(tmp_path / "inline.xlsx")["Checks"]
+    sides = next([c.value for c in row] for row in checks.iter_rows() if str(row[0].value).startswith("peak <"))
+    assert sides[1:3] == ["=peak", "=10*b"]
