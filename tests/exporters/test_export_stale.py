@@ -26,6 +26,16 @@ def _where(book: Path, name: str) -> tuple[str, str]:
         workbook.close()
 
 
+def _exported(text: str, folder: Path):
+    """The model of ``text`` and its workbook."""
+    source = folder / "t.ifr"
+    source.write_text(text, encoding="utf-8")
+    model = ifr.load(source)
+    book = folder / "t.xlsx"
+    model.export(book)
+    return model, book
+
+
 def test_a_monte_carlo_value_turns_stale_when_its_input_is_edited(soffice, tmp_path):
     model = ifr.load(MODEL)
     names = cell_names(model)
@@ -101,11 +111,7 @@ table grid: vary a over [1, 2], b over [3, 4] show need, odd
 
 
 def test_a_two_way_table_column_turns_stale_though_another_column_cannot_be_computed(soffice, tmp_path):
-    source = tmp_path / "t.ifr"
-    source.write_text(TWO_WAY_WITH_A_BROKEN_COLUMN, encoding="utf-8")
-    model = ifr.load(source)
-    book = tmp_path / "t.xlsx"
-    model.export(book)
+    model, book = _exported(TWO_WAY_WITH_A_BROKEN_COLUMN, tmp_path)
     size = _where(book, cell_names(model)[model.cell_id("size")])
     workbook = load_workbook(book)
     sheet = workbook["grid"]
@@ -136,12 +142,8 @@ table by_lat: vary lat over [69.5 token, 712 token] show twice
 
 
 def test_a_live_table_reading_a_values_table_row_shows_ifrs_value_guarded(soffice, tmp_path):
-    source = tmp_path / "t.ifr"
-    source.write_text(A_ROW_OF_A_VALUES_TABLE_IN_A_LIVE_TABLE, encoding="utf-8")
-    model = ifr.load(source)
+    model, book = _exported(A_ROW_OF_A_VALUES_TABLE_IN_A_LIVE_TABLE, tmp_path)
     assert model.table("by_lat").data[1].tolist() == [139.0, 1424.0]   # 2 * 69.5, 2 * 712
-    book = tmp_path / "t.xlsx"
-    model.export(book)
     lat = _where(book, cell_names(model)[model.cell_id("lat")])
     workbook = load_workbook(book)
     sheet = workbook["by_lat"]
@@ -171,13 +173,9 @@ scenario faster: link = 2 * 7.51 GB/s
 def test_a_scenario_cell_ifr_has_no_value_for_shows_not_available_with_why(soffice, tmp_path):
     from ifr.exporters.xlsx.layout import SCENARIOS_FIRST_COLUMN, scenario_layout
     from ifr.readers.xlsx import coordinate
-    path = tmp_path / "main.ifr"
-    path.write_text(NO_VALUE_IN_A_SCENARIO, encoding="utf-8")
-    model = ifr.load(path)
+    model, book = _exported(NO_VALUE_IN_A_SCENARIO, tmp_path)
     even = model.cell_id("even")
     assert even in model.scenario("broken").errors and even not in model.scenario("faster").errors
-    book = tmp_path / "main.xlsx"
-    model.export(book)
     _, position = scenario_layout(model)
     broken, faster = (coordinate(position[even] + 1, SCENARIOS_FIRST_COLUMN + k + 1) for k in (0, 1))
     workbook = load_workbook(book)
