@@ -82,6 +82,10 @@ def _bound(node: ir.Node, values: dict, cell_bound) -> tuple[float, float]:
             v = math.fsum(sign * pv for (sign, _), (pv, _) in zip(terms, parts))
             # an inexact term is also rounded to the display unit's scale in the workbook
             e = sum(pe + (UNIT_ROUNDOFF * abs(pv) if pe else 0.0) for pv, pe in parts)
+            if not _exact_sum(parts):
+                # a spreadsheet adds in its own order and rounds each partial sum, none larger
+                # than the terms' sum of sizes: 1e10 + 1.35 - 1e10 keeps 1.35 only to 1e10's last place
+                e += (len(parts) - 1) * UNIT_ROUNDOFF * sum(abs(pv) for pv, _ in parts)
             return v, e + (_rounded(v) if e or not _exact_sum(parts) else 0.0)
         a, ea = _bound(node.left, values, cell_bound)
         b, eb = _bound(node.right, values, cell_bound)

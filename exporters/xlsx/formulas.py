@@ -420,11 +420,7 @@ class FormulaBuilder:
         if cell.fit is not None:
             raise NotLive(f"fitted by ifr to the measured rows of `{cell.fit.table.name}` ({cell.fit.table.file}) "
                           "by least squares; a value, not a formula.")
-        lost = self._rounding_bounds.get(cid)
-        if lost is not None and lost > TOLERABLE:
-            raise NotLive(f"computed by ifr: the terms of its formula nearly cancel, and a spreadsheet's "
-                          f"rounding (in the shown units, in its own order) could move the result by "
-                          f"{lost:.0e} of it; a value, not a formula. Run ifr again after changing inputs.")
+        self.not_cancelling(cid, self._rounding_bounds)
         if cell.kind == "solve":
             plain = self._remembered(("closed form as IR", cid), lambda c=cid: self._closed_form_ir(c))
             if plain is not None:   # printed from the IR: no sympy to import
@@ -453,16 +449,31 @@ class FormulaBuilder:
                 return found
         return self.sympy_cell(cid, inline_only)
 
+    @staticmethod
+    def not_cancelling(cid: str, bounds: dict[str, float], where: str = "") -> None:
+        """Raises NotLive where the rounding of a cell's formula (`rounding_bounds`) could
+        move its value past TOLERABLE: a workbook would show other digits than ifr's."""
+        lost = bounds.get(cid)
+        if lost is not None and lost > TOLERABLE:
+            raise NotLive(f"computed by ifr{where}: the terms of its formula nearly cancel, and a spreadsheet's "
+                          f"rounding (in the shown units, in its own order) could move the result by "
+                          f"{lost:.0e} of it; a value, not a formula. Run ifr again after changing inputs.")
+
     @cached_property
     def _rounding_bounds(self) -> dict[str, float]:
-        """Each formula's (and closed-form solve's) bound on the rounding of its value,
-        relative (`relative_error_bound`), in evaluation order; a cell past TOLERABLE is
-        written as ifr's value, so the cells that read it start from that value."""
-        values, bounds, read = self.model.values, {}, {}
+        return self.rounding_bounds(self.model.values, self.model.errors, self.model.overrides)
+
+    def rounding_bounds(self, values: dict, errors, given) -> dict[str, float]:
+        """Each formula's (and closed-form solve's) bound on the rounding of its value
+        for ``values`` (the model's, a scenario's), relative (`relative_error_bound`), in
+        evaluation order (``given``: the cells set from outside the file, whose formula is not
+        theirs); a cell past TOLERABLE is written as ifr's value, so the cells that read it
+        start from that value."""
+        bounds, read = {}, {}
         for cid in self.model.graph.order:
             cell = self.cells.get(cid)
-            if cell is None or cell.fit is not None or cid in self.model.errors or cid in self._uncertain:
-                continue
+            if cell is None or cell.fit is not None or cid in errors or cid in given or cid in self._uncertain:
+                continue     # (a value given from outside the file, `--set` or a scenario's: no formula of its own)
             at, bound_of = values, lambda c: read.get(c, 0.0)
             if cell.kind == "formula" and cell.shaped is not None and ShapedCellDef.expr.held(cell) is None:
                 # a cell made from its line's template: the template's IR, over this line's cells

@@ -147,10 +147,12 @@ class ScenariosSheet(Sheet):
         where it would not show the scenario's value of a solve (`check_root`)."""
         builder = self.w.builder
         failed = self.w.scenario(name).errors.get(cid)
-        # as on the Model sheet: never a live formula showing a number ifr does not have here
+        kind = "search" if name in self.w.model.graph.searches else "scenario"
+        # as on the Model sheet: never a live formula showing a number ifr does not have here, nor
+        # one whose terms nearly cancel for the scenario's values
         if failed is not None and not builder.from_not_available(failed):
-            kind = "search" if name in self.w.model.graph.searches else "scenario"
             raise NotLive(f"Why, in {kind} {name}: {failed.message}. Run ifr again after changing its inputs.")
+        builder.not_cancelling(cid, self.w.scenario_bounds(name), f" for {kind} {name}")
         try:
             found = builder.cell(cid, inline_only=True)
         except NotLive:

@@ -137,6 +137,16 @@ class WorkbookWriter:
         self.table_row_cells: dict[tuple[str, int, str], str] = {}  # (table, row, cell) -> its helper copy
         self.data_guards: dict[str, list[str]] = {}   # a fitted cell -> tests that its measured rows are unedited
         self._scenarios: dict[str, object] = {}
+        self._bounds: dict[str, dict[str, float]] = {}
+
+    def scenario_bounds(self, name: str) -> dict[str, float]:
+        """`FormulaBuilder.rounding_bounds` for a scenario's (or a search's) values, found once."""
+        found = self._bounds.get(name)
+        if found is None:
+            scenario = self.scenario(name)
+            found = self._bounds[name] = self.builder.rounding_bounds(scenario.values, scenario.errors,
+                                                                       scenario.overrides)
+        return found
 
     def scenario(self, name: str):
         """The model under a scenario (or a search's best configuration), made once for the workbook."""
