@@ -277,17 +277,17 @@ class Model:
                 if isinstance(other, dict):
                     after.update(other)
             after.update(later or {})
-            env = self._beneath_env(i, {**merged, **after}, later)
+            env, errors = self._beneath_env(i, {**merged, **after}, later)
             with self.evaluator.active():
                 for cid, node, _span in self.graph.scenarios[layer].overrides:
                     if later is None or cid not in later:   # a value set later wins: its formula is not read
-                        merged[cid] = override_value(node, env)
+                        merged[cid] = override_value(node, env, errors)
         merged.update(later or {})
         return merged
 
     def _beneath_env(self, i: int, overrides: dict, later: dict | None):
-        """The values beneath the scenario of layer ``i`` that its formulas read:
-        evaluated once for the model, and again from them for each what-if of it."""
+        """The values (and errors) beneath the scenario of layer ``i`` that its formulas
+        read: evaluated once for the model, and again from them for each what-if of it."""
         formulas = self.graph.scenarios[self.layers[i]].overrides
         if i not in self._beneath:
             nodes = [node for _cid, node, _span in formulas]
@@ -297,7 +297,7 @@ class Model:
             self._beneath[i] = self.evaluator.run(overrides, only=only, as_given=True)
         env, errors = self._beneath[i]
         if not later:
-            return env
+            return env, errors
         # only the formulas whose cells `later` does not set are read again (_what_ifs)
         reads = set().union(*(ir.refs(node) for cid, node, _span in formulas if cid not in later))
         varied = set(later)
@@ -305,7 +305,7 @@ class Model:
             if isinstance(layer, str):
                 varied |= {cid for cid, _node, _span in self.graph.scenarios[layer].overrides}
         return self.evaluator.run(overrides, only=self.graph.relations.needed_for(varied, reads), base=env,
-                                  base_errors=errors, as_given=True)[0]
+                                  base_errors=errors, as_given=True)
 
     def _search_winner(self, name: str, env: dict, errors: dict) -> dict:
         from ifr.queries.search import winner

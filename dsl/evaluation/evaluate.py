@@ -154,17 +154,35 @@ class NotAvailableValue(float):
         return made
 
 
+class ReadsError(float):
+    """A scenario's value for a cell whose formula reads a cell with an error there
+    (`link = bad * 2`): NaN, which makes the cell depend on that error, as a formula
+    of the file reading it would, not merely a value that is not a number."""
+    __slots__ = ("cell", "errors")
+
+    def __new__(cls, cell: str, errors: dict):
+        made = super().__new__(cls, math.nan)
+        made.cell, made.errors = cell, errors
+        return made
+
+
 def not_available_error(node: ir.NotAvailable) -> IfrError:
     """The cell error of `na "OOM"`: a value the writer says is missing, not a mistake in it."""
     because = f" ({node.reason})" if node.reason else ""
     return IfrError("not-available", f"not available{because}", node.span, hint=NOT_AVAILABLE_HINT)
 
 
-def override_value(expr: ir.Node, env) -> float:
-    """A scenario's value for a cell: `na` is a NotAvailableValue, which makes the cell not available."""
+def override_value(expr: ir.Node, env, errors: dict | None = None) -> float:
+    """A scenario's value for a cell: `na` is a NotAvailableValue, which makes the cell not
+    available; NaN from a cell with an error in ``errors`` (those of ``env``) a ReadsError."""
     if isinstance(expr, ir.NotAvailable):
         return NotAvailableValue(not_available_error(expr), expr.reason)
-    return compile_node(expr)(env, {})
+    value = compile_node(expr)(env, {})
+    if errors and type(value) is float and value != value:
+        bad = next((c for c in sorted(ir.refs(expr)) if c in errors), None)
+        if bad is not None:
+            return ReadsError(bad, errors)
+    return value
 
 
 def _not_available_value(cell, error: IfrError) -> NotAvailableValue:
@@ -935,7 +953,8 @@ class Evaluator:
             elif scenario is None:
                 raise IfrError("invalid", f"scenario `{node.scenario}` has an error", node.span)
             else:
-                overrides = {cid: override_value(expr, env) for cid, expr, _span in scenario.overrides}
+                errors_now = self._errors_now[-1] if self._errors_now else None
+                overrides = {cid: override_value(expr, env, errors_now) for cid, expr, _span in scenario.overrides}
             target, varied = node.cell, overrides.keys()
         else:
             value_of = lambda x: env[x] if isinstance(x, str) else compile_node(x)(env, var)   # noqa: E731
@@ -973,6 +992,10 @@ class Evaluator:
                 if type(value) is NotAvailableValue:
                     errors[cid] = CellError(value.error)
                     env[cid] = value
+                    continue
+                if type(value) is ReadsError:
+                    errors[cid] = self._depends(cid, value.cell, value.errors)
+                    env[cid] = math.nan
                     continue
                 if isinstance(value, float) and not math.isfinite(value):
                     errors[cid] = CellError(_not_finite(graph.cells[cid], value))

@@ -180,7 +180,7 @@ def test_a_scenario_cell_ifr_has_no_value_for_shows_not_available_with_why(soffi
     broken, faster = (coordinate(position[even] + 1, SCENARIOS_FIRST_COLUMN + k + 1) for k in (0, 1))
     workbook = load_workbook(book)
     note = workbook["Scenarios"][broken].comment
-    assert note is not None and "Why, in scenario broken: depends on `link`" in note.text
+    assert note is not None and "Why, in scenario broken: depends on `bad`, which has an error (no-solution)" in note.text
     shown = read_values(recalculate_many([book], tmp_path / "recalculated")[0])
     assert shown[("Scenarios", broken)] == "#N/A"
     # where ifr has a value the column stays live: 137.7 ms, as the closed form says

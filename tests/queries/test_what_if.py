@@ -92,3 +92,23 @@ def test_a_two_way_row_in_a_formula_and_a_check(tmp_path):
     assert e.code == "unit-mismatch"
     e = error(tmp_path, TWO_WAY + "table twice: vary hit over [1%], hit over [2%] show t_exp\n")
     assert e.code == "redefinition"
+
+
+# `bad` has no root in its bracket: a scenario's formula reading it, and what reads that, depend
+# on its error, as a formula of the file reading it would, not merely on a value that is no number.
+FROM_AN_ERROR = """\
+link = 7.51 GB/s
+bad  = solve link on 1 GB/s..2 GB/s: link = 5 GB/s
+t    = 1 GB / link in s
+scenario broken: link = bad * 2
+x    = broken.t * 2
+"""
+
+
+def test_a_scenario_formula_reading_an_error_depends_on_it(tmp_path):
+    m = model(tmp_path, FROM_AN_ERROR)
+    broken = m.scenario("broken")
+    for found, cell in ((broken, "link"), (broken, "t"), (m, "x")):
+        failed = found.errors[m.cell_id(cell)]
+        assert failed.code == "depends-on-error", (cell, failed.message)
+        assert failed.message.startswith("depends on `bad`, which has an error (no-solution)"), (cell, failed.message)
