@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from modelgen import STATEMENT_KINDS, generate, models
 from oracle import Oracle
 
-FIXED = list(range(int(os.environ.get("IFR_GENERATED_MODELS", "40"))))
+FIXED = list(range(int(os.environ.get("IFR_GENERATED_MODELS", "150"))))
 _DAY = int(datetime.date.today().strftime("%Y%m%d"))
 ROTATING = [_DAY * 1000 + i for i in range(int(os.environ.get("IFR_GENERATED_ROTATING", "0")))]
 # `IFR_GENERATED_SEEDS=26,30,37` runs those seeds alone (the ones that write a construct under work)
