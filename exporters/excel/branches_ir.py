@@ -62,7 +62,7 @@ def closed_form_in_branches(candidates: list, flat: list, regions: list, bracket
         terms = [tree_ir(t, span) for t in (tree[1:] if tree[0] == "add" else [tree])]
         if any(t is None or not usable(t) for t in terms):
             return None
-        if all(type(t) is ir.Const for t in terms) and _apart([t.value for t in terms]):
+        if _apart(terms):
             continue   # a number that is not 0: the test below is true wherever the branch holds
         if region != ["bool", True] and not _nowhere_linear(region, unknown):
             return None
@@ -85,12 +85,17 @@ def closed_form_in_branches(candidates: list, flat: list, regions: list, bracket
     return at.choose(one_root, pick, at.not_available())
 
 
-def _apart(numbers: list) -> bool:
-    """Whether a flat branch of numbers is surely not 0 as the formula's test (`apart`, to
-    1e-9 of its terms) finds it in any order of adding: apart by a thousand times that."""
+def _apart(terms: list[ir.Node]) -> bool:
+    """Whether a flat branch whose terms read no cell (`0.976 - max(0.976, 1.04e10)`) is
+    surely not 0 as the formula's test (`apart`, to 1e-9 of its terms) finds it in any
+    order of adding: apart by a thousand times that."""
+    if any(ir.refs(t) for t in terms):
+        return False
     try:
-        values = [float(v) for v in numbers]
+        values = [float(workbook_value(t, {})) for t in terms]
     except (TypeError, ValueError):
+        return False
+    if not all(map(math.isfinite, values)):
         return False
     return abs(math.fsum(values)) > sum(map(abs, values)) * 1e-6
 

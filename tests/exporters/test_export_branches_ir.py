@@ -180,12 +180,14 @@ def test_a_region_sympy_must_test_keeps_its_path():
 # max(x k, 9.52e3 tok) = 203e3 tok: where x k < 9.52e3 tok the equation reads 9.52e3 tok =
 # 203e3 tok, a branch free of x (`flat`) that is the number -193,480 tok over a region
 # linear in x. A number that is not 0 never holds, whatever the region: the closed form is
-# written from its IR, with no sympy to import. By hand: x = target / k = 203e3 / 3.56e3 =
-# 57.02... ms; with k halved (an edit), twice that. Generated seed 0.
+# written from its IR, with no sympy to import; so is `also`'s, whose flat branch 9.52e3 tok -
+# max(203e3 tok, 9.52e3 tok) reads no cell either. By hand: x = 203e3 / 3.56e3 = 57.02... ms
+# for both; with k halved (an edit), twice that. Generated seeds 0 and 28.
 CONSTANT_FLAT = """\
 k      = 3.56e3 token/ms
 x      = 1 ms
 root   = solve x: max(x * k, 9.52e3 tok) = 203e3 tok   in ms
+also   = solve x: max(x * k, 9.52e3 tok) = max(203e3 tok, 9.52e3 tok)   in ms
 """
 
 
@@ -200,7 +202,9 @@ def test_a_flat_branch_that_is_a_number_other_than_0_exports_without_sympy(tmp_p
     places = cell_places(out, model)
     by_hand = 203e3 / 3.56e3
     assert model["root"].magnitude == pytest.approx(by_hand, rel=1e-12)
+    assert model["also"].magnitude == pytest.approx(by_hand, rel=1e-12)
     halved = edited(out, tmp_path / "halved.xlsx", {places["k"]: 1.78e3})
     for values, root in zip([read_values(p) for p in recalculate_many([out, halved], tmp_path / "lo")],
                             (by_hand, 2 * by_hand)):
         assert values[places["root"]] == pytest.approx(root, rel=1e-12)
+        assert values[places["also"]] == pytest.approx(root, rel=1e-12)
