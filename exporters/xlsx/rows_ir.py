@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import ChainMap
 
+from ifr.exporters.excel import loop_ir
 from ifr.exporters.excel.ir_formula import IrPrinter, NotPrintable
 from ifr.exporters.excel.numbers import NotExcel
 from ifr.exporters.xlsx.formulas import MAX_EXPANDED_NODES, BranchesFormula, IrFormula
@@ -89,7 +90,11 @@ class RowExpansion:
         else:
             node = cell.expr
             if not self.w.builder.prints_from_ir(node):
-                raise NotFromIr(f"`{cell.name}` does not print from its IR")
+                # comprehensions over a few values known before any cell is read, in line
+                inline = loop_ir.unrolled(node) if any(type(n) is ir.Reduce for n in ir.walk(node)) else None
+                if inline is None or not self.w.builder.prints_from_ir(inline):
+                    raise NotFromIr(f"`{cell.name}` does not print from its IR")
+                node = inline
         expanded = ir.replace(node, ir.Ref, lambda ref: self.node(ref.cell))
         if self._size(expanded) > MAX_EXPANDED_NODES:
             raise NotLive(f"`{cell.name}` expands to a formula too large to write per row; "

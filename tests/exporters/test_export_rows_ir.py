@@ -36,6 +36,8 @@ link      = fast
 t_link    = traffic / link.bw                in ms
 table by_link: vary link over [fast, slow] show t_link
 table by_window: vary window over [20 ms, 80 ms] show batch
+t_peak    = max(k * t_link for k in 1..3)    in ms
+table by_peak: vary link over [fast, slow] show t_peak
 """
 # By hand, a row per out_len: traffic = (in_len + out_len) * 2 MB, t_step = traffic / 2 TB/s,
 # batch = 40 ms / t_step, fits = t_step < 1 ms.
@@ -53,6 +55,8 @@ LONGER = [*FRESH[:2], (2048, 5.12, 2.56, 15.625, False)]
 # fast (4 TB/s) 0.384 ms, slow (1 TB/s) 1.536 ms; in_len 0: 0.512 GB, 0.128 and 0.512 ms;
 # slow.bw 2 TB/s (the edit with out_long's): 0.768 ms.
 BY_LINK = {"fresh": [0.384, 1.536], "in_len 0": [0.128, 0.512], "out_long": [0.384, 0.768]}
+# t_peak, a comprehension over 1..3, is 3 t_link: unrolled in each row, as the Model sheet writes it.
+BY_PEAK = {what: [3 * t for t in times] for what, times in BY_LINK.items()}
 # A row per window, in ms (the row's value read in the table's unit), at out_len 256:
 # t_step = 1.536 GB / 2 TB/s = 0.768 ms, batch = window / t_step; in_len 0: t_step 0.256 ms.
 BY_WINDOW = {"fresh": [20 / 0.768, 80 / 0.768], "in_len 0": [78.125, 312.5], "out_long": [20 / 0.768, 80 / 0.768]}
@@ -93,6 +97,8 @@ def test_the_rows_are_live_formulas_written_without_sympy(exported):
     assert sheet["A5"].value == "=out_short" and sheet["A7"].value == "=out_long"
     records = book[titles["by_link"]]
     assert [records["B5"].value, records["B6"].value] == ["=traffic/fast_bw", "=traffic/slow_bw"]
+    peaks = book[titles["by_peak"]]
+    assert "fast_bw" in peaks["B5"].value and "slow_bw" in peaks["B6"].value, (peaks["B5"].value, peaks["B6"].value)
     checks = book["Checks"]
     assert checks["B4"].value.startswith("=") and "$C$7" in checks["B4"].value, checks["B4"].value
 
@@ -118,6 +124,8 @@ def test_the_rows_recalculate_to_the_values_by_hand(exported, soffice, tmp_path)
             assert got == pytest.approx(BY_LINK[what], rel=1e-12), (engine, what, got)
             got = [values[row[1]] for row in _row_cells(titles["by_window"], "AB", 2)]
             assert got == pytest.approx(BY_WINDOW[what], rel=1e-12), (engine, what, got)
+            got = [values[row[1]] for row in _row_cells(titles["by_peak"], "AB", 2)]
+            assert got == pytest.approx(BY_PEAK[what], rel=1e-12), (engine, what, got)
 
 
 def test_a_row_past_the_size_limit_is_ifrs_value_with_a_note(tmp_path):
