@@ -993,7 +993,7 @@ class Evaluator:
                     errors[cid] = CellError(value.error)
                     env[cid] = value
                     continue
-                if type(value) is ReadsError:
+                if type(value) is ReadsError:   # said from the errors beneath the scenario
                     errors[cid] = self._depends(cid, value.cell, value.errors)
                     env[cid] = math.nan
                     continue
@@ -1076,6 +1076,10 @@ class Evaluator:
 
     def _depends(self, cid: str, bad: str, errors: dict) -> CellError:
         root = errors[bad].cause or bad
+        if root not in errors:
+            # a scenario's value from the errors beneath it (ReadsError) names a cell that this
+            # evaluation computes again, here without that error (a solve of the scenario's cell)
+            root = bad
         cell, name = self.graph.cells[cid], self.graph.cells[root].name
         why = errors[root]
         if why.code == "not-available":   # `not available (OOM)`: no mistake, a missing input

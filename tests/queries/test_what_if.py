@@ -112,3 +112,27 @@ def test_a_scenario_formula_reading_an_error_depends_on_it(tmp_path):
         failed = found.errors[m.cell_id(cell)]
         assert failed.code == "depends-on-error", (cell, failed.message)
         assert failed.message.startswith("depends on `bad`, which has an error (no-solution)"), (cell, failed.message)
+
+
+# The scenario sets the very cell `even` solves for, from `even`'s error (it holds over a whole
+# range), and `vs` reads the scenario's `t`, which reads `spill` inside a min: generated seed
+# 8396 ended there in an internal error, the cause named being a cell that evaluation of `t`
+# had not computed.
+SOLVED_FOR_BY_THE_ERROR = """\
+spill = 8.18e3 B/tok
+floor = 1 B/tok
+t     = min(spill, floor) / spill
+cost  = 4.92e6 GiB/us
+even  = solve spill on 8.18 B/tok..8.18e+06 B/tok: max(spill * 4.1 token/ms, cost) = max(12270 B/tok * 4.1 token/ms, cost)
+scenario doubled: spill = even * 2
+vs    = doubled.t - t
+"""
+
+
+def test_a_scenario_setting_the_unknown_of_a_failed_solve_from_it(tmp_path):
+    m = model(tmp_path, SOLVED_FOR_BY_THE_ERROR)
+    assert m.errors[m.cell_id("even")].code == "several-solutions"
+    doubled = m.scenario("doubled")
+    assert doubled.errors[m.cell_id("spill")].message.startswith("depends on `even`, which has an error")
+    for found in (m, doubled):   # under the scenario, `doubled.t` is evaluated again
+        assert found.errors[m.cell_id("vs")].code == "depends-on-error"
