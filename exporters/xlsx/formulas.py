@@ -420,7 +420,7 @@ class FormulaBuilder:
         if cell.fit is not None:
             raise NotLive(f"fitted by ifr to the measured rows of `{cell.fit.table.name}` ({cell.fit.table.file}) "
                           "by least squares; a value, not a formula.")
-        self.not_cancelling(cid, self._rounding_bounds)
+        self.not_cancelling(cid, self.model_rounding_bounds)
         if cell.kind == "solve":
             plain = self._remembered(("closed form as IR", cid), lambda c=cid: self._closed_form_ir(c))
             if plain is not None:   # printed from the IR: no sympy to import
@@ -460,7 +460,8 @@ class FormulaBuilder:
                           f"{lost:.0e} of it; a value, not a formula. Run ifr again after changing inputs.")
 
     @cached_property
-    def _rounding_bounds(self) -> dict[str, float]:
+    def model_rounding_bounds(self) -> dict[str, float]:
+        """`rounding_bounds` for the model's own values."""
         return self.rounding_bounds(self.model.values, self.model.errors, self.model.overrides)
 
     def rounding_bounds(self, values: dict, errors, given) -> dict[str, float]:

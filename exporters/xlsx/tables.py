@@ -11,8 +11,10 @@ from collections import ChainMap
 
 import numpy as np
 
+from ifr.display import factor
 from ifr.evaluation.evaluate import is_truth_value
 from ifr.exporters.cells import table_result
+from ifr.exporters.excel.rounding import relative_error_bound
 from ifr.exporters.plot import wants_log_axis
 from ifr.exporters.xlsx.formulas import IrExpression, not_available, per_unit, unit_size
 from ifr.exporters.xlsx.layout import TABLE_HEADER_ROW, varied_node
@@ -74,6 +76,7 @@ class TableSheet(Sheet):
             bindings = [value_binding(table.var, table.span)] * len(result.rows)
         affected = self._affected()
         self._row_unit = result.units[0]
+        self._row_values = result.data[0]
         printer = row_printer(model, self._row_unit)
         self._affected_cells = affected
         expansions: dict[int, RowExpansion] = {}
@@ -228,6 +231,10 @@ class TableSheet(Sheet):
         # (NaN where the row has no value: #N/A, not TRUE)
         cached = (bool(value) if value == value else value) if condition else value
         text, why = self._from_ir(expansion, printer, cid, refs, helper)
+        if text is not None and helper is None and not condition:
+            why = self._cancelling(expansion, cid, i)
+            if why is not None:
+                text = None
         if text is not None:
             fmt = TRUTH_FORMAT if condition else number_format(cached)
             write_formula(self.sheet, row, j, text, self.st("formula", fmt), cached)
@@ -243,6 +250,25 @@ class TableSheet(Sheet):
         if condition:
             return self.live(row, j, make, refs, cached, fmt=TRUTH_FORMAT)
         return self.live(row, j, make, refs, value, sources=[cid, *self._record_cells()])
+
+    def _cancelling(self, expansion: RowExpansion, cid: str, i: int) -> NotLive | None:
+        """Why row i's formula of `cid` is ifr's value: its terms nearly cancel for the row's
+        value (`FormulaBuilder.not_cancelling`, over the formula the row writes); None where
+        they do not, or where the row's value is not one number (a record's row)."""
+        if self.table.var_is_record:
+            return None
+        try:
+            node = expansion.node(cid)
+        except (NotLive, NotFromIr):
+            return None
+        row = float(self._row_values[i]) * (factor(self._row_unit) if self._row_unit else 1.0)
+        base = self.w.builder.model_rounding_bounds
+        found = relative_error_bound(node, ChainMap({ROW: row}, self.w.model.values), lambda c: base.get(c, 0.0))
+        try:
+            self.w.builder.not_cancelling(cid, {cid: found} if found is not None else {}, f" in row {i + 1}")
+        except NotLive as exc:
+            return exc
+        return None
 
     def _from_ir(self, expansion: RowExpansion, printer, cid: str, refs, helper: str | None):
         """A row's formula text from the IR, or why the row is a value (NotLive); (None, None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from openpyxl import load_workbook
 from recalc import read_values, recalculate, recalculate_with_gnumeric
 from workbooks import cell_places
@@ -153,3 +154,23 @@ def test_a_scenario_whose_values_make_terms_cancel_shows_ifr_number(tmp_path, so
     for engine, shown in _engines(exported, tmp_path).items():
         assert math.isclose(shown[("Scenarios", ref)], huge, rel_tol=1e-12), engine
         assert math.isclose(shown[where["cost"]], 1.35, rel_tol=1e-12), engine
+
+
+# The same sum over a table's rows: row 1 (cap = 1 tok) is a live formula, row 2 (cap =
+# 2.0671999e10 tok) nearly cancels and is ifr's value, guarded.
+CANCELLING_IN_A_ROW = CANCELLING_IN_A_SCENARIO.replace(
+    "scenario huge: cap = 2.0671999e10 tok\n", "table by_cap: vary cap over [1 tok, 2.0671999e10 tok] show cost\n")
+
+
+def test_a_table_row_whose_value_makes_terms_cancel_shows_ifr_number(tmp_path, soffice):
+    from ifr.exporters.xlsx.layout import TABLE_HEADER_ROW, table_titles
+    model, exported, _ = _exported(CANCELLING_IN_A_ROW, tmp_path)
+    rows = model.table("by_cap").data[1].tolist()
+    assert rows[0] == pytest.approx(1.35, rel=1e-12) and abs(rows[1] - 1.35) <= 2.0671999e10 * 2.0 ** -52
+    title = table_titles(model)["by_cap"]
+    first, second = (f"B{TABLE_HEADER_ROW + 2 + i}" for i in (0, 1))
+    sheet = load_workbook(exported)[title]
+    assert sheet[first].value.startswith("=") and "IF(AND(" not in sheet[first].value and sheet[first].comment is None
+    assert "nearly cancel" in sheet[second].comment.text and "in row 2" in sheet[second].comment.text
+    for engine, shown in _engines(exported, tmp_path).items():
+        assert [shown[(title, ref)] for ref in (first, second)] == pytest.approx(rows, rel=1e-12), engine
