@@ -158,11 +158,11 @@ class ReadsError(float):
     """A scenario's value for a cell whose formula reads a cell with an error there
     (`link = bad * 2`): NaN, which makes the cell depend on that error, as a formula
     of the file reading it would, not merely a value that is not a number."""
-    __slots__ = ("cell", "errors")
+    __slots__ = ("cell", "errors", "span")
 
-    def __new__(cls, cell: str, errors: dict):
+    def __new__(cls, cell: str, errors: dict, span):
         made = super().__new__(cls, math.nan)
-        made.cell, made.errors = cell, errors
+        made.cell, made.errors, made.span = cell, errors, span   # span: the scenario's formula
         return made
 
 
@@ -181,7 +181,7 @@ def override_value(expr: ir.Node, env, errors: dict | None = None) -> float:
     if errors and type(value) is float and value != value:
         bad = next((c for c in sorted(ir.refs(expr)) if c in errors), None)
         if bad is not None:
-            return ReadsError(bad, errors)
+            return ReadsError(bad, errors, expr.span)
     return value
 
 
@@ -993,8 +993,9 @@ class Evaluator:
                     errors[cid] = CellError(value.error)
                     env[cid] = value
                     continue
-                if type(value) is ReadsError:   # said from the errors beneath the scenario
+                if type(value) is ReadsError:   # said from the errors beneath the scenario, at its formula
                     errors[cid] = self._depends(cid, value.cell, value.errors)
+                    errors[cid].error.span = value.span or errors[cid].error.span
                     env[cid] = math.nan
                     continue
                 if isinstance(value, float) and not math.isfinite(value):

@@ -134,5 +134,7 @@ def test_a_scenario_setting_the_unknown_of_a_failed_solve_from_it(tmp_path):
     assert m.errors[m.cell_id("even")].code == "several-solutions"
     doubled = m.scenario("doubled")
     assert doubled.errors[m.cell_id("spill")].message.startswith("depends on `even`, which has an error")
+    # said where the scenario sets it, not at the input's own line
+    assert doubled.errors[m.cell_id("spill")].error.span.line == 6
     for found in (m, doubled):   # under the scenario, `doubled.t` is evaluated again
         assert found.errors[m.cell_id("vs")].code == "depends-on-error"
