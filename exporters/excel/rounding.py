@@ -9,13 +9,17 @@ sooner, however carefully either adds.  `relative_error_bound` is a first-order
 bound on that: every operation may round by one unit in the last place (a whole
 number a double holds, exactly), and a cell read gives the bound of its own formula.
 
-Nodes this module does not follow (a comprehension, an if, a function other than
-max, min and abs) count as computed to the bound of the cells they read.
+A ceil, floor or round is exact, but for an argument within its own rounding (or
+within ifr's snap, `builtins.tidy`) of a step: there the bound is infinite, as a
+spreadsheet may take the other side of the step. Nodes this module does not follow
+(a comprehension, an if, a function other than these and max, min and abs) count as
+computed to the bound of the cells they read.
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from fractions import Fraction
 
 from ifr.errors import IfrError
 from ifr.evaluation.evaluate import compile_node, signed_terms
@@ -30,12 +34,26 @@ TOLERABLE = 1e-10
 # Whole numbers below this a double holds exactly, and adds and multiplies exactly.
 _EXACT_WHOLE = 2.0 ** 53
 _LIPSCHITZ_FUNCS = frozenset({"max", "min", "abs"})
+_STEPS = frozenset({"ceil", "floor", "round"})
 # The kinds whose value a closure of the cells' values gives (no scenario, table or sample).
 _EVALUATED = (ir.Reduce, ir.If, ir.Func, ir.Cmp, ir.Logic, ir.Not)
 
 
+# How close to a whole number LibreOffice's and Gnumeric's INT take a value as that number
+# (both snap within about a unit in its last place, never near 0): a step of ceil, floor or
+# round nearer than this is taken the same way by ifr and by them.
+ENGINE_SNAP = 2.0 ** -52
+# ifr's own snap (builtins.tidy): within 1e-9 of a whole number, 1e-9 of it above 1.
+IFR_SNAP = 1e-9
+
+
 class Unknown(Exception):
     """A part whose value or error this module cannot say."""
+
+
+class AtAStep(Exception):
+    """A ceil, floor or round whose argument is within rounding, or within ifr's snap, of a
+    step: a spreadsheet may take the other side of it (the bound is then infinite)."""
 
 
 def relative_error_bound(node: ir.Node, values: dict, cell_bound: Callable[[str], float]) -> float | None:
@@ -45,6 +63,8 @@ def relative_error_bound(node: ir.Node, values: dict, cell_bound: Callable[[str]
     try:
         value, error = _bound(node, values, cell_bound)
     # IfrError: a part that is no number here (a branch written `na`, a budget spent)
+    except AtAStep:
+        return math.inf
     except (Unknown, IfrError, ArithmeticError, KeyError, TypeError, ValueError, RecursionError):
         return None
     if value == 0 or not math.isfinite(value) or not math.isfinite(error):
@@ -101,7 +121,18 @@ def _bound(node: ir.Node, values: dict, cell_bound) -> tuple[float, float]:
             e = abs(v) * (abs(b) * ea / a + abs(math.log(a)) * eb)
         else:
             raise Unknown
-        return v, e + _rounded(_number(v))
+        v = _number(v)
+        # exact parts whose product or quotient a double holds exactly (3 / 2) are not rounded
+        exact = e == 0 and node.op in ("*", "/") and _held(a, b, v, node.op)
+        return v, e + (0.0 if exact else _rounded(v))
+    if kind is ir.Func and node.name in _STEPS and len(node.args) == 1:
+        a, ea = _bound(node.args[0], values, cell_bound)
+        v = _number(compile_node(node)(values, {}))
+        y = a + 0.5 if node.name == "round" else a         # round(x) is floor(x + 0.5)
+        ey = ea + (_rounded(y) if node.name == "round" else 0.0)
+        if _at_a_step(y, ey, node.name != "round"):
+            raise AtAStep
+        return v, 0.0
     if kind is ir.Func and node.name in _LIPSCHITZ_FUNCS and node.args:
         parts = [_bound(a, values, cell_bound) for a in node.args]
         v = _number(compile_node(node)(values, {}))
@@ -116,6 +147,28 @@ def _bound(node: ir.Node, values: dict, cell_bound) -> tuple[float, float]:
     v = _number(compile_node(node)(values, {}))
     read = [cell_bound(c) for c in ir.refs(node)]
     return v, (UNIT_ROUNDOFF * 4 + max(read, default=0.0)) * abs(v)
+
+
+def _held(a: float, b: float, v: float, op: str) -> bool:
+    """Whether the double ``v`` is exactly a * b (or a / b)."""
+    x, y = Fraction(a), Fraction(b)
+    return Fraction(v) == (x * y if op == "*" else x / y)
+
+
+def _at_a_step(y: float, ey: float, snaps: bool) -> bool:
+    """Whether floor(y) (ceil's and round's steps too) may differ between ifr and a
+    spreadsheet, for y computed to within ey: ifr takes a y within IFR_SNAP of a whole
+    number as that number where it `snaps` (ceil, floor; not round), a spreadsheet one
+    within ENGINE_SNAP; else each takes the side its own rounding gives."""
+    near = abs(y - round(y))
+    if near == 0 and ey == 0:
+        return False
+    engine = ENGINE_SNAP * abs(y)
+    if near <= engine:              # the spreadsheet takes the whole number
+        return not snaps or ey > engine
+    if snaps and near <= IFR_SNAP * max(1.0, abs(y)):
+        return True                 # ifr takes the whole number, a spreadsheet does not
+    return near <= ey
 
 
 def _exact_sum(parts: list[tuple[float, float]]) -> bool:

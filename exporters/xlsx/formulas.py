@@ -454,6 +454,11 @@ class FormulaBuilder:
         """Raises NotLive where the rounding of a cell's formula (`rounding_bounds`) could
         move its value past TOLERABLE: a workbook would show other digits than ifr's."""
         lost = bounds.get(cid)
+        if lost == math.inf:
+            raise NotLive(f"computed by ifr{where}: a ceil, floor or round in its formula is within rounding "
+                          "of a step (or within the 1e-9 of a whole number that ifr takes as that number), "
+                          "where a spreadsheet may take the other side of it; a value, not a formula. Run ifr "
+                          "again after changing inputs.")
         if lost is not None and lost > TOLERABLE:
             raise NotLive(f"computed by ifr{where}: the terms of its formula nearly cancel, and a spreadsheet's "
                           f"rounding (in the shown units, in its own order) could move the result by "
