@@ -45,6 +45,9 @@ _EVALUATED = (ir.Reduce, ir.If, ir.Func, ir.Cmp, ir.Logic, ir.Not)
 ENGINE_SNAP = 2.0 ** -52
 # ifr's own snap (builtins.tidy): within 1e-9 of a whole number, 1e-9 of it above 1.
 IFR_SNAP = 1e-9
+# The bound of a value of 0 whose terms cancel but for their rounding (a spreadsheet's
+# rounding may leave a number there); a step's bound is math.inf.
+TO_ZERO = 1e308
 
 
 class Unknown(Exception):
@@ -67,8 +70,10 @@ def relative_error_bound(node: ir.Node, values: dict, cell_bound: Callable[[str]
         return math.inf
     except (Unknown, IfrError, ArithmeticError, KeyError, TypeError, ValueError, RecursionError):
         return None
-    if value == 0 or not math.isfinite(value) or not math.isfinite(error):
+    if not math.isfinite(value) or not math.isfinite(error):
         return None
+    if value == 0:   # what is left of terms that cancel exactly, but for their rounding
+        return TO_ZERO if error > 0 else None
     return error / abs(value)
 
 

@@ -27,7 +27,7 @@ from ifr.exporters.excel import loop_ir
 from ifr.exporters.excel.branches_ir import closed_form_in_branches, workbook_value
 from ifr.exporters.excel.ir_formula import IrPrinter, NotPrintable, printable
 from ifr.exporters.excel.numbers import NotExcel, exact
-from ifr.exporters.excel.rounding import TOLERABLE, relative_error_bound
+from ifr.exporters.excel.rounding import TO_ZERO, TOLERABLE, relative_error_bound
 from ifr.exporters.excel.tree_ir import tree_ir
 from ifr.exporters.xlsx.live import NotLive, symbol
 from ifr.exporters.xlsx.stretch import region_has_room
@@ -459,6 +459,10 @@ class FormulaBuilder:
                           "of a step (or within the 1e-9 of a whole number that ifr takes as that number), "
                           "where a spreadsheet may take the other side of it; a value, not a formula. Run ifr "
                           "again after changing inputs.")
+        if lost == TO_ZERO:
+            raise NotLive(f"computed by ifr{where}: the terms of its formula cancel to 0 but for their "
+                          "rounding, which a spreadsheet (in the shown units, in its own order) may leave as a "
+                          "number; a value, not a formula. Run ifr again after changing inputs.")
         if lost is not None and lost > TOLERABLE:
             raise NotLive(f"computed by ifr{where}: the terms of its formula nearly cancel, and a spreadsheet's "
                           f"rounding (in the shown units, in its own order) could move the result by "
