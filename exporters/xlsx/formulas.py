@@ -420,7 +420,7 @@ class FormulaBuilder:
         if cell.fit is not None:
             raise NotLive(f"fitted by ifr to the measured rows of `{cell.fit.table.name}` ({cell.fit.table.file}) "
                           "by least squares; a value, not a formula.")
-        self.not_cancelling(cid, self.model_rounding_bounds)
+        self.not_cancelling(self.model_rounding_bounds.get(cid))
         if cell.kind == "solve":
             plain = self._remembered(("closed form as IR", cid), lambda c=cid: self._closed_form_ir(c))
             if plain is not None:   # printed from the IR: no sympy to import
@@ -450,10 +450,9 @@ class FormulaBuilder:
         return self.sympy_cell(cid, inline_only)
 
     @staticmethod
-    def not_cancelling(cid: str, bounds: dict[str, float], where: str = "") -> None:
-        """Raises NotLive where the rounding of a cell's formula (`rounding_bounds`) could
-        move its value past TOLERABLE: a workbook would show other digits than ifr's."""
-        lost = bounds.get(cid)
+    def not_cancelling(lost: float | None, where: str = "") -> None:
+        """Raises NotLive where ``lost``, the bound on the rounding of a cell's formula
+        (`rounding_bounds`), is past TOLERABLE: a workbook would show other digits than ifr's."""
         if lost == math.inf:
             raise NotLive(f"computed by ifr{where}: a ceil, floor or round in its formula is within rounding "
                           "of a step (or within the 1e-9 of a whole number that ifr takes as that number), "

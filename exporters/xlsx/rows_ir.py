@@ -18,7 +18,7 @@ from collections import ChainMap
 from ifr.exporters.excel import loop_ir
 from ifr.exporters.excel.ir_formula import IrPrinter, NotPrintable
 from ifr.exporters.excel.numbers import NotExcel
-from ifr.exporters.xlsx.formulas import MAX_EXPANDED_NODES, BranchesFormula, IrFormula
+from ifr.exporters.xlsx.formulas import MAX_EXPANDED_NODES, BranchesFormula, IrFormula, first_node
 from ifr.exporters.xlsx.live import NotLive
 from ifr.semantics import ir
 
@@ -91,7 +91,7 @@ class RowExpansion:
             node = cell.expr
             if not self.w.builder.prints_from_ir(node):
                 # comprehensions over a few values known before any cell is read, in line
-                inline = loop_ir.unrolled(node) if any(type(n) is ir.Reduce for n in ir.walk(node)) else None
+                inline = loop_ir.unrolled(node) if first_node(node, ir.Reduce) is not None else None
                 if inline is None or not self.w.builder.prints_from_ir(inline):
                     raise NotFromIr(f"`{cell.name}` does not print from its IR")
                 node = inline

@@ -152,7 +152,7 @@ class ScenariosSheet(Sheet):
         # one whose terms nearly cancel for the scenario's values
         if failed is not None and not builder.from_not_available(failed):
             raise NotLive(f"Why, in {kind} {name}: {failed.message}. Run ifr again after changing its inputs.")
-        builder.not_cancelling(cid, self.w.scenario_bounds(name), f" for {kind} {name}")
+        builder.not_cancelling(self.w.scenario_bounds(name).get(cid), f" for {kind} {name}")
         try:
             found = builder.cell(cid, inline_only=True)
         except NotLive:

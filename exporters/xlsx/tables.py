@@ -265,7 +265,7 @@ class TableSheet(Sheet):
         base = self.w.builder.model_rounding_bounds
         found = relative_error_bound(node, ChainMap({ROW: row}, self.w.model.values), lambda c: base.get(c, 0.0))
         try:
-            self.w.builder.not_cancelling(cid, {cid: found} if found is not None else {}, f" in row {i + 1}")
+            self.w.builder.not_cancelling(found, f" in row {i + 1}")
         except NotLive as exc:
             return exc
         return None
