@@ -10,6 +10,8 @@ written, never the grid of configurations.
 """
 from __future__ import annotations
 
+import re
+
 from ifr.errors import IfrError
 from ifr.exporters.xlsx.live import NotLive
 from ifr.exporters.xlsx.sheet import Sheet, merged_text, setup_print
@@ -188,6 +190,9 @@ def search_column(sheet: Sheet, col: int, name: str, position: dict[str, int]) -
     refs.update({cid: f"{letter}{r + 1}" for cid, r in position.items()})
     sources = sorted(search_reads(search, model.graph.records))
     note = f"The best configuration search `{name}` finds, computed by ifr: a value, not a formula."
+    # the column's cells that follow the winner: a formula that reads none of them shows its value
+    # even when the search has no best configuration any more (`_following`)
+    winners = {f"{letter}{r + 1}" for cid, r in position.items() if cid in overrides or cid in affected}
     for cid, r in position.items():
         value = in_unit(result, cid, model.units[cid])
         if cid in overrides:
@@ -198,5 +203,20 @@ def search_column(sheet: Sheet, col: int, name: str, position: dict[str, int]) -
             write_formula(sheet.sheet, r, col, f"={sheet.w.names[cid]}", sheet.st("formula", number_format(value)),
                           value)
         else:
-            sheet.live(r, col, lambda c=cid: sheet.scenario_formula(c, {}, name), refs, value,
-                       sources=[cid, *overrides])
+            sheet.live(r, col, lambda c=cid: _following(sheet, c, name, refs, winners), refs, value,
+                       sources=[*sources, cid, *overrides])
+
+
+_REF = re.compile(r"(?<![A-Za-z0-9_$.!'])\$?([A-Z]{1,3})\$?(\d+)(?![\d(A-Za-z_])")
+
+
+def _following(sheet: Sheet, cid: str, name: str, refs: dict, winners: set[str]) -> str:
+    """The formula of a cell the winning inputs change, in the search's column, as Excel text; raises
+    NotLive where it reads none of the column's cells that follow the winner (a closed form that is a
+    number, say): such a formula would still show its value after an edit that leaves the search
+    without a best configuration, where ifr has none."""
+    text = sheet.w.formula_text(sheet.scenario_formula(cid, {}, name), refs)
+    if not any(f"{m[1]}{m[2]}" in winners for m in _REF.finditer(text)):
+        raise NotLive(f"The value for the best configuration search `{name}` finds, computed by ifr: "
+                      "its formula reads none of the configuration's cells.")
+    return text

@@ -255,7 +255,10 @@ class WorkbookWriter:
 
     def formula_text(self, expr, refs: dict[str, str] | None = None) -> str:
         """Excel text for a cell's IrFormula, an IrExpression or a sympy expression; raises
-        NotExcel, or NotLive where an IrFormula's (IrExpression's) sympy path finds it cannot be live."""
+        NotExcel, or NotLive where an IrFormula's (IrExpression's) sympy path finds it cannot be live.
+        Text (a formula already written) is itself."""
+        if isinstance(expr, str):
+            return expr
         refs = refs if refs is not None else self.refs
         if isinstance(expr, IrFormula):
             try:

@@ -99,3 +99,25 @@ def test_a_search_may_vary_an_imported_cell_nothing_reads(tmp_path: Path):
     rows = {row[0]: row[1:4] for row in book["Scenarios"].iter_rows(values_only=True) if row[0]}
     book.close()
     assert "links.bw" not in rows and rows["t"][1:] == ("=t", "=t")
+
+
+def test_a_column_cell_that_reads_no_configuration_cell_goes_stale_with_the_winner(tmp_path: Path):
+    # r = solve x: 2 x = 10 has the closed form 5, which reads no cell: in the search's column it is
+    # still the value of the best configuration (x = 1, the least x with x * k >= 3), so it follows
+    # the search, not the formula. After lim = 100, no x in 1..3 meets x * k >= 100 and ifr has no
+    # best configuration: the column's r shows #N/A with the rest, never 5 as a current value.
+    path = tmp_path / "plan.ifr"
+    path.write_text("x = 2\nk = 3\nlim = 3\nr = solve x: 2 * x = 10\ncost = x * k\n"
+                    "search best: vary x over 1..3 where cost >= lim minimize cost\n", encoding="utf-8")
+    model = ifr.load(path)
+    exported = tmp_path / "plan.xlsx"
+    model.export(exported)
+    values = read_values(recalculate(exported, tmp_path / "recalculated"))
+    rows = {values[("Scenarios", f"A{r}")]: r for r in range(1, 40) if ("Scenarios", f"A{r}") in values}
+    assert values[("Scenarios", f"D{rows['x']}")] == 1 and values[("Scenarios", f"D{rows['cost']}")] == 3
+    assert values[("Scenarios", f"D{rows['r']}")] == 5
+    sheet, ref = cell_places(exported, model)["lim"]
+    changed = edited(exported, tmp_path / "edited.xlsx", {(sheet, ref): 100})
+    again = read_values(recalculate(changed, tmp_path / "again"))
+    assert [again[("Scenarios", f"D{rows[n]}")] for n in ("x", "cost", "r")] == ["#N/A"] * 3
+    assert again[("Scenarios", f"C{rows['r']}")] == 5   # the base column's closed form stays live
