@@ -223,7 +223,7 @@ class Sides:
         crossing; None otherwise.  (A warm run that remembers where the scan
         crossed, for the same equation and values, starts here.)"""
         try:
-            r = brentq(self._residual, lo, hi, xtol=1e-300, rtol=1e-14, maxiter=200)
+            r = self.fewest_digits(brentq(self._residual, lo, hi, xtol=1e-300, rtol=1e-14, maxiter=200), lo, hi)
         except (ValueError, RuntimeError):
             return None
         found = self._vanishes_at(r)
@@ -279,7 +279,7 @@ class Sides:
                 ends.append((lo, hi))
         for lo, hi in ends:
             try:
-                r = brentq(self._residual, lo, hi, xtol=1e-300, rtol=1e-14, maxiter=200)
+                r = self.fewest_digits(brentq(self._residual, lo, hi, xtol=1e-300, rtol=1e-14, maxiter=200), lo, hi)
             except (ValueError, RuntimeError):
                 continue
             if self.holds(r):
@@ -303,6 +303,26 @@ class Sides:
         sign = np.sign(values)
         changes = np.flatnonzero(np.isfinite(values[:-1]) & np.isfinite(values[1:]) & (sign[:-1] * sign[1:] < 0))
         return [(float(grid[i]), float(grid[i + 1])) for i in changes] or [(lo, hi)]
+
+    def fewest_digits(self, r: float, lo: float, hi: float) -> float:
+        """brentq's root ``r`` (between ``lo`` and ``hi``), or the number of fewest
+        significant digits within 1e-9 of it (relative; `merge` takes roots within
+        1e-7 for one) at which the sides are exactly equal.  The float equation
+        holds at both, and where a term the sides share swamps the unknown's, it
+        holds over many floats, brentq stopping at any of them; the shortest is the
+        closed form's root where that is a short decimal (1005 GiB/token, not
+        1005.0000000000117), so that a first run, which takes the numeric root, and
+        a warm one, which takes the cached closed form, show the same digits, and a
+        difference of two such roots is 0, not the rounding of the shared term."""
+        low, high = min(lo, hi), max(lo, hi)
+        for digits in range(1, 17):
+            shorter = float(f"{r:.{digits}g}")
+            if shorter == r:
+                break
+            if abs(shorter - r) <= 1e-9 * abs(r) and low <= shorter <= high and \
+                    self._residual_or_nan(shorter) == 0:
+                return shorter
+        return r
 
     def _residual_or_nan(self, x: float) -> float:
         try:
