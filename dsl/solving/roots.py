@@ -307,21 +307,25 @@ class Sides:
     def fewest_digits(self, r: float, lo: float, hi: float) -> float:
         """brentq's root ``r`` (between ``lo`` and ``hi``), or the number of fewest
         significant digits within 1e-9 of it (relative; `merge` takes roots within
-        1e-7 for one) at which the sides are exactly equal.  The float equation
-        holds at both, and where a term the sides share swamps the unknown's, it
-        holds over many floats, brentq stopping at any of them; the shortest is the
-        closed form's root where that is a short decimal (1005 GiB/token, not
-        1005.0000000000117), so that a first run, which takes the numeric root, and
-        a warm one, which takes the cached closed form, show the same digits, and a
-        difference of two such roots is 0, not the rounding of the shared term."""
+        1e-7 for one) at which the sides agree to their own rounding (a few ulps:
+        `SIDES_ROUNDING`, not a thousand, which would take a decimal near but not at
+        the root where a shared term is large).  The float equation holds at both:
+        it holds over many floats where a term the sides share swamps the unknown's,
+        brentq stopping at any of them, and a constant converted to SI units is its
+        decimal's neighbour (0.014625 hour is 52.650000000000006 s).  The shortest is
+        the closed form's root where that is a short decimal (1005 GiB/token,
+        52.65 s), so that a first run, which takes the numeric root, and a warm one,
+        which takes the cached closed form, show the same digits, and a difference
+        of two such roots is 0, not rounding."""
         low, high = min(lo, hi), max(lo, hi)
         for digits in range(1, 17):
             shorter = float(f"{r:.{digits}g}")
             if shorter == r:
                 break
-            if abs(shorter - r) <= 1e-9 * abs(r) and low <= shorter <= high and \
-                    self._residual_or_nan(shorter) == 0:
-                return shorter
+            if abs(shorter - r) <= 1e-9 * abs(r) and low <= shorter <= high:
+                a, b = self._sides(shorter)
+                if math.isfinite(a - b) and abs(a - b) <= SIDES_ROUNDING * (abs(a) + abs(b)):
+                    return shorter
         return r
 
     def _residual_or_nan(self, x: float) -> float:
@@ -435,6 +439,9 @@ def brentq(f, xa: float, xb: float, xtol: float, rtol: float, maxiter: int) -> f
 # Float rounding leaves a residual within a few hundred ulps of the sides; past
 # this many, the sides differ.
 FLOAT_PRECISION = 1000 * 2.0 ** -52
+# The rounding of evaluating two sides once each (a few half-ulps of each): a residual no
+# larger than this, relative to the sides, is as good a root as floats have.
+SIDES_ROUNDING = 4 * 2.0 ** -52
 
 
 def _crossing(values, size) -> bool:

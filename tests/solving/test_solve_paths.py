@@ -101,17 +101,22 @@ def test_a_generated_model_has_the_same_values_on_both_paths(private_cache, tmp_
 # are that same number, so their difference is exactly 0 on either path. brentq stops within 1e-14
 # of the crossing, anywhere among the floats where the sides are equal (many of them where the
 # shared 1.425e15 B swamps x * 3.83 token, 4.1e12 B): on a first run that showed as 292.50000000000017 MB
-# and as a difference of -0.05 B/token.
+# and as a difference of -0.05 B/token. And 0.014625 hour in floats is 52.650000000000006 s, the closed
+# form's 52.65 s.
 SHORT_ROOTS = """\
 p = 20e-3 token
 x = 195 MB
 a = solve x on 0.195 MB..195000 MB: x * 8.5e-3 tok/GiB + p = 292.5 MB * 8.5e-3 tok/GiB + p
-scenario big: p = 400 token, load = 11.4e6 Gbit
+scenario big: p = 400 token, load = 11.4e6 Gbit, k = 94.8 B/s
 da = big.a - a
 load = 98.3 MB
 y = 1 GiB/tok
 b = solve y on 0.67 GiB/tok..670000 GiB/tok: y * 3.83 tok + load = 1005 GiB/tok * 3.83 tok + load
 db = big.b - b
+k = 47.4 B/s
+t = 1 s
+c = solve t: t * k = 0.014625 hour * k
+dc = big.c - c
 """
 
 
@@ -121,8 +126,9 @@ def test_a_first_run_takes_the_roots_a_warm_run_does(private_cache, tmp_path):
     numeric, closed = _both_paths(path)
     for m in (numeric, closed):
         assert m.values["a"] == 292.5e6 * 8 and m.values["b"] == 1005 * 2 ** 30 * 8   # in bits
-        assert m.values["da"] == 0 and m.values["db"] == 0
-    assert numeric.solver.solutions["a"].method == numeric.solver.solutions["b"].method == "numeric"
+        assert m.values["c"] == 52.65
+        assert m.values["da"] == 0 and m.values["db"] == 0 and m.values["dc"] == 0
+    assert {numeric.solver.solutions[n].method for n in "abc"} == {"numeric"}
 
 
 def test_a_crossing_floats_cannot_pin_down_asks_for_the_closed_form(private_cache, tmp_path):
