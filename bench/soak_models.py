@@ -1,6 +1,6 @@
 """Soak: generated models through every command, export and both spreadsheet engines.
 
-    .venv/bin/python bench/soak_models.py [--models 10000] [--start 0] [--batch 50]
+    .venv/bin/python bench/soak_models.py [--models 10000] [--start 0] [--batch 50] [--jobs 2]
                                           [--engines libreoffice,gnumeric] [--no-edit]
                                           [--kind data_table]
 
@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -34,6 +35,7 @@ def main(argv=None) -> int:
     parser.add_argument("--models", type=int, default=10_000)
     parser.add_argument("--start", type=int, default=0)
     parser.add_argument("--batch", type=int, default=50)
+    parser.add_argument("--jobs", type=int, default=1, help="batches run side by side, a process each")
     parser.add_argument("--engines", default="libreoffice,gnumeric")
     parser.add_argument("--no-edit", action="store_true")
     parser.add_argument("--keep", action="store_true", help="keep the models' folders")
@@ -42,56 +44,103 @@ def main(argv=None) -> int:
                         help="only the seeds whose model has this statement kind (repeat for any of several)")
     args = parser.parse_args(argv)
     engines = tuple(e for e in args.engines.split(",") if e)
-    kinds, codes, findings, first = Counter(), Counter(), Counter(), {}
-    models = commands = 0
+    end = args.start + args.models
+    batches = [(range(lo, min(lo + args.batch, end)), engines, not args.no_edit, tuple(args.kind), args.keep)
+               for lo in range(args.start, end, args.batch)]
+    total = Batch()
     started = time.time()
-    for lo in range(args.start, args.start + args.models, args.batch):
-        folder = Path(tempfile.mkdtemp(prefix="ifr-soak-"))
-        oracle = Oracle(folder)
-        cases = []
-        for seed in range(lo, min(lo + args.batch, args.start + args.models)):
-            generated = generate(seed)
-            if args.kind and not any(generated.kinds[k] for k in args.kind):
-                continue
-            kinds.update(generated.kinds)
-            cases.append(oracle.prepare(generated))
-        if engines:
-            try:
-                oracle.workbooks(cases, engines=engines, edit=not args.no_edit)
-            except subprocess.TimeoutExpired as late:
-                # an engine past its limit on a workbook (one too big for its model, or a hang) is a
-                # finding, not the end of the soak; the batch's workbooks after it go unchecked
-                findings["slow"] += 1
-                command = " ".join(map(str, late.cmd)) if isinstance(late.cmd, (list, tuple)) else str(late.cmd)
-                first.setdefault("slow", []).append(f"over {late.timeout:.0f} s: {command[:300]}; the rest of "
-                                                    f"seeds {lo}..{lo + args.batch - 1} not recalculated")
-        for case in cases:
-            models += 1
-            commands += case.commands
-            codes.update(case.exit_codes)
-            for f in case.findings:
-                if args.all:
-                    print(f"  finding {str(f)[:600]}", flush=True)
-                findings[f.kind] += 1
-                first.setdefault(f.kind, []).append(str(f)[:400]) if len(first.get(f.kind, [])) < 5 else None
-        if not args.keep:
-            shutil.rmtree(folder, ignore_errors=True)
-        else:
-            print(f"  kept {folder}", flush=True)
-        report(models, commands, codes, kinds, findings, first, time.time() - started)
-    return 1 if findings else 0
+    if args.jobs > 1:
+        import multiprocessing
+        with multiprocessing.get_context("fork").Pool(args.jobs, maxtasksperchild=4) as pool:
+            done = pool.imap(soak, batches)
+            for batch in done:
+                total.add(batch, args.all)
+                report(total, time.time() - started)
+    else:
+        for batch in batches:
+            total.add(soak(batch), args.all)
+            report(total, time.time() - started)
+    return 1 if total.findings else 0
 
 
-def report(models, commands, codes, kinds, findings, first, seconds) -> None:
-    covered = [k for k in STATEMENT_KINDS if kinds[k]]
-    print(f"{models} models, {commands} commands ({dict(sorted(codes.items()))} by exit code), "
+@dataclass
+class Batch:
+    """What the oracle counted over some models."""
+    models: int = 0
+    commands: int = 0
+    codes: Counter = field(default_factory=Counter)
+    kinds: Counter = field(default_factory=Counter)
+    findings: Counter = field(default_factory=Counter)
+    first: dict = field(default_factory=dict)     # kind -> the first findings of that kind, as text
+    found: list = field(default_factory=list)     # every finding, as text
+    kept: str | None = None
+
+    def add(self, other: Batch, every: bool) -> None:
+        if every:
+            for line in other.found:
+                print(f"  finding {line}", flush=True)
+        if other.kept:
+            print(f"  kept {other.kept}", flush=True)
+        self.models += other.models
+        self.commands += other.commands
+        self.codes.update(other.codes)
+        self.kinds.update(other.kinds)
+        self.findings.update(other.findings)
+        for kind, lines in other.first.items():
+            mine = self.first.setdefault(kind, [])
+            mine.extend(lines[:max(0, 5 - len(mine))])
+
+
+def soak(batch) -> Batch:
+    """One batch of seeds through the oracle, in a folder of its own."""
+    seeds, engines, edit, only, keep = batch
+    out = Batch()
+    folder = Path(tempfile.mkdtemp(prefix="ifr-soak-"))
+    oracle = Oracle(folder)
+    cases = []
+    for seed in seeds:
+        generated = generate(seed)
+        if only and not any(generated.kinds[k] for k in only):
+            continue
+        out.kinds.update(generated.kinds)
+        cases.append(oracle.prepare(generated))
+    if engines:
+        try:
+            oracle.workbooks(cases, engines=engines, edit=edit)
+        except subprocess.TimeoutExpired as late:
+            # an engine past its limit on a workbook (one too big for its model, or a hang) is a
+            # finding, not the end of the soak; the batch's workbooks after it go unchecked
+            out.findings["slow"] += 1
+            command = " ".join(map(str, late.cmd)) if isinstance(late.cmd, (list, tuple)) else str(late.cmd)
+            out.first.setdefault("slow", []).append(f"over {late.timeout:.0f} s: {command[:300]}; the rest of "
+                                                    f"seeds {seeds.start}..{seeds.stop - 1} not recalculated")
+    for case in cases:
+        out.models += 1
+        out.commands += case.commands
+        out.codes.update(case.exit_codes)
+        for f in case.findings:
+            out.found.append(str(f)[:600])
+            out.findings[f.kind] += 1
+            lines = out.first.setdefault(f.kind, [])
+            if len(lines) < 5:
+                lines.append(str(f)[:400])
+    if keep:
+        out.kept = str(folder)
+    else:
+        shutil.rmtree(folder, ignore_errors=True)
+    return out
+
+
+def report(total: Batch, seconds: float) -> None:
+    covered = [k for k in STATEMENT_KINDS if total.kinds[k]]
+    print(f"{total.models} models, {total.commands} commands ({dict(sorted(total.codes.items()))} by exit code), "
           f"{seconds:.0f} s", flush=True)
     print(f"  statement kinds covered: {len(covered)} of {len(STATEMENT_KINDS)}"
           + (f" (missing: {', '.join(sorted(set(STATEMENT_KINDS) - set(covered)))})" if
              len(covered) < len(STATEMENT_KINDS) else ""))
     for kind in ("internal", "disagree", "dead", "wrong", "slow"):
-        print(f"  {kind}: {findings[kind]}")
-        for line in first.get(kind, []):
+        print(f"  {kind}: {total.findings[kind]}")
+        for line in total.first.get(kind, []):
             print(f"    {line}")
 
 

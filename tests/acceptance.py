@@ -134,12 +134,10 @@ def _compare(book: Book, engine: str) -> Report:
     model, variant = book.model, book.variant
     report = Report(engine, book.path.stem)
     names = cell_names(model)
-    formulas = load_workbook(book.exported)
+    formulas = written_cells(book.exported)
     shown = read_values(book.recalculated[engine])
     for cid in exported_cells(model):
-        (sheet, ref), = formulas.defined_names[names[cid]].destinations
-        ref = ref.replace("$", "")
-        written = formulas[sheet][ref].value
+        sheet, ref, written = formulas[names[cid]]
         if model.graph.cells[cid].kind == "input" or cid in model.overrides:
             report.inputs += 1
             continue
@@ -150,11 +148,37 @@ def _compare(book: Book, engine: str) -> Report:
         # in the unit the workbook shows (the read-back may choose another for its own display)
         expected = math.nan if cid in variant.errors else in_unit(variant, cid, model.units[cid])
         judge(report, f"{sheet}!{ref} {model.graph.cells[cid].name}", shown.get((sheet, ref)), expected)
-    formulas.close()
     compare_scenarios(book, report, shown)
     compare_tables(book, report, shown)
     compare_searches(book, report, shown)
     return report
+
+
+def written_cells(path: Path) -> dict[str, tuple[str, str, object]]:
+    """{defined name: (sheet, reference, what the cell holds as written)} of a workbook
+    ifr exported, read once for the engines that recalculate it."""
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _WRITTEN:
+        if len(_WRITTEN) >= 16:
+            _WRITTEN.clear()
+        book = load_workbook(path)
+        try:
+            found = {}
+            for name, defined in book.defined_names.items():
+                places = list(defined.destinations)
+                if len(places) == 1:
+                    sheet, ref = places[0]
+                    ref = ref.replace("$", "")
+                    if sheet in book.sheetnames and ":" not in ref:
+                        found[name] = (sheet, ref, book[sheet][ref].value)
+            _WRITTEN[key] = found
+        finally:
+            book.close()
+    return _WRITTEN[key]
+
+
+_WRITTEN: dict = {}
 
 
 def compare_tables(book: Book, report: Report, shown: dict) -> None:

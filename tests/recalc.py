@@ -267,17 +267,28 @@ def read_values(path: Path) -> dict[tuple[str, str], object]:
     LibreOffice's result, rounded to 15 significant digits, see
     NUMBER_REL_TOLERANCE); error results come back as their text, "#DIV/0!".
     """
-    workbook = load_workbook(_with_comment_authors(path), data_only=True)
-    try:
-        return {
-            (sheet.title, cell.coordinate): cell.value
-            for sheet in workbook.worksheets
-            for row in sheet.iter_rows()
-            for cell in row
-            if cell.value is not None
-        }
-    finally:
-        workbook.close()
+    stat = Path(path).stat()
+    key = (str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _READ:
+        if len(_READ) >= 32:
+            _READ.clear()
+        workbook = load_workbook(_with_comment_authors(path), data_only=True)
+        try:
+            _READ[key] = {
+                (sheet.title, cell.coordinate): cell.value
+                for sheet in workbook.worksheets
+                for row in sheet.iter_rows()
+                for cell in row
+                if cell.value is not None
+            }
+        finally:
+            workbook.close()
+    return dict(_READ[key])
+
+
+# read_values's last answers, by file, time and size: the oracle reads one recalculated
+# workbook for its Model sheet, its Checks sheet and its data sheets
+_READ: dict = {}
 
 
 def _with_comment_authors(path: Path):
