@@ -131,6 +131,30 @@ def test_a_first_run_takes_the_roots_a_warm_run_does(private_cache, tmp_path):
     assert {numeric.solver.solutions[n].method for n in "abc"} == {"numeric"}
 
 
+# The same over a column: a sample's root (and a table row's) is the closed form's 859.5 Gbit/token
+# on every row, so its spread is 0, not 7.9 µB/token of neighbouring floats.
+COLUMN_ROOTS = """\
+link = uniform(52.3 GPU, 104.6 GPU)
+kv = 1 Gbit/tok
+even = solve kv: kv * link * 30.7 hour*token/MB/GPU + 93 hour = 859.5 Gbit/tok * link * 30.7 hour*token/MB/GPU + 93 hour   in Gbit/tok
+spread = sd(even)
+n = 60 GPU
+row = solve kv: kv * n * 30.7 hour*token/MB/GPU + 93 hour = 859.5 Gbit/tok * n * 30.7 hour*token/MB/GPU + 93 hour   in Gbit/tok
+table by_n: vary n over [52 GPU, 61 GPU, 70 GPU, 87 GPU, 104 GPU] show row
+"""
+
+
+def test_a_column_of_roots_takes_the_closed_forms_digits(private_cache, tmp_path):
+    path = tmp_path / "column.ifr"
+    path.write_text(COLUMN_ROOTS, encoding="utf-8")
+    numeric, closed = _both_paths(path)
+    for m in (numeric, closed):
+        assert m.values["spread"] == 0
+        assert set(np.asarray(m.samples("even")).tolist()) == {859.5}
+        assert [r[1] for r in m.table("by_n").rows] == [859.5] * 5
+    assert numeric.solver.solutions["row"].method == "numeric"
+
+
 def test_a_crossing_floats_cannot_pin_down_asks_for_the_closed_form(private_cache, tmp_path):
     (tmp_path / "tiny.ifr").write_text(TINY, encoding="utf-8")
     numeric, closed = _both_paths(tmp_path / "tiny.ifr")
