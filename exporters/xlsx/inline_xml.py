@@ -31,8 +31,10 @@ except ImportError:
     _PRIVATE_NAMES_FOUND = False
 
 # The xlsxwriter releases the shortcuts are tested against: from the first
-# to before the second (pyproject.toml pins the same range).
-TESTED = ((3, 1), (4, 0))
+# to before the second (pyproject.toml pins the same range). 3.3.4 finds the
+# newer functions another way (no `re_dynamic_function`), which the shortcuts
+# are not held to.
+TESTED = ((3, 1, 0), (3, 3, 4))
 
 
 def new_workbook(stream, options: dict) -> xlsxwriter.Workbook:
@@ -46,7 +48,8 @@ def new_workbook(stream, options: dict) -> xlsxwriter.Workbook:
 def shortcuts_apply(version: str | None = None) -> bool:
     """Whether the installed xlsxwriter (or `version`) is one the shortcuts are
     tested against, and has the private names they read."""
-    found = tuple(int(part) for part in re.findall(r"\d+", version or xlsxwriter.__version__)[:2])
+    found = tuple(int(part) for part in re.findall(r"\d+", version or xlsxwriter.__version__)[:3])
+    found += (0,) * (3 - len(found))
     low, high = TESTED
     return _PRIVATE_NAMES_FOUND and low <= found < high
 
