@@ -386,7 +386,16 @@ def _scalars_or_arrays(fn_scalar, fn_array):
     return apply
 
 
+# A logarithm of `1 + x` is log1p(x) over the base's: `1 + x` in floats keeps x only to
+# 1's last place (2e-16), which for x = 5e-13 is its fourth digit.
+_LOG1P_BASES = {"ln": 1.0, "log2": math.log(2.0), "log10": math.log(10.0)}
+
+
 def _compile_func(node: ir.Func) -> Fn:
+    if node.name in _LOG1P_BASES and len(node.args) == 1:
+        found = _log_of_one_plus(node)
+        if found is not None:
+            return found
     args = [compile_node(a) for a in node.args]
     entry = builtins.FUNCTIONS[node.name]
     scalar = _checked(entry, entry.scalar, node)
@@ -405,6 +414,42 @@ def _compile_func(node: ir.Func) -> Fn:
             return f(x, y)
         return two
     return lambda env, var: f(*[a(env, var) for a in args])
+
+
+def _log_of_one_plus(node: ir.Func) -> Fn | None:
+    """ln, log2 or log10 of a sum with a term 1 (`log2(1 + x)`), as log1p of the other
+    terms where they add up to less than 1/2; None for any other argument.  Elsewhere
+    (and where the sum is not above 0, with the logarithm's own message) it is the
+    logarithm of the whole sum, as for any argument."""
+    terms = signed_terms(node.args[0])
+    ones = [i for i, (sign, n) in enumerate(terms)
+            if sign > 0 and type(n) is ir.Const and type(n.value) in (int, float) and n.value == 1]
+    if len(terms) < 2 or not ones:
+        return None
+    rest = terms[:ones[0]] + terms[ones[0] + 1:]
+    x = compile_node(rest[0][1]) if len(rest) == 1 and rest[0][0] > 0 else _compile_sum(rest)
+    whole = _compile_func_plain(node)
+    base = _LOG1P_BASES[node.name]
+
+    def run(env, var):
+        v = x(env, var)
+        if type(v) is float or type(v) is int:
+            # (past 1/2 the sum's own rounding is what decides, and the whole sum is correctly rounded)
+            return math.log1p(v) / base if -0.5 < v < 0.5 else whole(env, var)
+        w = whole(env, var)
+        if is_array(v):
+            np = _np()
+            with np.errstate(all="ignore"):
+                return np.where(np.abs(v) < 0.5, np.log1p(v) / base, w)
+        return w
+    return run
+
+
+def _compile_func_plain(node: ir.Func) -> Fn:
+    entry = builtins.FUNCTIONS[node.name]
+    f = _scalar_or_array(_checked(entry, entry.scalar, node), entry.array)
+    a = compile_node(node.args[0])
+    return lambda env, var: f(a(env, var))
 
 
 def _int_bound(value, node) -> int:

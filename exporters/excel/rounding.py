@@ -11,8 +11,9 @@ number a double holds, exactly), and a cell read gives the bound of its own form
 
 A ceil, floor or round is exact, but for an argument within its own rounding (or
 within ifr's snap, `builtins.tidy`) of a step: there the bound is infinite, as a
-spreadsheet may take the other side of the step. Nodes this module does not follow
-(a comprehension, an if, a function other than these and max, min and abs) count as
+spreadsheet may take the other side of the step. ln, log2, log10, exp and sqrt carry
+their argument's bound times their slope. Nodes this module does not follow (a
+comprehension, an if, a function other than these and max, min and abs) count as
 computed to the bound of the cells they read.
 """
 from __future__ import annotations
@@ -35,6 +36,14 @@ TOLERABLE = 1e-10
 _EXACT_WHOLE = 2.0 ** 53
 _LIPSCHITZ_FUNCS = frozenset({"max", "min", "abs"})
 _STEPS = frozenset({"ceil", "floor", "round"})
+# |f'(a)| of the smooth one-argument built-ins, from the argument a and the value v.
+_SMOOTH = {
+    "ln": lambda a, v: 1 / abs(a),
+    "log2": lambda a, v: 1 / (abs(a) * math.log(2)),
+    "log10": lambda a, v: 1 / (abs(a) * math.log(10)),
+    "exp": lambda a, v: abs(v),
+    "sqrt": lambda a, v: 1 / (2 * v) if v > 0 else math.inf,
+}
 # The kinds whose value a closure of the cells' values gives (no scenario, table or sample).
 _EVALUATED = (ir.Reduce, ir.If, ir.Func, ir.Cmp, ir.Logic, ir.Not)
 
@@ -146,6 +155,12 @@ def _bound(node: ir.Node, values: dict, cell_bound) -> tuple[float, float]:
         # the chosen argument's error, or a rival's that rounding could make the choice
         chosen = max(pe for pv, pe in parts if pv == v)
         return v, max(pe for pv, pe in parts if abs(pv - v) <= pe + chosen)
+    if kind is ir.Func and node.name in _SMOOTH and len(node.args) == 1:
+        a, ea = _bound(node.args[0], values, cell_bound)
+        v = _number(compile_node(node)(values, {}))
+        # the argument's error times the slope (ln(1 + 5e-13) keeps 1 + 5e-13 to 1's last
+        # place, 2e-16, and so its own fourth digit), and the function's own rounding
+        return v, (_SMOOTH[node.name](a, v) * ea if ea else 0.0) + 2 * UNIT_ROUNDOFF * abs(v)
     if kind not in _EVALUATED:
         raise Unknown
     # Anything else: its value, to the bound of the cells it reads.

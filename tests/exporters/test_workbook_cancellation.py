@@ -211,3 +211,29 @@ def test_the_generated_model_whose_difference_of_one_cell_showed_a_number(tmp_pa
     where = cell_places(exported, model)
     for engine, shown in _engines(exported, tmp_path).items():
         assert shown[where["ctx_fp"]] == 0, engine
+
+
+# link = log2(1 + 4.9e-13) = 7.069205700354e-13 (log1p's; to 1e-15, as x/ln 2 - x^2/(2 ln 2)
+# says). `1 + x` in floats keeps x only to 1's last place, 1.1e-16 of 4.9e-13, so LOG(1+x,2) is
+# 7.0699623e-13 in LibreOffice, off in its fourth digit, and ifr's value was the same; Gnumeric's
+# long double was nearer. Generated seed 50497.
+LOG_OF_ONE_PLUS = """\
+x = 4.9e-13
+link = log2(1 + x)
+near = ln(x + 1)
+far = log10(1 + 99)
+"""
+
+
+def test_a_log_of_one_plus_a_tiny_number_keeps_its_digits(tmp_path, soffice):
+    x = 4.9e-13
+    exact = x / math.log(2) - x * x / (2 * math.log(2))
+    model, exported, where = _exported(LOG_OF_ONE_PLUS, tmp_path)
+    assert math.isclose(model["link"].magnitude, exact, rel_tol=1e-14)
+    assert math.isclose(model["near"].magnitude, x - x * x / 2, rel_tol=1e-14)
+    _shows_ifr_number(model, exported, where, "link", tmp_path)
+    _shows_ifr_number(model, exported, where, "near", tmp_path)
+    workbook = load_workbook(exported)
+    # log10(100) loses nothing: it stays a live formula, and is 2
+    assert "IF(AND(" not in str(workbook[where["far"][0]][where["far"][1]].value)
+    assert model["far"].magnitude == 2
