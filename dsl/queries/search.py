@@ -253,7 +253,10 @@ def search_part(run: SearchRun, begin: int, end: int, top: int, points: bool = F
         out, failed = evaluator.run(overrides, only=run.needed, base=run.env, base_errors=run.errors)
         new = [cid for cid in run.needed if cid in failed and cid not in run.errors]
         if new:
-            raise _chunk_error(search, graph, failed, new[0])
+            # the first in the order cells are computed (a set's order changes from run to run): the
+            # one nearest the cause, the same message on every run and in the editor
+            position = {cid: i for i, cid in enumerate(graph.order)}
+            raise _chunk_error(search, graph, failed, min(new, key=lambda c: position.get(c, len(position))))
         n = stop - start
         ok = np.ones(n, dtype=bool)
         with evaluator.active(failed):

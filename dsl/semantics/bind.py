@@ -833,7 +833,10 @@ class Binder(TableRows):
         if all(at(d, -1) < i for i, needs in enumerate(deps.values()) for d in needs):
             return list(deps)
         while True:
-            sorter = graphlib.TopologicalSorter({k: v & self.cells.keys() for k, v in deps.items()})
+            # each cell's predecessors in the order written (not a set's, which changes from run to
+            # run): the same order, and so the same first error, on every run
+            sorter = graphlib.TopologicalSorter({k: sorted(v & self.cells.keys(), key=lambda d: at(d, -1))
+                                                 for k, v in deps.items()})
             try:
                 return list(sorter.static_order())
             except graphlib.CycleError as exc:

@@ -253,3 +253,36 @@ def test_a_scenario_formula_reading_an_uncertain_value_through_a_varied_cell_is_
     err = capsys.readouterr().err
     assert "error[uncertain-value]: search `b` under scenario `reads_x` reads `load = st * 2`" in err
     assert "depends on `y`" in err
+
+
+# Under `lim = 1` no n meets `cost <= lim`: `s` (best's n) and `t` (inner's row, which reads s)
+# both fail in the outer search's configurations, and the message named whichever a set gave
+# first, `s` in one process and `t` in another (generated seed 51364: the editor and `ifr run`
+# disagreed). It names `s`, the first computed, the nearer the cause, in every process.
+TWO_FAILING = """\
+n = 2
+lim = 100
+cost = n * 3
+search best: vary n over [1, 2] where cost <= lim minimize cost
+s = best.n * 2
+search inner: vary n over [1, 2] minimize s
+t = inner[1].s
+search outer: vary lim over [1, 200] where t >= 0 minimize t
+u = outer.lim
+"""
+
+
+def test_a_search_names_the_same_failing_cell_in_every_process(tmp_path):
+    import os
+    import subprocess
+    import sys
+    path = tmp_path / "m.ifr"
+    path.write_text(TWO_FAILING, encoding="utf-8")
+    said = set()
+    for seed in range(6):
+        env = dict(os.environ, PYTHONHASHSEED=str(seed), IFR_CACHE_DIR=str(tmp_path / f"cache{seed}"))
+        done = subprocess.run([sys.executable, "-m", "ifr.cli", "run", str(path)], capture_output=True, text=True,
+                              env=env, timeout=120)
+        said |= {line for line in done.stderr.splitlines() if "search `outer`" in line and "error[" in line}
+    assert len(said) == 1, said
+    assert "m.ifr:4:39: error[no-configuration]: search `outer`: `s` cannot be computed" in said.pop()
