@@ -391,8 +391,8 @@ def _scalars_or_arrays(fn_scalar, fn_array):
 _LOG1P_BASES = {"ln": 1.0, "log2": math.log(2.0), "log10": math.log(10.0)}
 
 
-def _compile_func(node: ir.Func) -> Fn:
-    if node.name in _LOG1P_BASES and len(node.args) == 1:
+def _compile_func(node: ir.Func, log1p: bool = True) -> Fn:
+    if log1p and node.name in _LOG1P_BASES and len(node.args) == 1:
         found = _log_of_one_plus(node)
         if found is not None:
             return found
@@ -428,7 +428,7 @@ def _log_of_one_plus(node: ir.Func) -> Fn | None:
         return None
     rest = terms[:ones[0]] + terms[ones[0] + 1:]
     x = compile_node(rest[0][1]) if len(rest) == 1 and rest[0][0] > 0 else _compile_sum(rest)
-    whole = _compile_func_plain(node)
+    whole = _compile_func(node, log1p=False)
     base = _LOG1P_BASES[node.name]
 
     def run(env, var):
@@ -443,13 +443,6 @@ def _log_of_one_plus(node: ir.Func) -> Fn | None:
                 return np.where(np.abs(v) < 0.5, np.log1p(v) / base, w)
         return w
     return run
-
-
-def _compile_func_plain(node: ir.Func) -> Fn:
-    entry = builtins.FUNCTIONS[node.name]
-    f = _scalar_or_array(_checked(entry, entry.scalar, node), entry.array)
-    a = compile_node(node.args[0])
-    return lambda env, var: f(a(env, var))
 
 
 def _int_bound(value, node) -> int:

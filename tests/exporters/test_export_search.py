@@ -14,6 +14,19 @@ from workbooks import cell_places, edited
 import ifr
 
 
+def _recalculated(tmp_path: Path, text: str):
+    """plan.ifr of ``text``: its model, its workbook, the workbook's values as LibreOffice
+    recalculates them, and the Scenarios sheet's row of each cell, by name."""
+    path = tmp_path / "plan.ifr"
+    path.write_text(text, encoding="utf-8")
+    model = ifr.load(path)
+    exported = tmp_path / "plan.xlsx"
+    model.export(exported)
+    values = read_values(recalculate(exported, tmp_path / "recalculated"))
+    rows = {values[("Scenarios", f"A{r}")]: r for r in range(1, 40) if ("Scenarios", f"A{r}") in values}
+    return model, exported, values, rows
+
+
 def test_the_best_configuration_is_in_the_workbook_and_goes_stale(tmp_path: Path):
     path = tmp_path / "plan.ifr"
     path.write_text(MODEL, encoding="utf-8")
@@ -73,14 +86,8 @@ def test_a_search_that_varies_an_imported_cell_sets_it_in_its_column(tmp_path: P
     # sheet sets bw there and computes t = 10 GB / (4 GB/s) = 2.5 s and t2 = 2 * 2.5 s = 5 s
     # (the base column: 10 GB / (2 GB/s) = 5 s and 10 s)
     (tmp_path / "links.ifr").write_text("bw = 2 GB/s\nt = 10 GB / bw   in s\n", encoding="utf-8")
-    path = tmp_path / "plan.ifr"
-    path.write_text("use links: bw, t\nt2 = 2 * t   in s\n"
-                    "search fast: vary bw over [1 GB/s, 4 GB/s] minimize t2\n", encoding="utf-8")
-    model = ifr.load(path)
-    exported = tmp_path / "plan.xlsx"
-    model.export(exported)
-    values = read_values(recalculate(exported, tmp_path / "recalculated"))
-    rows = {values[("Scenarios", f"A{r}")]: r for r in range(1, 40) if ("Scenarios", f"A{r}") in values}
+    _, _, values, rows = _recalculated(tmp_path, "use links: bw, t\nt2 = 2 * t   in s\n"
+                                                 "search fast: vary bw over [1 GB/s, 4 GB/s] minimize t2\n")
     assert values[("Scenarios", f"C{rows['t2']}")] == 10
     assert values[("Scenarios", f"D{rows['t2']}")] == 5
     assert values[("Scenarios", f"D{rows['links.bw']}")] == 4   # listed under its module's name
@@ -106,14 +113,9 @@ def test_a_column_cell_that_reads_no_configuration_cell_goes_stale_with_the_winn
     # still the value of the best configuration (x = 1, the least x with x * k >= 3), so it follows
     # the search, not the formula. After lim = 100, no x in 1..3 meets x * k >= 100 and ifr has no
     # best configuration: the column's r shows #N/A with the rest, never 5 as a current value.
-    path = tmp_path / "plan.ifr"
-    path.write_text("x = 2\nk = 3\nlim = 3\nr = solve x: 2 * x = 10\ncost = x * k\n"
-                    "search best: vary x over 1..3 where cost >= lim minimize cost\n", encoding="utf-8")
-    model = ifr.load(path)
-    exported = tmp_path / "plan.xlsx"
-    model.export(exported)
-    values = read_values(recalculate(exported, tmp_path / "recalculated"))
-    rows = {values[("Scenarios", f"A{r}")]: r for r in range(1, 40) if ("Scenarios", f"A{r}") in values}
+    model, exported, values, rows = _recalculated(
+        tmp_path, "x = 2\nk = 3\nlim = 3\nr = solve x: 2 * x = 10\ncost = x * k\n"
+                  "search best: vary x over 1..3 where cost >= lim minimize cost\n")
     assert values[("Scenarios", f"D{rows['x']}")] == 1 and values[("Scenarios", f"D{rows['cost']}")] == 3
     assert values[("Scenarios", f"D{rows['r']}")] == 5
     sheet, ref = cell_places(exported, model)["lim"]
